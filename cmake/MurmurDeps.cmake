@@ -1,0 +1,69 @@
+# Finds every dependency from Debian packages and fails with a message that names the package to
+# install. Nothing is downloaded at build time.
+
+find_package(PkgConfig QUIET)
+
+macro(murmur_missing what debpkg)
+  message(FATAL_ERROR "Murmuration: ${what} not found. Install the Debian package: "
+                      "sudo apt-get install ${debpkg}   (or run scripts/install-deps.sh)")
+endmacro()
+
+find_package(OpenMP COMPONENTS CXX)
+if(NOT OpenMP_CXX_FOUND)
+  murmur_missing("OpenMP for C++" "libomp-dev (or g++ with libgomp)")
+endif()
+find_package(Threads REQUIRED)
+
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  murmur_missing("CLI11" libcli11-dev)
+endif()
+
+find_package(nlohmann_json CONFIG QUIET)
+if(NOT nlohmann_json_FOUND)
+  murmur_missing("nlohmann_json" nlohmann-json3-dev)
+endif()
+
+find_package(glm CONFIG QUIET)
+if(NOT glm_FOUND)
+  murmur_missing("GLM" libglm-dev)
+endif()
+
+find_package(glfw3 CONFIG QUIET)
+if(NOT glfw3_FOUND)
+  murmur_missing("GLFW 3" libglfw3-dev)
+endif()
+
+find_package(OpenGL QUIET COMPONENTS OpenGL EGL)
+if(NOT OpenGL_EGL_FOUND OR NOT OpenGL_OpenGL_FOUND)
+  murmur_missing("EGL / OpenGL (libglvnd)" "libegl-dev libgl-dev")
+endif()
+
+find_path(MURMUR_STB_INCLUDE stb_image_write.h PATH_SUFFIXES stb)
+find_library(MURMUR_STB_LIB stb)
+if(NOT MURMUR_STB_INCLUDE OR NOT MURMUR_STB_LIB)
+  murmur_missing("stb (stb_image_write.h, libstb)" libstb-dev)
+endif()
+add_library(murmur_stb INTERFACE)
+target_include_directories(murmur_stb INTERFACE ${MURMUR_STB_INCLUDE})
+target_link_libraries(murmur_stb INTERFACE ${MURMUR_STB_LIB})
+
+# Debian's libimgui-dev ships libimgui.a with the GLFW and OpenGL3 backends compiled in.
+find_path(MURMUR_IMGUI_INCLUDE imgui.h PATH_SUFFIXES imgui)
+find_library(MURMUR_IMGUI_LIB imgui)
+if(NOT MURMUR_IMGUI_INCLUDE OR NOT MURMUR_IMGUI_LIB)
+  murmur_missing("Dear ImGui" libimgui-dev)
+endif()
+add_library(murmur_imgui INTERFACE)
+target_include_directories(murmur_imgui INTERFACE ${MURMUR_IMGUI_INCLUDE} ${MURMUR_IMGUI_INCLUDE}/backends)
+target_link_libraries(murmur_imgui INTERFACE ${MURMUR_IMGUI_LIB} murmur_stb glfw OpenGL::GL ${CMAKE_DL_LIBS})
+
+if(MURMUR_BUILD_TESTS)
+  find_package(GTest CONFIG QUIET)
+  if(NOT GTest_FOUND)
+    find_package(GTest QUIET)
+  endif()
+  if(NOT GTest_FOUND)
+    murmur_missing("GoogleTest" libgtest-dev)
+  endif()
+endif()

@@ -1,0 +1,51 @@
+// Host/device portability for the physics that the CPU engine and the CUDA kernels share.
+// Compiles as plain C++17 when not under nvcc; no CUDA header is included here.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define MURMUR_HD __host__ __device__ __forceinline__
+#else
+#define MURMUR_HD inline
+#endif
+
+namespace murmur::core {
+
+// Layout-compatible with CUDA's float4 (16 bytes, 16-byte aligned) so kernels load it with one
+// 128-bit access and the CUDA engine may reinterpret a Vec4 buffer as float4.
+struct alignas(16) Vec4 {
+  float x, y, z, w;
+};
+
+struct Vec3 {
+  float x, y, z;
+};
+
+MURMUR_HD Vec3 make3(float x, float y, float z) { return Vec3{x, y, z}; }
+MURMUR_HD Vec3 xyz(const Vec4& v) { return Vec3{v.x, v.y, v.z}; }
+MURMUR_HD Vec4 make4(const Vec3& v, float w) { return Vec4{v.x, v.y, v.z, w}; }
+MURMUR_HD Vec3 operator+(Vec3 a, Vec3 b) { return Vec3{a.x + b.x, a.y + b.y, a.z + b.z}; }
+MURMUR_HD Vec3 operator-(Vec3 a, Vec3 b) { return Vec3{a.x - b.x, a.y - b.y, a.z - b.z}; }
+MURMUR_HD Vec3 operator*(Vec3 a, float s) { return Vec3{a.x * s, a.y * s, a.z * s}; }
+MURMUR_HD Vec3& operator+=(Vec3& a, Vec3 b) {
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+  return a;
+}
+MURMUR_HD float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+MURMUR_HD float length(Vec3 a) { return sqrtf(dot(a, a)); }
+
+MURMUR_HD float rsqrtHD(float x) {
+#if defined(__CUDA_ARCH__)
+  return rsqrtf(x);
+#else
+  return 1.0f / std::sqrt(x);
+#endif
+}
+
+MURMUR_HD int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+}  // namespace murmur::core

@@ -1,0 +1,122 @@
+// Per-body rules shared by the CPU engine and the CUDA kernels. Every executor (naive, grid,
+// CPU, GPU) feeds neighbours into the same accumulator and finishes with the same function, so
+// pipelines differ only in which candidates they visit and in summation order.
+#pragma once
+
+#include "core/hd.h"
+#include "core/params.h"
+
+namespace murmur::core {
+
+// ---------------------------------------------------------------------------------------------
+// Boids (DESIGN.md §2). Squared radii are precomputed once per step.
+struct BoidRadii2 {
+  float r1, r2, r3;
+};
+
+MURMUR_HD BoidRadii2 boidRadii2(const BoidParams& b) {
+  return BoidRadii2{b.cohesionRadius * b.cohesionRadius, b.separationRadius * b.separationRadius,
+                    b.alignmentRadius * b.alignmentRadius};
+}
+
+struct BoidAccum {
+  Vec3 sumPos;  // sum of p_j with d < r1
+  Vec3 sumVel;  // sum of v_j with d < r3
+  Vec3 sep;     // sum of (p_i - p_j) with d < r2
+  int n1;       // neighbours within r1
+  int n3;       // neighbours within r3
+};
+
+MURMUR_HD BoidAccum boidAccumInit() {
+  return BoidAccum{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
+}
+
+// Adds neighbour j (j != i) to boid i's sums. The caller skips i itself.
+MURMUR_HD void boidAccumulate(BoidAccum& a, const Vec4& pi, const Vec4& pj, const Vec4& vj,
+                              const BoidRadii2& r) {
+  const Vec3 d = xyz(pj) - xyz(pi);
+  const float d2 = dot(d, d);
+  if (d2 < r.r1) {
+    a.sumPos += xyz(pj);
+    a.n1 += 1;
+  }
+  if (d2 < r.r2) a.sep += d * -1.0f;
+  if (d2 < r.r3) {
+    a.sumVel += xyz(vj);
+    a.n3 += 1;
+  }
+}
+
+// New velocity of boid i from its sums: the three rules, then the speed clamp.
+MURMUR_HD Vec3 boidVelocity(const BoidAccum& a, const Vec4& pi, const Vec4& vi, const BoidParams& b) {
+  Vec3 v = xyz(vi);
+  if (a.n1 > 0) v += (a.sumPos * (1.0f / static_cast<float>(a.n1)) - xyz(pi)) * b.cohesionScale;
+  v += a.sep * b.separationScale;
+  if (a.n3 > 0) {
+    Vec3 mean = a.sumVel * (1.0f / static_cast<float>(a.n3));
+    if (b.rules == RuleSet::Reynolds) mean = mean - xyz(vi);
+    v += mean * b.alignmentScale;
+  }
+  const float s2 = dot(v, v);
+  if (s2 > b.maxSpeed * b.maxSpeed) v = v * (b.maxSpeed * rsqrtHD(s2));
+  return v;
+}
+
+// Wrap boundary: a coordinate leaving [-h, h) re-enters at the opposite face.
+MURMUR_HD float wrapCoord(float x, float h) {
+  if (x >= h || x < -h) {
+    const float w = 2.0f * h;
+    x -= w * floorf((x + h) / w);
+    if (x >= h) x -= w;  // rounding can land exactly on +h
+    if (x < -h) x = -h;
+  }
+  return x;
+}
+
+// Semi-implicit step: p' = wrap(p + v' dt). Keeps w (mass).
+MURMUR_HD Vec4 boidIntegrate(const Vec4& p, const Vec3& vNew, float dt, float halfSize) {
+  return Vec4{wrapCoord(p.x + vNew.x * dt, halfSize), wrapCoord(p.y + vNew.y * dt, halfSize),
+              wrapCoord(p.z + vNew.z * dt, halfSize), p.w};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gravity (softened Newtonian). Returns m_j (p_j - p_i) / (|r|^2 + eps^2)^(3/2), without G:
+// the sum is scaled by G once per body. 20 flops by NVIDIA's counting convention.
+MURMUR_HD Vec3 gravityPair(const Vec4& pi, const Vec4& pj, float eps2) {
+  const Vec3 r = xyz(pj) - xyz(pi);
+  const float d2 = dot(r, r) + eps2;
+  const float inv = rsqrtHD(d2);
+  const float s = pj.w * inv * inv * inv;
+  return r * s;
+}
+
+// Leapfrog (kick-drift-kick), first half: v += a dt/2, p += v dt. `acc` is a(p) from the last step.
+MURMUR_HD void leapfrogKickDrift(Vec4& p, Vec4& v, const Vec4& acc, float dt) {
+  const float h = 0.5f * dt;
+  v.x += acc.x * h;
+  v.y += acc.y * h;
+  v.z += acc.z * h;
+  p.x += v.x * dt;
+  p.y += v.y * dt;
+  p.z += v.z * dt;
+}
+
+// Leapfrog second half: v += a(p') dt/2 with the new acceleration.
+MURMUR_HD void leapfrogKick(Vec4& v, const Vec4& acc, float dt) {
+  const float h = 0.5f * dt;
+  v.x += acc.x * h;
+  v.y += acc.y * h;
+  v.z += acc.z * h;
+}
+
+// The seeds' damped semi-implicit Euler: v = damping (v + a dt); p += v dt.
+MURMUR_HD void dampedEuler(Vec4& p, Vec4& v, const Vec4& acc, float dt, float damping) {
+  v.x = damping * (v.x + acc.x * dt);
+  v.y = damping * (v.y + acc.y * dt);
+  v.z = damping * (v.z + acc.z * dt);
+  p.x += v.x * dt;
+  p.y += v.y * dt;
+  p.z += v.z * dt;
+}
+
+}  // namespace murmur::core
