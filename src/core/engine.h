@@ -57,8 +57,10 @@ class Engine {
   virtual void reset(const Bodies& bodies) = 0;
   virtual size_t numBodies() const = 0;
 
-  // Advances numSteps steps with the current parameters.
+  // Advances numSteps steps with the current parameters. May return before the work is done
+  // (the CUDA engine queues it on its stream); synchronize() waits for it.
   virtual void step(int numSteps = 1) = 0;
+  virtual void synchronize() {}
 
   // Per-stage times of the last step (zero unless params().profile).
   virtual StepProfile lastProfile() const = 0;

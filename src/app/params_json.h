@@ -1,0 +1,18 @@
+// SimParams <-> JSON (--params FILE.json and the benchmark's sidecar). nlohmann_json stays in
+// the .cpp so nvcc never sees it.
+#pragma once
+
+#include <string>
+
+#include "core/params.h"
+
+namespace murmur::app {
+
+// Applies the keys present in the file over `params`. Throws core::UsageError naming the file
+// and the offending key or value (unknown keys are errors, not ignored).
+void loadParamsFile(const std::string& path, core::SimParams& params);
+
+// The full parameter set as a JSON object text.
+std::string paramsToJson(const core::SimParams& params, int indent = 2);
+
+}  // namespace murmur::app

@@ -1,0 +1,14 @@
+// Modes whose implementation lands with the viewer and benchmark work.
+#include "app/run.h"
+#include "core/errors.h"
+#include <cstdio>
+
+namespace murmur::app {
+int runViewer(const Options& o) {
+  std::fprintf(stderr, "murmur: this build has no window viewer yet; running headless\n");
+  Options h = o;
+  h.mode = Mode::Headless;
+  return runHeadless(h);
+}
+int runBench(const Options&) { throw core::UsageError("bench: not available in this build yet"); }
+}  // namespace murmur::app

@@ -1,0 +1,48 @@
+// The benchmark CSV schema (DESIGN.md §7): one tidy row per measured configuration. Empty cells
+// where a column does not apply. Used by the benchmark and by the viewer's FPS recording.
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace murmur::core {
+
+// Column names, in order.
+const std::vector<std::string>& benchCsvColumns();
+
+// A row keyed by column name; missing columns are written empty. Unknown keys are rejected.
+class CsvRow {
+ public:
+  void set(const std::string& column, const std::string& value);
+  void set(const std::string& column, double value);
+  void set(const std::string& column, long long value);
+  std::string get(const std::string& column) const;
+
+ private:
+  friend class CsvWriter;
+  std::map<std::string, std::string> cells_;
+};
+
+// Writes the header (unless appending to a non-empty file) and rows; flushes every row so that a
+// sweep interrupted half-way keeps what it measured. Throws UsageError when the file cannot be
+// opened.
+class CsvWriter {
+ public:
+  CsvWriter(const std::string& path, bool append);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+  void write(const CsvRow& row);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  FILE* f_ = nullptr;
+};
+
+// Quotes a cell when it holds a comma, quote or newline.
+std::string csvEscape(const std::string& s);
+
+}  // namespace murmur::core

@@ -1,0 +1,37 @@
+// Initial conditions. Scenario code sits here so the viewer, the headless runner, the benchmark
+// and the tests all build the same bodies from the same (name, N, seed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/bodies.h"
+#include "core/params.h"
+
+namespace murmur::core {
+
+struct ScenarioSpec {
+  std::string name = "uniform";  // uniform | dense | plummer | galaxies | file:PATH
+  size_t n = 10000;              // ignored for file:
+  uint64_t seed = 1;
+  // dense: mean number of other boids inside the largest rule radius (sets the world size)
+  double denseNeighbours = 8.0;
+};
+
+// The scenario names (without file:).
+const std::vector<std::string>& scenarioNames();
+
+// The force mode a scenario is made for (boids for uniform/dense, gravity for plummer/galaxies,
+// gravity for files).
+ForceMode naturalForce(const std::string& name);
+
+// Builds the bodies (ids 0..N-1). May adjust the world: `dense` sets params.halfSize so that the
+// density gives spec.denseNeighbours neighbours per boid. Throws UsageError for an unknown
+// name, N out of range, or an unreadable/malformed file.
+Bodies makeScenario(const ScenarioSpec& spec, SimParams& params);
+
+// Largest N a generated scenario accepts (a sanity bound, not a memory check).
+constexpr size_t kMaxBodies = size_t(1) << 30;
+
+}  // namespace murmur::core
