@@ -82,22 +82,30 @@ MURMUR_HD Int3 cellFromKey(const GridSpec& g, uint32_t key) {
   return Int3{static_cast<int>(key % dx), static_cast<int>((key / dx) % dy), static_cast<int>(key / (dx * dy))};
 }
 
-// Inclusive range of cells that a sphere of `radius` around p can reach. The radius is widened
-// by a relative 1e-5 so that float rounding in the floor never drops a cell holding a neighbour
-// at distance just under the radius; the distance test itself stays exact.
+// Inclusive range of cells that a sphere of `radius` around p can reach (grid looping). It is
+// computed from p's own cell and its fractional position inside it, t - c, with the same float
+// expression that assigned the cells, so the range is consistent with every body's cell: a
+// neighbour at distance < radius has its cell coordinate between floor(t - radius/w) and
+// floor(t + radius/w). With w = radius that is always c-1..c+1 (27 cells); with w = 2 radius it
+// is c-1..c or c..c+1 by the half of the cell p sits in (8 cells).
 struct CellRange {
   Int3 lo, hi;
 };
 
+MURMUR_HD void cellSpan(float x, float origin, float invW, int dim, float reach, int& lo, int& hi) {
+  const float t = (x - origin) * invW;
+  const int c = clampi(static_cast<int>(floorf(t)), 0, dim - 1);
+  const float frac = t - static_cast<float>(c);
+  lo = clampi(c + static_cast<int>(floorf(frac - reach)), 0, dim - 1);
+  hi = clampi(c + static_cast<int>(floorf(frac + reach)), 0, dim - 1);
+}
+
 MURMUR_HD CellRange cellRangeForRadius(const GridSpec& g, const Vec3& p, float radius) {
-  const float r = radius * 1.00001f;
+  const float reach = radius * g.invCellWidth;
   CellRange cr;
-  cr.lo = Int3{cellCoord(p.x - r, g.origin.x, g.invCellWidth, g.dims.x),
-               cellCoord(p.y - r, g.origin.y, g.invCellWidth, g.dims.y),
-               cellCoord(p.z - r, g.origin.z, g.invCellWidth, g.dims.z)};
-  cr.hi = Int3{cellCoord(p.x + r, g.origin.x, g.invCellWidth, g.dims.x),
-               cellCoord(p.y + r, g.origin.y, g.invCellWidth, g.dims.y),
-               cellCoord(p.z + r, g.origin.z, g.invCellWidth, g.dims.z)};
+  cellSpan(p.x, g.origin.x, g.invCellWidth, g.dims.x, reach, cr.lo.x, cr.hi.x);
+  cellSpan(p.y, g.origin.y, g.invCellWidth, g.dims.y, reach, cr.lo.y, cr.hi.y);
+  cellSpan(p.z, g.origin.z, g.invCellWidth, g.dims.z, reach, cr.lo.z, cr.hi.z);
   return cr;
 }
 

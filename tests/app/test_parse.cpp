@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+
+#include "app/params_json.h"
+#include "app/parse.h"
+#include "core/errors.h"
+
+using namespace murmur;
+using core::UsageError;
+
+namespace {
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Parse, CountsWithSuffixes) {
+  EXPECT_EQ(app::parseCount("--n", "262144", 1, 1u << 30), 262144u);
+  EXPECT_EQ(app::parseCount("--n", "25k", 1, 1u << 30), 25000u);
+  EXPECT_EQ(app::parseCount("--n", "1M", 1, 1u << 30), 1000000u);
+  for (const char* bad : {"", "-5", "0", "1.5", "abc", "10x", "1m5", "99999999999999", "2000M", " 5"}) {
+    const std::string e = errorOf([&] { app::parseCount("--n", bad, 1, 1u << 30); });
+    EXPECT_NE(e.find("--n"), std::string::npos) << bad;
+    EXPECT_NE(e.find("1073741824"), std::string::npos) << "names the allowed range: " << e;
+  }
+}
+
+TEST(Parse, BlockSizes) {
+  EXPECT_EQ(app::parseBlockSize("--block-size", "32"), 32);
+  EXPECT_EQ(app::parseBlockSize("--block-size", "1024"), 1024);
+  for (const char* bad : {"0", "16", "48", "1056", "2048", "-32", "abc", "256.0"})
+    EXPECT_NE(errorOf([&] { app::parseBlockSize("--block-size", bad); }).find("multiple of 32"), std::string::npos)
+        << bad;
+}
+
+TEST(Parse, FloatsAndNamesAndLists) {
+  EXPECT_FLOAT_EQ(app::parseFloat("--dt", "0.25", true), 0.25f);
+  for (const char* bad : {"0", "-1", "nan", "inf", "1e40", "x", "", "0.1.2"})
+    EXPECT_NE(errorOf([&] { app::parseFloat("--dt", bad, true); }).find("--dt"), std::string::npos) << bad;
+  EXPECT_EQ(app::parseName("--pipeline", "naive", {"naive", "coherent"}), "naive");
+  EXPECT_NE(errorOf([&] { app::parseName("--pipeline", "fast", {"naive", "coherent"}); }).find("naive, coherent"),
+            std::string::npos);
+  EXPECT_EQ(app::splitList("--n", "1k,2k,3M").size(), 3u);
+  EXPECT_FALSE(errorOf([&] { app::splitList("--n", "1k,,2k"); }).empty());
+  EXPECT_FALSE(errorOf([&] { app::splitList("--n", "1k,"); }).empty());
+}
+
+TEST(ParamsJson, RoundTripAndErrors) {
+  core::SimParams p = core::defaultParams();
+  p.boids.cohesionRadius = 7.5f;
+  p.gravity.integrator = core::Integrator::DampedEuler;
+  p.blockSize = 512;
+  const std::string path = ::testing::TempDir() + "murmur_params.json";
+  { std::ofstream(path) << app::paramsToJson(p); }
+  core::SimParams q = core::defaultParams();
+  app::loadParamsFile(path, q);
+  EXPECT_FLOAT_EQ(q.boids.cohesionRadius, 7.5f);
+  EXPECT_EQ(q.gravity.integrator, core::Integrator::DampedEuler);
+  EXPECT_EQ(q.blockSize, 512);
+
+  auto loadText = [&](const std::string& text) {
+    { std::ofstream(path) << text; }
+    core::SimParams r = core::defaultParams();
+    return errorOf([&] { app::loadParamsFile(path, r); });
+  };
+  EXPECT_NE(loadText("{\"boids\": {\"radius\": 3}}").find("unknown key 'radius'"), std::string::npos);
+  EXPECT_NE(loadText("{\"blockSize\": 100}").find("block size"), std::string::npos);
+  EXPECT_NE(loadText("{\"blockSize\": \"big\"}").find("integer"), std::string::npos);
+  EXPECT_NE(loadText("{\"force\": \"magnetism\"}").find("force"), std::string::npos);
+  EXPECT_NE(loadText("{not json").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              core::SimParams r;
+              app::loadParamsFile("/nonexistent/p.json", r);
+            }).find("cannot open"),
+            std::string::npos);
+}

@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/csv.h"
+#include "core/errors.h"
+
+using namespace murmur::core;
+
+namespace {
+std::vector<std::string> readLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+}  // namespace
+
+TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
+  const auto& c = benchCsvColumns();
+  ASSERT_EQ(c.size(), 31u);
+  EXPECT_EQ(c.front(), "timestamp");
+  EXPECT_EQ(c[10], "n");
+  EXPECT_EQ(c[17], "sim_ms_median");
+  EXPECT_EQ(c.back(), "gflops");
+}
+
+TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
+  const std::string path = ::testing::TempDir() + "murmur_bench.csv";
+  {
+    CsvWriter w(path, false);
+    CsvRow r;
+    r.set("engine", std::string("cpu"));
+    r.set("n", 1000LL);
+    r.set("sim_ms_median", 1.25);
+    w.write(r);
+  }
+  {
+    CsvWriter w(path, true);  // append: no second header
+    CsvRow r;
+    r.set("gpu", std::string("A, \"quoted\" GPU"));
+    w.write(r);
+  }
+  const auto lines = readLines(path);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("timestamp,git_sha,gpu", 0), 0u);
+  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 30);
+  EXPECT_NE(lines[1].find(",cpu,"), std::string::npos);
+  EXPECT_NE(lines[1].find(",1000,"), std::string::npos);
+  EXPECT_NE(lines[2].find("\"A, \"\"quoted\"\" GPU\""), std::string::npos);
+  {
+    CsvWriter w(path, false);  // overwrite
+  }
+  EXPECT_EQ(readLines(path).size(), 1u);
+}
+
+TEST(Csv, UnknownColumnAndUnwritablePathAreErrors) {
+  CsvRow r;
+  EXPECT_THROW(r.set("fps", 1.0), std::invalid_argument);
+  EXPECT_THROW(CsvWriter("/nonexistent-dir/x.csv", false), UsageError);
+}

@@ -1,0 +1,55 @@
+// Shared helpers for the core tests: random states and per-id comparisons.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/bodies.h"
+#include "core/rng.h"
+
+namespace murmur::test {
+
+// N bodies uniform in [-h, h)^3 with random velocities up to `speed` and masses in [0.5, 1.5].
+inline core::Bodies randomBodies(size_t n, float h, float speed, uint64_t seed) {
+  core::Rng rng(seed);
+  core::Bodies b;
+  b.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    b.pos[i] = core::Vec4{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(rng.uniform(-h, h)),
+                          float(rng.uniform(0.5, 1.5))};
+    b.vel[i] = core::Vec4{float(rng.uniform(-speed, speed)), float(rng.uniform(-speed, speed)),
+                          float(rng.uniform(-speed, speed)), 0.0f};
+    b.id[i] = static_cast<uint32_t>(i);
+  }
+  return b;
+}
+
+// |a - b| <= rel * max(|a|, |b|) + abs, per component.
+inline bool closeTo(float a, float b, float rel, float abs) {
+  return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + abs;
+}
+
+// Per-id comparison of two states; reports the first mismatches.
+inline void expectStatesClose(const core::Bodies& a, const core::Bodies& b, float rel, float abs,
+                              const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  int failures = 0;
+  for (size_t i = 0; i < a.size() && failures < 5; ++i) {
+    ASSERT_EQ(a.id[i], b.id[i]);
+    const float* pa = &a.pos[i].x;
+    const float* pb = &b.pos[i].x;
+    const float* va = &a.vel[i].x;
+    const float* vb = &b.vel[i].x;
+    for (int c = 0; c < 4; ++c) {
+      if (!closeTo(pa[c], pb[c], rel, abs) || !closeTo(va[c], vb[c], rel, abs)) {
+        ADD_FAILURE() << what << ": body " << i << " component " << c << " pos " << pa[c] << " vs " << pb[c]
+                      << ", vel " << va[c] << " vs " << vb[c];
+        ++failures;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace murmur::test

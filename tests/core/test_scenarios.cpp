@@ -1,0 +1,125 @@
+#include <gtest/gtest.h>
+
+#include "core/cpu_engine.h"
+#include "core/errors.h"
+#include "core/metrics.h"
+#include "core/scenarios.h"
+
+using namespace murmur::core;
+
+namespace {
+Bodies make(const std::string& name, size_t n, uint64_t seed, SimParams& p) {
+  ScenarioSpec s;
+  s.name = name;
+  s.n = n;
+  s.seed = seed;
+  return makeScenario(s, p);
+}
+}  // namespace
+
+TEST(Scenarios, CountsIdsAndDeterminism) {
+  for (const std::string& name : scenarioNames()) {
+    for (size_t n : {1ul, 2ul, 1000ul, 1001ul}) {
+      SimParams p = defaultParams();
+      const Bodies a = make(name, n, 42, p);
+      ASSERT_EQ(a.size(), n) << name;
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(a.id[i], i);
+        ASSERT_TRUE(std::isfinite(a.pos[i].x) && std::isfinite(a.vel[i].z)) << name;
+        ASSERT_GE(a.pos[i].w, 0.0f);
+      }
+      SimParams q = defaultParams();
+      EXPECT_EQ(stateChecksum(a), stateChecksum(make(name, n, 42, q))) << name << " same seed";
+      if (n > 1) EXPECT_NE(stateChecksum(a), stateChecksum(make(name, n, 43, q))) << name << " other seed";
+    }
+  }
+}
+
+TEST(Scenarios, UniformFillsTheWorldAtRest) {
+  SimParams p = defaultParams();
+  const Bodies b = make("uniform", 20000, 1, p);
+  double mean = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    for (float c : {b.pos[i].x, b.pos[i].y, b.pos[i].z}) {
+      ASSERT_GE(c, -100.0f);
+      ASSERT_LT(c, 100.0f);
+    }
+    ASSERT_EQ(b.vel[i].x, 0.0f);
+    mean += b.pos[i].x;
+  }
+  EXPECT_NEAR(mean / b.size(), 0.0, 2.0);
+}
+
+TEST(Scenarios, DenseKeepsNeighboursPerBoidFixed) {
+  for (size_t n : {5000ul, 40000ul}) {
+    SimParams p = defaultParams();
+    const Bodies b = make("dense", n, 3, p);
+    CpuEngine e(p);
+    e.reset(b);
+    const NeighbourStats st = e.neighbourStats();
+    // 8 expected in the open; boids near faces see fewer (no search across the boundary).
+    EXPECT_GT(st.meanNeighbours, 5.5) << n;
+    EXPECT_LT(st.meanNeighbours, 8.5) << n;
+    for (const Vec4& q : b.pos) ASSERT_LT(std::fabs(q.x), p.halfSize + 1e-3f);
+  }
+  SimParams small = defaultParams(), large = defaultParams();
+  make("dense", 5000, 1, small);
+  make("dense", 40000, 1, large);
+  EXPECT_NEAR(large.halfSize / small.halfSize, 2.0, 1e-3);  // 8x bodies, 2x side
+}
+
+TEST(Scenarios, PlummerIsCentredAndNearVirialEquilibrium) {
+  SimParams p = defaultParams();
+  const Bodies b = make("plummer", 4000, 7, p);
+  EXPECT_NEAR(totalMass(b), 1.0, 1e-4);
+  const Vec3d mom = totalMomentum(b);
+  EXPECT_NEAR(mom.x, 0.0, 1e-5);
+  double kinetic = 0;
+  for (size_t i = 0; i < b.size(); ++i) kinetic += 0.5 * b.pos[i].w * dot(xyz(b.vel[i]), xyz(b.vel[i]));
+  const double potential = totalEnergy(b, 1.0, 0.0) - kinetic;
+  const double virial = 2.0 * kinetic / -potential;
+  EXPECT_GT(virial, 0.85);
+  EXPECT_LT(virial, 1.15);
+}
+
+TEST(Scenarios, GalaxiesAreTwoRotatingDisksOnACollisionCourse) {
+  SimParams p = defaultParams();
+  const size_t n = 10000;
+  const Bodies b = make("galaxies", n, 1, p);
+  EXPECT_NEAR(totalMass(b), 1.0, 1e-4);
+  // Centres of the two halves sit apart and approach each other.
+  Vec3d c[2], v[2];
+  for (int g = 0; g < 2; ++g) {
+    double m = 0;
+    for (size_t i = g * n / 2; i < (g + 1) * n / 2; ++i) {
+      const double w = b.pos[i].w;
+      m += w;
+      c[g].x += w * b.pos[i].x;
+      v[g].x += w * b.vel[i].x;
+    }
+    c[g].x /= m;
+    v[g].x /= m;
+  }
+  EXPECT_LT(c[0].x, -3.0);
+  EXPECT_GT(c[1].x, 3.0);
+  EXPECT_GT(v[0].x, 0.0);
+  EXPECT_LT(v[1].x, 0.0);
+  // Disk bodies of the first galaxy rotate: angular momentum about z is clearly non-zero.
+  double lz = 0;
+  for (size_t i = n / 10; i < n / 2; ++i) {
+    const double x = b.pos[i].x - c[0].x, y = b.pos[i].y;
+    lz += x * (b.vel[i].y) - y * (b.vel[i].x - v[0].x);
+  }
+  EXPECT_GT(std::fabs(lz) / (n / 2), 0.1);
+}
+
+TEST(Scenarios, BadNamesAndCountsThrow) {
+  SimParams p = defaultParams();
+  EXPECT_THROW(make("tornado", 10, 1, p), UsageError);
+  EXPECT_THROW(make("uniform", 0, 1, p), UsageError);
+  EXPECT_THROW(make("uniform", kMaxBodies + 1, 1, p), UsageError);
+  EXPECT_THROW(make("file:", 10, 1, p), UsageError);
+  EXPECT_THROW(make("file:/nonexistent/bodies.txt", 10, 1, p), UsageError);
+  EXPECT_EQ(naturalForce("galaxies"), ForceMode::Gravity);
+  EXPECT_EQ(naturalForce("dense"), ForceMode::Boids);
+}
