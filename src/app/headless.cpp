@@ -11,6 +11,11 @@
 #include "core/errors.h"
 #include "core/metrics.h"
 #include "core/scenarios.h"
+#if defined(MURMUR_HAVE_RENDER)
+#include "app/offscreen.h"
+#include "render/screenshot.h"
+#include "render/video.h"
+#endif
 
 namespace murmur::app {
 
@@ -31,17 +36,70 @@ int runHeadless(const Options& o) {
   engine->reset(bodies);
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
-  std::vector<double> stepMs;
-  stepMs.reserve(static_cast<size_t>(o.steps));
+  // One step per iteration; with rendering, one frame per step as in the window.
+  const int iterations = o.frames > 0 ? o.frames : o.steps;
+#if defined(MURMUR_HAVE_RENDER)
+  std::unique_ptr<OffscreenView> view;
+  std::unique_ptr<render::VideoRecorder> video;
+  if (o.render) {
+    std::string why;
+    view = createOffscreenView(o, *engine, &why);
+    if (!view) {
+      if (!o.screenshot.empty() || !o.record.empty())
+        throw core::UsageError((o.screenshot.empty() ? "--record " + o.record : "--screenshot " + o.screenshot) +
+                               ": no offscreen OpenGL context (" + why + ")");
+      std::fprintf(stderr, "murmur: rendering off: %s\n", why.c_str());
+    }
+  }
+  if (!o.record.empty()) {
+    if (!render::VideoRecorder::ffmpegAvailable())
+      throw core::UsageError("--record " + o.record + ": ffmpeg not found; install it with apt-get install ffmpeg");
+    try {
+      video = std::make_unique<render::VideoRecorder>(o.record, o.width, o.height, 30);
+    } catch (const std::exception& e) {
+      throw core::UsageError("--record " + o.record + ": " + e.what());
+    }
+  }
+#else
+  if (o.render && (!o.screenshot.empty() || !o.record.empty()))
+    throw core::UsageError("--screenshot/--record: this build has no renderer");
+#endif
+  std::vector<double> stepMs, renderMs;
+  stepMs.reserve(static_cast<size_t>(iterations));
   core::StepProfile stageSum;
   const auto t0 = std::chrono::steady_clock::now();
-  for (int s = 0; s < o.steps; ++s) {
+  for (int s = 0; s < iterations; ++s) {
     const auto a = std::chrono::steady_clock::now();
     engine->step(1);
     engine->synchronize();
     stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
     if (o.profile) stageSum += engine->lastProfile();
+#if defined(MURMUR_HAVE_RENDER)
+    if (view) {
+      renderMs.push_back(view->renderFrame(*engine));
+      if (video) video->addFrame(view->pixels());
+    }
+#endif
   }
+#if defined(MURMUR_HAVE_RENDER)
+  if (view && iterations == 0) renderMs.push_back(view->renderFrame(*engine));
+  if (view && !o.screenshot.empty()) {
+    try {
+      render::writePng(o.screenshot, view->width(), view->height(), view->pixels());
+    } catch (const std::exception& e) {
+      throw core::UsageError("--screenshot " + o.screenshot + ": " + e.what());
+    }
+    std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o.screenshot.c_str(), view->width(), view->height());
+  }
+  if (video) {
+    video->close();
+    std::fprintf(stderr, "murmur: wrote %s (%ld frames)\n", o.record.c_str(), video->framesWritten());
+  }
+  const bool interop = view && view->interop();
+  const bool rendered = view != nullptr;
+#else
+  const bool interop = false, rendered = false;
+#endif
   const double totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const core::Bodies final = engine->readBodies();
   for (const auto& p : final.pos) {
@@ -53,12 +111,17 @@ int runHeadless(const Options& o) {
   if (!o.out.empty()) core::writeBodiesFile(o.out, final);
   const double med = median(stepMs);
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
-              "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64 "\n",
+              "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
               core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
-              o.scenario.name.c_str(), final.size(), o.steps, params.blockSize, params.cellWidthFactor, med,
+              o.scenario.name.c_str(), final.size(), iterations, params.blockSize, params.cellWidthFactor, med,
               totalMs, core::stateChecksum(final));
-  if (o.profile && o.steps > 0) {
-    const double k = 1.0 / o.steps;
+  if (rendered) {
+    const double r = median(renderMs);
+    std::printf(" render_ms=%.4f fps=%.1f interop=%s", r, 1000.0 / std::max(1e-6, med + r), interop ? "on" : "off");
+  }
+  std::printf("\n");
+  if (o.profile && iterations > 0) {
+    const double k = 1.0 / iterations;
     std::printf("stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f force=%.4f integrate=%.4f\n",
                 stageSum.labelMs * k, stageSum.sortMs * k, stageSum.boundsMs * k, stageSum.reorderMs * k,
                 stageSum.forceMs * k, stageSum.integrateMs * k);

@@ -12,18 +12,23 @@ namespace murmur::app {
 
 enum class Mode { Viewer, Headless, Bench, Accuracy };
 
+// `murmur bench`: the sweep is the product of the lists (an empty list takes the preset's, else
+// the default: boids; all three pipelines; 100k bodies, 10k on the CPU engine; the parameters'
+// block size and cell width). See bench/README.md.
 struct BenchOptions {
-  std::vector<std::string> forces, pipelines;  // names
-  std::vector<uint64_t> counts;
+  std::vector<std::string> forces, pipelines;  // names, validated
+  std::vector<uint64_t> counts;                // bodies per configuration
   std::vector<int> blockSizes, cellWidths;
-  std::string preset;
-  int warmup = 5;
-  int steps = 30;
-  int repeats = 3;
-  bool render = false;
-  bool append = false;
-  bool cpuBaseline = false;
-  std::string csv = "bench.csv";
+  std::string scenario;  // --scenario or the preset's; empty = uniform for boids, plummer for gravity
+  std::string preset;    // --preset NAME (its lists and parameters already applied by parseOptions)
+  int warmup = 5;        // untimed steps per configuration after the reset
+  int steps = 30;        // timed steps per repeat
+  int repeats = 3;       // timed runs per configuration; statistics pool all their steps
+  bool render = false;   // also draw an offscreen frame per step (render_ms, frame_fps)
+  bool append = false;   // append rows to an existing CSV (no second header)
+  bool cpuBaseline = false;  // repeat the configurations with N <= kCpuBaselineMaxN on the CPU engine
+  std::string csv = "bench.csv";  // the sidecar is csv + ".json"
+  std::string commandLine;        // argv, shell-quoted, for the sidecar
 };
 
 struct Options {

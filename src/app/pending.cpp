@@ -4,11 +4,13 @@
 #include <cstdio>
 
 namespace murmur::app {
+#if !defined(MURMUR_HAVE_RENDER)
 int runViewer(const Options& o) {
-  std::fprintf(stderr, "murmur: this build has no window viewer yet; running headless\n");
+  std::fprintf(stderr, "murmur: this build has no renderer (built with MURMUR_ENABLE_RENDER=OFF); running headless\n");
   Options h = o;
   h.mode = Mode::Headless;
   return runHeadless(h);
 }
+#endif
 int runBench(const Options&) { throw core::UsageError("bench: not available in this build yet"); }
 }  // namespace murmur::app

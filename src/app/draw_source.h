@@ -1,0 +1,40 @@
+// Fills the renderer's body buffers from an engine each frame: through CUDA-GL interop when the
+// CUDA engine and an NVIDIA GL context share the device (no host round trip), otherwise by
+// reading the state back and uploading it (Mesa, the CPU engine). Used by the window and by the
+// offscreen view, so both draw exactly the same way.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/engine.h"
+#include "render/renderer.h"
+
+namespace murmur::app {
+
+class DrawSource {
+ public:
+  // `glIsNvidia`: the current GL context is NVIDIA's (interop possible). The GL context must be
+  // current for every call.
+  DrawSource(render::Renderer& renderer, bool glIsNvidia);
+  ~DrawSource();
+
+  // Copies the engine's current state into the renderer's buffers (resizing them first when the
+  // body count changed). Engines may be swapped between calls.
+  void fill(core::Engine& engine);
+
+  bool interop() const { return interopActive_; }
+  // Why interop is off (empty when on).
+  const std::string& interopOffReason() const { return offReason_; }
+
+ private:
+  struct Interop;
+  render::Renderer& renderer_;
+  bool glIsNvidia_;
+  bool interopActive_ = false;
+  bool interopFailed_ = false;
+  std::string offReason_;
+  std::unique_ptr<Interop> interop_;
+};
+
+}  // namespace murmur::app

@@ -1,0 +1,77 @@
+#include "app/offscreen.h"
+
+#include <glad/gl.h>
+
+#include <chrono>
+
+#include "app/draw_source.h"
+#include "app/view_setup.h"
+#include "render/egl_context.h"
+
+namespace murmur::app {
+
+namespace {
+
+class EglOffscreenView final : public OffscreenView {
+ public:
+  EglOffscreenView(std::unique_ptr<render::EglContext> ctx, const Options& o, const core::Engine& engine)
+      : ctx_(std::move(ctx)), width_(o.width), height_(o.height) {
+    renderer_ = std::make_unique<render::Renderer>();
+    renderer_->setOffscreenTarget(width_, height_, 4);
+    source_ = std::make_unique<DrawSource>(*renderer_, ctx_->isNvidia());
+    // Frame the initial state; the camera then stays put so a video shows the motion.
+    auto& e = const_cast<core::Engine&>(engine);
+    const core::Bodies b = e.readBodies();
+    style_ = defaultStyle(e.params(), b, o.drawMode, o.colourMode);
+    frameScene(camera_, b, e.params(), style_);
+    renderer_->setSpeedScale(style_.speedScale);
+    renderer_->setSpriteAlpha(style_.spriteAlpha);
+  }
+
+  double renderFrame(core::Engine& engine) override {
+    ctx_->makeCurrent();
+    const auto t0 = std::chrono::steady_clock::now();
+    source_->fill(engine);
+    renderer_->draw(camera_, style_.draw, style_.colour, width_, height_, style_.pointSize, style_.bodySize,
+                    style_.worldRadius);
+    glFinishAll();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  bool interop() const override { return source_->interop(); }
+  std::vector<uint8_t> pixels() override {
+    ctx_->makeCurrent();
+    return renderer_->readPixels(width_, height_);
+  }
+  int width() const override { return width_; }
+  int height() const override { return height_; }
+
+ private:
+  // Waits for the GL work so that the measured time is the frame's, not its submission's.
+  void glFinishAll() { glFinish(); }
+
+  std::unique_ptr<render::EglContext> ctx_;
+  std::unique_ptr<render::Renderer> renderer_;
+  std::unique_ptr<DrawSource> source_;
+  render::Camera camera_;
+  ViewStyle style_;
+  int width_, height_;
+};
+
+}  // namespace
+
+std::unique_ptr<OffscreenView> createOffscreenView(const Options& o, const core::Engine& engine, std::string* why) {
+  std::string err;
+  auto ctx = render::EglContext::create(&err);
+  if (!ctx) {
+    if (why) *why = err.empty() ? "no EGL context" : err;
+    return nullptr;
+  }
+  try {
+    return std::make_unique<EglOffscreenView>(std::move(ctx), o, engine);
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return nullptr;
+  }
+}
+
+}  // namespace murmur::app

@@ -1,0 +1,62 @@
+#include "app/view_setup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace murmur::app {
+
+ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, const std::string& drawName,
+                       const std::string& colourName) {
+  ViewStyle s;
+  const size_t n = bodies.size();
+  if (p.force == core::ForceMode::Boids) {
+    s.draw = render::DrawMode::Boids;
+    s.colour = render::ColourMode::Velocity;
+    s.bodySize = std::max(0.6f, p.halfSize / 120.0f);
+    s.speedScale = p.boids.maxSpeed;
+  } else {
+    s.draw = render::DrawMode::Sprites;
+    s.colour = render::ColourMode::Speed;
+    // Typical speed sets the colour ramp so that both cold and hot bodies show.
+    std::vector<float> speeds;
+    for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 4096))
+      speeds.push_back(core::length(core::xyz(bodies.vel[i])));
+    std::sort(speeds.begin(), speeds.end());
+    s.speedScale = speeds.empty() ? 1.0f : std::max(1e-3f, 2.0f * speeds[speeds.size() / 2]);
+    s.spriteAlpha = n > 200000 ? 0.35f : 0.7f;
+  }
+  s.pointSize = n > 1000000 ? 1.0f : 2.0f;
+  if (!drawName.empty()) render::parse(drawName, s.draw);
+  if (!colourName.empty()) render::parse(colourName, s.colour);
+  return s;
+}
+
+void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
+  if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
+    // The cube's half-diagonal for depth dimming; the camera frames the faces, not the corners.
+    style.worldRadius = p.halfSize * 1.7320508f;
+    camera.fitBounds(glm::vec3(0.0f), p.halfSize * 1.15f);
+    return;
+  }
+  // Gravity: centre on the mass, radius that holds 95% of the bodies (outliers are allowed to
+  // leave the frame).
+  double m = 0, cx = 0, cy = 0, cz = 0;
+  for (const core::Vec4& q : bodies.pos) {
+    m += q.w;
+    cx += double(q.w) * q.x, cy += double(q.w) * q.y, cz += double(q.w) * q.z;
+  }
+  if (m <= 0) m = 1;
+  const glm::vec3 c(float(cx / m), float(cy / m), float(cz / m));
+  std::vector<float> r;
+  const size_t n = bodies.size();
+  for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 8192))
+    r.push_back(glm::length(glm::vec3(bodies.pos[i].x, bodies.pos[i].y, bodies.pos[i].z) - c));
+  std::sort(r.begin(), r.end());
+  const float radius = std::max(1e-3f, r[std::min(r.size() - 1, r.size() * 95 / 100)]);
+  style.worldRadius = radius * 1.3f;
+  style.bodySize = radius / 120.0f;
+  camera.fitBounds(c, style.worldRadius);
+}
+
+}  // namespace murmur::app

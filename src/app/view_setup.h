@@ -1,0 +1,30 @@
+// How a scene is framed and drawn by default, shared by the window and the offscreen view.
+#pragma once
+
+#include <string>
+
+#include "core/bodies.h"
+#include "core/params.h"
+#include "render/camera.h"
+#include "render/renderer.h"
+
+namespace murmur::app {
+
+struct ViewStyle {
+  render::DrawMode draw = render::DrawMode::Boids;
+  render::ColourMode colour = render::ColourMode::Velocity;
+  float pointSize = 2.0f;    // pixels
+  float bodySize = 1.0f;     // world units
+  float worldRadius = 100;   // world units, for depth dimming
+  float speedScale = 1.0f;   // |v| at the hot end of the speed ramp
+  float spriteAlpha = 0.8f;
+};
+
+// Default style for a force mode and body count; drawName/colourName ("" = default) override.
+ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, const std::string& drawName,
+                       const std::string& colourName);
+
+// Points the camera at the scene: the world cube for boids, the bulk of the bodies for gravity.
+void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);
+
+}  // namespace murmur::app

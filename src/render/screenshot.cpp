@@ -1,0 +1,25 @@
+#include "render/screenshot.h"
+
+// The implementation lives in Debian's libstb (linked through murmur_stb): no
+// STB_IMAGE_WRITE_IMPLEMENTATION here, or its symbols would be defined twice.
+#include <stb_image_write.h>
+
+#include <stdexcept>
+
+namespace murmur::render {
+
+void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba) {
+  if (width <= 0 || height <= 0 ||
+      rgba.size() != static_cast<size_t>(width) * static_cast<size_t>(height) * 4) {
+    throw std::runtime_error("cannot write " + path + ": " + std::to_string(rgba.size()) +
+                             " bytes of pixels do not match the size " + std::to_string(width) + "x" +
+                             std::to_string(height) + " (RGBA)");
+  }
+  // Rows are already top first, so stb's global flip flag (shared by the whole process) stays unused.
+  if (!stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4)) {
+    throw std::runtime_error("cannot write PNG file " + path +
+                             " (does the directory exist and is it writable?)");
+  }
+}
+
+}  // namespace murmur::render

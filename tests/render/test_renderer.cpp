@@ -1,0 +1,214 @@
+#include "render/renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gl_test_context.h"
+
+namespace murmur::render {
+namespace {
+
+using test::Frame;
+using test::GlTest;
+using test::projectToPixel;
+
+constexpr int kSize = 256;
+
+// A few bodies in front of a camera that looks at the origin from +z (x right, y up on screen).
+struct Scene {
+  std::vector<core::Vec4> pos;
+  std::vector<core::Vec4> vel;
+  std::vector<uint32_t> id;
+  Camera camera;
+
+  Scene() {
+    camera.fitBounds(glm::vec3(0.0f), 5.0f);
+    add({0.0f, 0.0f, 0.0f}, {1.0f, 0.0f, 0.0f});
+    add({3.0f, 2.0f, 0.0f}, {0.0f, 0.5f, 0.0f});
+    add({-3.0f, -2.0f, 1.0f}, {0.0f, 0.0f, 0.8f});  // flies straight at the camera
+    add({2.5f, -3.0f, -1.0f}, {0.0f, 0.0f, 0.0f});   // at rest
+  }
+  void add(glm::vec3 p, glm::vec3 v) {
+    pos.push_back({p.x, p.y, p.z, 1.0f});
+    vel.push_back({v.x, v.y, v.z, 0.0f});
+    id.push_back(static_cast<uint32_t>(id.size()));
+  }
+  glm::vec3 position(size_t i) const { return {pos[i].x, pos[i].y, pos[i].z}; }
+};
+
+class RendererTest : public GlTest {
+ protected:
+  Frame render(Renderer& r, const Camera& camera, DrawMode mode, ColourMode colour = ColourMode::Velocity,
+               float pointSize = 4.0f, float bodySize = 1.0f, int samples = 1) {
+    r.setOffscreenTarget(kSize, kSize, samples);
+    r.draw(camera, mode, colour, kSize, kSize, pointSize, bodySize, 5.0f);
+    Frame f;
+    f.width = f.height = kSize;
+    f.rgba = r.readPixels(kSize, kSize);
+    return f;
+  }
+
+  void expectBodiesLit(const Frame& f, const Scene& s, const char* what) {
+    for (size_t i = 0; i < s.pos.size(); ++i) {
+      int x = 0, y = 0;
+      ASSERT_TRUE(projectToPixel(s.camera, s.position(i), kSize, kSize, x, y)) << what << " body " << i;
+      EXPECT_TRUE(f.lit(x, y)) << what << ": body " << i << " at pixel (" << x << ", " << y
+                               << ") differs from the background by only " << f.difference(x, y);
+    }
+    for (auto [x, y] : {std::pair{0, 0}, std::pair{kSize - 1, 0}, std::pair{0, kSize - 1},
+                        std::pair{kSize - 1, kSize - 1}, std::pair{kSize / 2, 10}}) {
+      EXPECT_TRUE(f.background(x, y)) << what << ": pixel (" << x << ", " << y << ") is not background";
+    }
+    const int lit = f.countLit();
+    EXPECT_GE(lit, static_cast<int>(s.pos.size())) << what;
+    EXPECT_LT(lit, kSize * kSize / 20) << what << ": far more lit pixels than four small bodies cover";
+  }
+};
+
+TEST_F(RendererTest, EachDrawModeLightsThePixelsWhereBodiesProject) {
+  Renderer r;
+  Scene s;
+  r.upload(s.pos.data(), s.vel.data(), s.id.data(), s.pos.size());
+  ASSERT_EQ(r.numBodies(), s.pos.size());
+  for (DrawMode mode : {DrawMode::Boids, DrawMode::Points, DrawMode::Sprites}) {
+    expectBodiesLit(render(r, s.camera, mode), s, toString(mode));
+  }
+}
+
+TEST_F(RendererTest, EachColourModeIsVisible) {
+  Renderer r;
+  Scene s;
+  r.upload(s.pos.data(), s.vel.data(), s.id.data(), s.pos.size());
+  for (ColourMode colour : {ColourMode::Velocity, ColourMode::Speed, ColourMode::Id}) {
+    expectBodiesLit(render(r, s.camera, DrawMode::Points, colour), s, toString(colour));
+  }
+}
+
+TEST_F(RendererTest, VelocityColourIsTheHeading) {
+  // A body moving along +x is red, along +y green (before depth dimming, which scales all three).
+  Renderer r;
+  Scene s;
+  r.upload(s.pos.data(), s.vel.data(), s.id.data(), s.pos.size());
+  Frame f = render(r, s.camera, DrawMode::Points, ColourMode::Velocity, 6.0f);
+  int x = 0, y = 0;
+  ASSERT_TRUE(projectToPixel(s.camera, s.position(0), kSize, kSize, x, y));
+  const uint8_t* red = f.at(x, y);
+  EXPECT_GT(red[0], 100);
+  EXPECT_LT(red[1], 20);
+  EXPECT_LT(red[2], 20);
+  ASSERT_TRUE(projectToPixel(s.camera, s.position(1), kSize, kSize, x, y));
+  const uint8_t* green = f.at(x, y);
+  EXPECT_GT(green[1], 100);
+  EXPECT_LT(green[0], 20);
+}
+
+TEST_F(RendererTest, BoidTrianglePointsAlongTheVelocity) {
+  // One boid at the origin flying along +x, 2 world units long: the tip is 1.2 ahead, the base
+  // 0.8 behind and 1.12 wide; the triangle narrows towards the tip.
+  Renderer r;
+  Scene s;
+  const core::Vec4 pos{0, 0, 0, 1}, vel{1, 0, 0, 0};
+  const uint32_t id = 0;
+  r.upload(&pos, &vel, &id, 1);
+  Frame f = render(r, s.camera, DrawMode::Boids, ColourMode::Velocity, 1.0f, 2.0f);
+  auto litAt = [&](glm::vec3 p) {
+    int x = 0, y = 0;
+    EXPECT_TRUE(projectToPixel(s.camera, p, kSize, kSize, x, y));
+    return f.lit(x, y);
+  };
+  EXPECT_TRUE(litAt({0.0f, 0.0f, 0.0f}));
+  EXPECT_TRUE(litAt({1.0f, 0.0f, 0.0f}));    // near the tip, on the axis
+  EXPECT_FALSE(litAt({1.5f, 0.0f, 0.0f}));   // beyond the tip
+  EXPECT_FALSE(litAt({-1.1f, 0.0f, 0.0f}));  // behind the base
+  EXPECT_TRUE(litAt({-0.7f, 0.4f, 0.0f}));   // wide near the base
+  EXPECT_FALSE(litAt({0.9f, 0.4f, 0.0f}));   // narrow near the tip
+}
+
+TEST_F(RendererTest, SpritesAreRound) {
+  Renderer r;
+  Scene s;
+  const core::Vec4 pos{0, 0, 0, 1}, vel{0, 1, 0, 0};
+  const uint32_t id = 0;
+  r.upload(&pos, &vel, &id, 1);
+  const float diameter = 3.0f;  // world units; about 67 pixels here
+  Frame f = render(r, s.camera, DrawMode::Sprites, ColourMode::Velocity, 1.0f, diameter);
+  int cx = 0, cy = 0, ex = 0, ey = 0;
+  ASSERT_TRUE(projectToPixel(s.camera, glm::vec3(0.0f), kSize, kSize, cx, cy));
+  ASSERT_TRUE(projectToPixel(s.camera, glm::vec3(0.5f * diameter, 0.0f, 0.0f), kSize, kSize, ex, ey));
+  const int radiusPx = ex - cx;
+  ASSERT_GT(radiusPx, 20);
+  EXPECT_TRUE(f.lit(cx, cy));
+  EXPECT_TRUE(f.lit(cx + radiusPx / 4, cy));
+  EXPECT_TRUE(f.lit(cx, cy - radiusPx / 4));
+  // The corners of the point's square lie outside the circle.
+  const int d = radiusPx * 85 / 100;
+  for (auto [dx, dy] : {std::pair{d, d}, std::pair{-d, d}, std::pair{d, -d}, std::pair{-d, -d}}) {
+    EXPECT_TRUE(f.background(cx + dx, cy + dy)) << "corner (" << dx << ", " << dy << ")";
+  }
+  // Soft edge: dimmer halfway out than at the centre.
+  EXPECT_LT(f.difference(cx + radiusPx / 2, cy), f.difference(cx, cy));
+}
+
+TEST_F(RendererTest, NoBodiesMeansOnlyBackground) {
+  Renderer r;
+  Scene s;
+  r.resize(0);
+  for (DrawMode mode : {DrawMode::Boids, DrawMode::Points, DrawMode::Sprites}) {
+    Frame f = render(r, s.camera, mode);
+    const auto bg = test::backgroundBytes();
+    int differing = 0;
+    for (size_t i = 0; i < f.rgba.size(); i += 4) {
+      differing += (f.rgba[i] != bg[0] || f.rgba[i + 1] != bg[1] || f.rgba[i + 2] != bg[2]) ? 1 : 0;
+    }
+    EXPECT_EQ(differing, 0) << toString(mode);
+  }
+}
+
+TEST_F(RendererTest, MultisampledTargetResolvesOnRead) {
+  Renderer r;
+  Scene s;
+  r.upload(s.pos.data(), s.vel.data(), s.id.data(), s.pos.size());
+  expectBodiesLit(render(r, s.camera, DrawMode::Boids, ColourMode::Velocity, 4.0f, 1.0f, 4), s, "boids 4x");
+}
+
+TEST_F(RendererTest, ResizeReplacesTheBuffers) {
+  Renderer r;
+  EXPECT_EQ(r.numBodies(), 0u);
+  EXPECT_NE(r.positionBuffer(), 0u);
+  const uint64_t g0 = r.bufferGeneration();
+  r.resize(1000);
+  EXPECT_EQ(r.numBodies(), 1000u);
+  EXPECT_GT(r.bufferGeneration(), g0);
+  EXPECT_NE(r.positionBuffer(), 0u);
+  EXPECT_NE(r.velocityBuffer(), 0u);
+  EXPECT_NE(r.idBuffer(), 0u);
+  const uint64_t g1 = r.bufferGeneration();
+  r.resize(1000);  // same size: nothing changes
+  EXPECT_EQ(r.bufferGeneration(), g1);
+}
+
+TEST(RenderModes, NamesRoundTrip) {
+  for (int i = 0; i < kNumDrawModes; ++i) {
+    DrawMode m{};
+    ASSERT_TRUE(parse(toString(static_cast<DrawMode>(i)), m));
+    EXPECT_EQ(static_cast<int>(m), i);
+  }
+  for (int i = 0; i < kNumColourModes; ++i) {
+    ColourMode m{};
+    ASSERT_TRUE(parse(toString(static_cast<ColourMode>(i)), m));
+    EXPECT_EQ(static_cast<int>(m), i);
+  }
+  DrawMode d = DrawMode::Points;
+  EXPECT_FALSE(parse("triangles", d));
+  EXPECT_EQ(d, DrawMode::Points);
+  ColourMode c = ColourMode::Id;
+  EXPECT_FALSE(parse("Velocity", c));
+  EXPECT_EQ(c, ColourMode::Id);
+  EXPECT_EQ(next(DrawMode::Sprites), DrawMode::Boids);
+  EXPECT_EQ(next(ColourMode::Velocity), ColourMode::Speed);
+}
+
+}  // namespace
+}  // namespace murmur::render
