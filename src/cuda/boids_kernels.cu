@@ -1,0 +1,194 @@
+// Boids kernels. Compiled without FMA contraction (see CMakeLists.txt): the neighbour test
+// d^2 < r^2 is a discontinuous decision, and with the same rounding as the CPU reference both
+// engines find exactly the same neighbour sets. The rules themselves come from core/physics.h.
+#include "cuda/boids_kernels.h"
+
+#include "core/grid.h"
+#include "core/physics.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_utils.cuh"
+
+namespace murmur::cuda {
+
+using core::BoidAccum;
+using core::BoidParams;
+using core::BoidRadii2;
+using core::GridSpec;
+using core::Vec3;
+using core::Vec4;
+
+namespace {
+
+// All pairs, one thread per boid. Each block stages a tile of positions and velocities in shared
+// memory (dynamic: 2 * block float4), syncs, and every thread consumes the whole tile; the tile
+// loop runs the same number of times for every thread of the block, so the barriers are uniform.
+// BlockT > 0 fixes the block size at compile time so that full tiles unroll; 0 is the generic path.
+template <int BlockT>
+__global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
+    boidsNaiveKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, BoidParams b,
+                     Vec4* __restrict__ velOut) {
+  extern __shared__ float4 tile[];
+  const uint32_t block = BlockT > 0 ? static_cast<uint32_t>(BlockT) : blockDim.x;
+  float4* tilePos = tile;
+  float4* tileVel = tile + block;
+  const uint32_t i = blockIdx.x * block + threadIdx.x;
+  const bool active = i < n;
+  const Vec4 pi = active ? ldg4(pos + i) : Vec4{0, 0, 0, 0};
+  const Vec4 vi = active ? ldg4(vel + i) : Vec4{0, 0, 0, 0};
+  const BoidRadii2 r2 = core::boidRadii2(b);
+  BoidAccum acc = core::boidAccumInit();
+
+  for (uint32_t base = 0; base < n; base += block) {
+    const uint32_t j = base + threadIdx.x;
+    if (j < n) {
+      tilePos[threadIdx.x] = __ldg(reinterpret_cast<const float4*>(pos + j));
+      tileVel[threadIdx.x] = __ldg(reinterpret_cast<const float4*>(vel + j));
+    }
+    __syncthreads();
+    if (active) {
+      const uint32_t count = min(block, n - base);
+      bool done = false;
+      if constexpr (BlockT > 0) {
+        if (count == static_cast<uint32_t>(BlockT)) {
+#pragma unroll 4
+          for (uint32_t k = 0; k < static_cast<uint32_t>(BlockT); ++k)
+            if (base + k != i) core::boidAccumulate(acc, pi, toVec4(tilePos[k]), toVec4(tileVel[k]), r2);
+          done = true;
+        }
+      }
+      if (!done) {
+        for (uint32_t k = 0; k < count; ++k)
+          if (base + k != i) core::boidAccumulate(acc, pi, toVec4(tilePos[k]), toVec4(tileVel[k]), r2);
+      }
+    }
+    __syncthreads();  // the next tile overwrites what slower warps may still be reading
+  }
+  if (active) st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
+}
+
+// Grid neighbour search, one thread per sorted slot so that neighbouring threads visit the same
+// cells. Scattered: the slot names the body through the sorted index (random reads of pos/vel);
+// coherent: the data is in cell order and slot == body. Same-body test by index, never by distance.
+template <bool CoherentT>
+__global__ void __launch_bounds__(1024)
+    boidsGridKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, DeviceGrid dg,
+                    BoidParams b, float searchRadius, Vec4* __restrict__ velOut) {
+  const uint32_t t = globalThreadIndex();
+  if (t >= n) return;
+  const uint32_t i = CoherentT ? t : __ldg(dg.sortedIndex + t);
+  const GridSpec g = *dg.grid;
+  const Vec4 pi = ldg4(pos + i);
+  const Vec4 vi = ldg4(vel + i);
+  const BoidRadii2 r2 = core::boidRadii2(b);
+  BoidAccum acc = core::boidAccumInit();
+  const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
+  forEachInCells<CoherentT>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
+    if (j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
+  });
+  st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
+}
+
+__global__ void __launch_bounds__(1024)
+    boidsIntegrateKernel(Vec4* __restrict__ pos, const Vec4* __restrict__ velNew, uint32_t n, float dt,
+                         float halfSize) {
+  const uint32_t i = globalThreadIndex();
+  if (i >= n) return;
+  st4(pos + i, core::boidIntegrate(ld4(pos + i), core::xyz(ldg4(velNew + i)), dt, halfSize));
+}
+
+__device__ __forceinline__ bool withinRadius(const Vec4& pi, const Vec4& pj, float radius2) {
+  const Vec3 d = core::xyz(pj) - core::xyz(pi);
+  return core::dot(d, d) < radius2;
+}
+
+// Statistics are diagnostics, not the hot path: plain loops, one atomic per block.
+__global__ void __launch_bounds__(1024)
+    boidsStatsNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, float radius2,
+                          unsigned long long* __restrict__ counts) {
+  const uint32_t i = globalThreadIndex();
+  unsigned long long neighbours = 0;
+  if (i < n) {
+    const Vec4 pi = ldg4(pos + i);
+    for (uint32_t j = 0; j < n; ++j)
+      if (j != i && withinRadius(pi, ldg4(pos + j), radius2)) ++neighbours;
+  }
+  neighbours = blockSum(neighbours);
+  if (threadIdx.x == 0) atomicAdd(counts + 1, neighbours);
+}
+
+__global__ void __launch_bounds__(1024)
+    boidsStatsGridKernel(const Vec4* __restrict__ pos, uint32_t n, DeviceGrid dg, float searchRadius,
+                         float radius2, unsigned long long* __restrict__ counts) {
+  const uint32_t t = globalThreadIndex();
+  unsigned long long candidates = 0, neighbours = 0;
+  if (t < n) {
+    const uint32_t i = __ldg(dg.sortedIndex + t);
+    const GridSpec g = *dg.grid;
+    const Vec4 pi = ldg4(pos + i);
+    const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
+    forEachInCells<false>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
+      if (j == i) return;
+      ++candidates;
+      if (withinRadius(pi, ldg4(pos + j), radius2)) ++neighbours;
+    });
+  }
+  candidates = blockSum(candidates);
+  neighbours = blockSum(neighbours);
+  if (threadIdx.x == 0) {
+    atomicAdd(counts, candidates);
+    atomicAdd(counts + 1, neighbours);
+  }
+}
+
+template <int BlockT>
+void launchBoidsNaiveT(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const BoidParams& b, Vec4* d_velOut,
+                       const LaunchConfig& lc) {
+  const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
+  boidsNaiveKernel<BlockT><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, b, d_velOut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const BoidParams& b, Vec4* d_velOut,
+                      const LaunchConfig& lc) {
+  switch (lc.block) {
+    case 64: return launchBoidsNaiveT<64>(d_pos, d_vel, n, b, d_velOut, lc);
+    case 128: return launchBoidsNaiveT<128>(d_pos, d_vel, n, b, d_velOut, lc);
+    case 256: return launchBoidsNaiveT<256>(d_pos, d_vel, n, b, d_velOut, lc);
+    case 512: return launchBoidsNaiveT<512>(d_pos, d_vel, n, b, d_velOut, lc);
+    default: return launchBoidsNaiveT<0>(d_pos, d_vel, n, b, d_velOut, lc);
+  }
+}
+
+void launchBoidsGrid(bool coherent, const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const DeviceGrid& grid,
+                     const BoidParams& b, float searchRadius, Vec4* d_velOut, const LaunchConfig& lc) {
+  if (coherent)
+    boidsGridKernel<true><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid, b, searchRadius,
+                                                                        d_velOut);
+  else
+    boidsGridKernel<false><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid, b, searchRadius,
+                                                                         d_velOut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchBoidsIntegrate(Vec4* d_pos, const Vec4* d_velNew, uint32_t n, float dt, float halfSize,
+                          const LaunchConfig& lc) {
+  boidsIntegrateKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_velNew, n, dt, halfSize);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchBoidsStatsNaive(const Vec4* d_pos, uint32_t n, float radius2, unsigned long long* d_counts,
+                           const LaunchConfig& lc) {
+  boidsStatsNaiveKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, radius2, d_counts);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchBoidsStatsGrid(const Vec4* d_pos, uint32_t n, const DeviceGrid& grid, float searchRadius, float radius2,
+                          unsigned long long* d_counts, const LaunchConfig& lc) {
+  boidsStatsGridKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, grid, searchRadius, radius2,
+                                                                     d_counts);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace murmur::cuda

@@ -1,0 +1,440 @@
+// The CUDA engine's host side: buffers, the order of the stages, and the bookkeeping that the
+// kernels need (which buffer is current, whether the leapfrog acceleration is still valid).
+//
+// Buffers (all allocated by reset(), never per step):
+//   pos[2], vel[2], id[2]  body state; `cur_` picks the current pos/id pair, `velCur_` the current
+//                          velocities. Boids ping-pong the velocities (every boid reads the old
+//                          state); the coherent pipeline gathers pos/vel/id into the other pair.
+//   acc                    gravity accelerations in the current body order (leapfrog keeps them
+//                          between steps while accValid_).
+//   keys[2], index[2]      labelCells output and the radix sort's double buffers.
+//   sortTemp               CUB scratch, sized at reset for a full 32-bit key.
+// Grid buffers (cellStart, cellEnd, monopole) depend on the cell count; they grow when a new
+// parameter set needs more cells and are otherwise reused.
+#include "cuda/cuda_engine.h"
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+#include "core/errors.h"
+#include "core/grid.h"
+#include "cuda/boids_kernels.h"
+#include "cuda/cuda_check.h"
+#include "cuda/debug_api.h"
+#include "cuda/device_buffer.h"
+#include "cuda/draw_copy.h"
+#include "cuda/gravity_kernels.h"
+#include "cuda/grid_build.h"
+#include "cuda/stage_timer.h"
+
+namespace murmur::cuda {
+
+using core::ForceMode;
+using core::GridSpec;
+using core::Pipeline;
+using core::SimParams;
+using core::Vec4;
+
+namespace {
+
+// Body arrays: pos[2], vel[2], acc (Vec4) and id[2], keys[2], index[2] (uint32): 104 bytes.
+constexpr size_t kBytesPerBody = 5 * sizeof(Vec4) + 6 * sizeof(uint32_t);
+// The sort scratch is sized for full 32-bit keys so that no grid ever needs more.
+constexpr int kSortBitsAllocated = 32;
+// Grid specs in device memory: the boids grid (from the parameters) and the gravity grid (from
+// the bounding box, written on the device each build).
+constexpr int kBoidGridSlot = 0;
+constexpr int kGravityGridSlot = 1;
+
+uint32_t gridCells(const SimParams& p, ForceMode mode) {
+  if (mode == ForceMode::Boids) return core::boidGrid(p).numCells;
+  const uint32_t d = static_cast<uint32_t>(p.gravity.gridDim);
+  return d * d * d;
+}
+
+size_t gridBytes(uint32_t cells, ForceMode mode) {
+  return size_t(cells) * (2 * sizeof(uint32_t) + (mode == ForceMode::Gravity ? sizeof(Vec4) : 0));
+}
+
+std::string formatBytes(size_t bytes) {
+  char buf[64];
+  const double gib = double(bytes) / double(size_t(1) << 30);
+  if (gib >= 0.1)
+    std::snprintf(buf, sizeof buf, "%.1f GiB", gib);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / double(size_t(1) << 20));
+  return buf;
+}
+
+// Sort scratch for n bodies; without a device CUB cannot be asked, so estimate generously
+// (the scratch is a small fraction of the key arrays in practice).
+size_t sortScratchBytes(size_t n) {
+  try {
+    return sortTempBytes(static_cast<uint32_t>(n), kSortBitsAllocated);
+  } catch (const CudaError&) {
+    cudaGetLastError();
+    return n * sizeof(uint32_t) + (size_t(1) << 20);
+  }
+}
+
+}  // namespace
+
+size_t bytesNeeded(size_t numBodies, const SimParams& p) {
+  if (numBodies == 0) return 0;
+  size_t bytes = numBodies * kBytesPerBody + sortScratchBytes(numBodies);
+  if (p.pipeline != Pipeline::Naive) bytes += gridBytes(gridCells(p, p.force), p.force);
+  return bytes;
+}
+
+struct CudaEngine::Impl {
+  SimParams params{};
+  std::string name;
+  cudaStream_t stream = nullptr;  // the default stream (see the header)
+  uint32_t n = 0;
+
+  DeviceBuffer<Vec4> pos[2], vel[2], acc;
+  DeviceBuffer<uint32_t> id[2], keys[2], index[2];
+  DeviceBuffer<unsigned char> sortTemp;
+  int cur = 0, velCur = 0;
+  bool accValid = false;
+
+  DeviceBuffer<uint32_t> cellStart, cellEnd;
+  DeviceBuffer<Vec4> monopole;
+  DeviceBuffer<GridSpec> gridSpecs;  // [kBoidGridSlot], [kGravityGridSlot]
+  DeviceBuffer<Vec4> boundsPartials;
+  DeviceBuffer<unsigned long long> counts;
+
+  StageTimer timer;
+  core::StepProfile profile;
+
+  LaunchConfig launch() const { return LaunchConfig{params.blockSize, stream}; }
+
+  [[noreturn]] void throwOutOfMemory(const std::string& what, size_t need, size_t freeBytes) const {
+    throw core::UsageError(what + ": needs " + formatBytes(need) + " of GPU memory, " + name + " has " +
+                           formatBytes(freeBytes) + " free");
+  }
+
+  void releaseBodies() {
+    for (int k = 0; k < 2; ++k) {
+      pos[k].release();
+      vel[k].release();
+      id[k].release();
+      keys[k].release();
+      index[k].release();
+    }
+    acc.release();
+    sortTemp.release();
+    cellStart.release();
+    cellEnd.release();
+    monopole.release();
+    n = 0;
+  }
+
+  // Grows the grid buffers for `cells` cells (monopoles too for gravity). Allocates only when the
+  // cell count exceeds what earlier parameters needed.
+  void ensureGrid(uint32_t cells, ForceMode mode) {
+    const bool growCells = cells > cellStart.size();
+    const bool growMono = mode == ForceMode::Gravity && cells > monopole.size();
+    if (!growCells && !growMono) return;
+    const size_t need = (growCells ? 2 * size_t(cells) * sizeof(uint32_t) : 0) +
+                        (growMono ? size_t(cells) * sizeof(Vec4) : 0);
+    const size_t reusable = (growCells ? cellStart.bytes() + cellEnd.bytes() : 0) + (growMono ? monopole.bytes() : 0);
+    const size_t freeBytes = deviceFreeBytes() + reusable;
+    if (need > freeBytes) throwOutOfMemory("a grid of " + std::to_string(cells) + " cells", need, freeBytes);
+    if (growCells) {
+      cellStart.allocate(cells);
+      cellEnd.allocate(cells);
+    }
+    if (growMono) monopole.allocate(cells);
+  }
+
+  // labelCells -> sortByCell -> findCellBounds (-> reorderBodies) for the grid of `mode` on the
+  // current positions; gravity first derives its grid from the bounding box and ends with the
+  // monopoles (read contiguously when the bodies were just reordered).
+  DeviceGrid buildGrid(ForceMode mode, bool reorder) {
+    const uint32_t cells = gridCells(params, mode);
+    ensureGrid(cells, mode);
+    const LaunchConfig lc = launch();
+    GridSpec* d_grid = gridSpecs.get() + (mode == ForceMode::Boids ? kBoidGridSlot : kGravityGridSlot);
+    if (mode == ForceMode::Gravity) {
+      timer.stage(Stage::Bounds, [&] {
+        launchGravityGridFromBounds(pos[cur].get(), n, params.gravity.gridDim, boundsPartials.get(), d_grid, lc);
+      });
+    }
+    timer.stage(Stage::Label, [&] { launchLabelCells(pos[cur].get(), n, d_grid, keys[0].get(), index[0].get(), lc); });
+    int sel = 0;
+    timer.stage(Stage::Sort, [&] {
+      const SortBuffers sb{{keys[0].get(), keys[1].get()}, {index[0].get(), index[1].get()}, sortTemp.get(),
+                           sortTemp.size()};
+      sel = sortByCell(sb, n, keyBitsFor(cells), lc);
+    });
+    const DeviceGrid g{d_grid, keys[sel].get(), index[sel].get(), cellStart.get(), cellEnd.get(), cells};
+    timer.stage(Stage::Bounds, [&] { launchFindCellBounds(g.sortedKeys, n, cells, cellStart.get(), cellEnd.get(), lc); });
+    if (reorder) {
+      timer.stage(Stage::Reorder, [&] {
+        launchReorderBodies(g.sortedIndex, n, pos[cur].get(), vel[velCur].get(), id[cur].get(), pos[1 - cur].get(),
+                            vel[1 - velCur].get(), id[1 - cur].get(), lc);
+      });
+      cur = 1 - cur;
+      velCur = 1 - velCur;
+    }
+    if (mode == ForceMode::Gravity) {
+      timer.stage(Stage::Bounds, [&] {
+        launchCellMonopoles(pos[cur].get(), reorder ? nullptr : g.sortedIndex, cellStart.get(), cellEnd.get(), cells,
+                            monopole.get(), lc);
+      });
+    }
+    return g;
+  }
+
+  void stepBoids() {
+    const LaunchConfig lc = launch();
+    const Pipeline pipe = params.pipeline;
+    const bool coherent = pipe == Pipeline::Coherent;
+    DeviceGrid g{};
+    if (pipe != Pipeline::Naive) g = buildGrid(ForceMode::Boids, coherent);  // may flip the buffers
+    Vec4* velNew = vel[1 - velCur].get();
+    timer.stage(Stage::Force, [&] {
+      if (pipe == Pipeline::Naive)
+        launchBoidsNaive(pos[cur].get(), vel[velCur].get(), n, params.boids, velNew, lc);
+      else
+        launchBoidsGrid(coherent, pos[cur].get(), vel[velCur].get(), n, g, params.boids,
+                        core::maxRuleRadius(params.boids), velNew, lc);
+    });
+    timer.stage(Stage::Integrate,
+                [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, params.boids.dt, params.halfSize, lc); });
+    velCur = 1 - velCur;  // ping-pong: the new velocities become current
+  }
+
+  // Accelerations of the current state into acc (current order), G applied.
+  void gravityForces() {
+    const LaunchConfig lc = launch();
+    const float eps2 = params.gravity.softening * params.gravity.softening;
+    const float G = params.gravity.G;
+    if (params.pipeline == Pipeline::Naive) {
+      timer.stage(Stage::Force, [&] { launchGravityNaive(pos[cur].get(), n, eps2, G, acc.get(), lc); });
+      return;
+    }
+    const bool coherent = params.pipeline == Pipeline::Coherent;
+    const DeviceGrid g = buildGrid(ForceMode::Gravity, coherent);
+    timer.stage(Stage::Force, [&] {
+      launchGravityGrid(coherent, pos[cur].get(), n, g, monopole.get(), eps2, G, acc.get(), lc);
+    });
+  }
+
+  void stepGravity() {
+    const LaunchConfig lc = launch();
+    const core::GravityParams& gp = params.gravity;
+    if (gp.integrator == core::Integrator::Leapfrog) {
+      if (!accValid) {
+        gravityForces();
+        timer.discard();  // the stage times report the step's own force evaluation
+      }
+      timer.stage(Stage::Integrate,
+                  [&] { launchLeapfrogKickDrift(pos[cur].get(), vel[velCur].get(), acc.get(), n, gp.dt, lc); });
+      gravityForces();  // on the drifted positions; a grid pipeline rebuilds (and reorders) here
+      timer.stage(Stage::Integrate, [&] { launchLeapfrogKick(vel[velCur].get(), acc.get(), n, gp.dt, lc); });
+      accValid = true;
+    } else {
+      gravityForces();
+      timer.stage(Stage::Integrate, [&] {
+        launchDampedEuler(pos[cur].get(), vel[velCur].get(), acc.get(), n, gp.dt, gp.damping, lc);
+      });
+      accValid = false;
+    }
+  }
+
+  // Synchronous copy to the host (outside steps only).
+  template <typename T>
+  static std::vector<T> download(const T* d_src, size_t count) {
+    std::vector<T> out(count);
+    if (count) MURMUR_CUDA_CHECK(cudaMemcpy(out.data(), d_src, count * sizeof(T), cudaMemcpyDeviceToHost));
+    return out;
+  }
+};
+
+CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
+  const std::string err = core::validateParams(p);
+  if (!err.empty()) throw std::invalid_argument(err);
+  std::string why;
+  if (!deviceAvailable(&why)) throw std::runtime_error("the CUDA engine cannot start: " + why);
+  int dev = 0;
+  MURMUR_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  impl_->name = prop.name;
+  impl_->gridSpecs.allocate(2);
+  impl_->boundsPartials.allocate(2 * kMaxBoundsBlocks);
+  impl_->counts.allocate(2);
+  setParams(p);
+}
+
+CudaEngine::~CudaEngine() = default;
+
+std::string CudaEngine::deviceName() const { return impl_->name; }
+
+const SimParams& CudaEngine::params() const { return impl_->params; }
+
+size_t CudaEngine::numBodies() const { return impl_->n; }
+
+core::StepProfile CudaEngine::lastProfile() const { return impl_->profile; }
+
+void CudaEngine::setParams(const SimParams& p) {
+  const std::string err = core::validateParams(p);
+  if (!err.empty()) throw std::invalid_argument(err);
+  Impl& m = *impl_;
+  // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
+  // so that the next step does not allocate.
+  if (m.n > 0 && p.pipeline != Pipeline::Naive) m.ensureGrid(gridCells(p, p.force), p.force);
+  const SimParams& old = m.params;
+  // Any change that alters the force field invalidates the stored leapfrog acceleration (the
+  // same rule as the CPU engine, plus the cell width, which is harmless to include).
+  const bool fieldChanged = p.force != old.force || p.pipeline != old.pipeline ||
+                            p.cellWidthFactor != old.cellWidthFactor || p.gravity.G != old.gravity.G ||
+                            p.gravity.softening != old.gravity.softening ||
+                            p.gravity.gridDim != old.gravity.gridDim ||
+                            p.gravity.integrator != old.gravity.integrator;
+  if (fieldChanged) m.accValid = false;
+  m.params = p;
+  // The boids grid depends only on the parameters: store it once here, not every step.
+  launchStoreGrid(m.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), m.launch());
+}
+
+void CudaEngine::reset(const core::Bodies& bodies) {
+  Impl& m = *impl_;
+  const size_t n = bodies.size();
+  if (bodies.vel.size() != n) throw std::invalid_argument("reset: pos and vel sizes differ");
+  // The radix sort counts items in an int.
+  if (n > static_cast<size_t>(INT_MAX))
+    throw core::UsageError("--n " + std::to_string(n) + ": the CUDA engine handles at most " +
+                           std::to_string(INT_MAX) + " bodies");
+  m.releaseBodies();
+  m.accValid = false;
+  m.profile = core::StepProfile{};
+  m.cur = m.velCur = 0;
+  if (n == 0) return;
+
+  const size_t need = bytesNeeded(n, m.params);
+  const size_t freeBytes = deviceFreeBytes();
+  if (need > freeBytes) m.throwOutOfMemory("--n " + std::to_string(n), need, freeBytes);
+
+  for (int k = 0; k < 2; ++k) {
+    m.pos[k].allocate(n);
+    m.vel[k].allocate(n);
+    m.id[k].allocate(n);
+    m.keys[k].allocate(n);
+    m.index[k].allocate(n);
+  }
+  m.acc.allocate(n);
+  m.sortTemp.allocate(sortTempBytes(static_cast<uint32_t>(n), kSortBitsAllocated));
+  m.n = static_cast<uint32_t>(n);
+  if (m.params.pipeline != Pipeline::Naive) m.ensureGrid(gridCells(m.params, m.params.force), m.params.force);
+
+  std::vector<uint32_t> ids(n);
+  std::iota(ids.begin(), ids.end(), 0u);
+  MURMUR_CUDA_CHECK(cudaMemcpy(m.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
+  MURMUR_CUDA_CHECK(cudaMemcpy(m.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
+  MURMUR_CUDA_CHECK(cudaMemcpy(m.id[0].get(), ids.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+}
+
+void CudaEngine::step(int numSteps) {
+  Impl& m = *impl_;
+  for (int s = 0; s < numSteps; ++s) {
+    m.timer.beginStep(m.params.profile, m.stream);
+    if (m.n > 0) {
+      if (m.params.force == ForceMode::Boids)
+        m.stepBoids();
+      else
+        m.stepGravity();
+    }
+    m.profile = m.timer.endStep();
+  }
+}
+
+core::Bodies CudaEngine::readBodies() {
+  Impl& m = *impl_;
+  core::Bodies out;
+  out.resize(m.n);
+  if (m.n == 0) return out;
+  const std::vector<Vec4> pos = m.download(m.pos[m.cur].get(), m.n);
+  const std::vector<Vec4> vel = m.download(m.vel[m.velCur].get(), m.n);
+  const std::vector<uint32_t> ids = m.download(m.id[m.cur].get(), m.n);
+  for (size_t k = 0; k < m.n; ++k) {
+    const uint32_t id = ids[k];
+    if (id >= m.n) throw std::logic_error("readBodies: body id out of range (corrupt device state)");
+    out.pos[id] = pos[k];
+    out.vel[id] = vel[k];
+    out.id[id] = id;
+  }
+  return out;
+}
+
+std::vector<Vec4> CudaEngine::computeAccelerations() {
+  Impl& m = *impl_;
+  std::vector<Vec4> out(m.n);
+  if (m.n == 0) return out;
+  m.timer.beginStep(false, m.stream);
+  m.gravityForces();
+  // acc now holds a(x) of the current state in the current order; the leapfrog may reuse it.
+  m.accValid = m.params.force == ForceMode::Gravity && m.params.gravity.integrator == core::Integrator::Leapfrog;
+  const std::vector<Vec4> acc = m.download(m.acc.get(), m.n);
+  const std::vector<uint32_t> ids = m.download(m.id[m.cur].get(), m.n);
+  for (size_t k = 0; k < m.n; ++k) out[ids[k]] = acc[k];
+  return out;
+}
+
+core::NeighbourStats CudaEngine::neighbourStats() {
+  Impl& m = *impl_;
+  core::NeighbourStats st;
+  if (m.n == 0) return st;
+  m.timer.beginStep(false, m.stream);
+  const LaunchConfig lc = m.launch();
+  const float radius = core::maxRuleRadius(m.params.boids);
+  const float radius2 = radius * radius;
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(m.counts.get(), 0, 2 * sizeof(unsigned long long), m.stream));
+  const bool naive = m.params.pipeline == Pipeline::Naive;
+  if (naive) {
+    launchBoidsStatsNaive(m.pos[m.cur].get(), m.n, radius2, m.counts.get(), lc);
+  } else {
+    // The grid of the current force mode, as the CPU engine does; no reorder (state untouched).
+    const DeviceGrid g = m.buildGrid(m.params.force, false);
+    launchBoidsStatsGrid(m.pos[m.cur].get(), m.n, g, radius, radius2, m.counts.get(), lc);
+  }
+  const std::vector<unsigned long long> counts = m.download(m.counts.get(), 2);
+  st.meanCandidates = naive ? double(m.n) - 1.0 : double(counts[0]) / double(m.n);
+  st.meanNeighbours = double(counts[1]) / double(m.n);
+  return st;
+}
+
+void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
+  Impl& m = *impl_;
+  launchDrawCopy(m.pos[m.cur].get(), m.vel[m.velCur].get(), m.id[m.cur].get(), m.n, d_pos, d_vel, d_id, m.launch());
+}
+
+std::unique_ptr<core::Engine> createCudaEngine(const SimParams& p) { return std::make_unique<CudaEngine>(p); }
+
+// Lives here rather than in debug_api.cpp because it needs the engine's internals.
+GridSnapshot snapshotGrid(CudaEngine& engine) {
+  CudaEngine::Impl& m = *engine.impl_;
+  GridSnapshot s;
+  if (m.n == 0) return s;
+  m.timer.beginStep(false, m.stream);
+  const ForceMode mode = m.params.force;
+  const DeviceGrid g = m.buildGrid(mode, false);
+  MURMUR_CUDA_CHECK(cudaMemcpy(&s.grid, g.grid, sizeof(GridSpec), cudaMemcpyDeviceToHost));
+  s.pos = m.download(m.pos[m.cur].get(), m.n);
+  s.id = m.download(m.id[m.cur].get(), m.n);
+  s.sortedKeys = m.download(g.sortedKeys, m.n);
+  s.sortedIndex = m.download(g.sortedIndex, m.n);
+  s.cellStart = m.download(m.cellStart.get(), g.numCells);
+  s.cellEnd = m.download(m.cellEnd.get(), g.numCells);
+  if (mode == ForceMode::Gravity) s.monopole = m.download(m.monopole.get(), g.numCells);
+  return s;
+}
+
+}  // namespace murmur::cuda

@@ -1,0 +1,79 @@
+// The CUDA engine: the same physics and pipelines as the CPU engine (core/cpu_engine.h), run on
+// the GPU. Plain C++ header (no CUDA includes) so that code compiled by the host compiler can
+// create and drive it; kernels and launchers sit behind the other headers of src/cuda.
+//
+// All work is enqueued on one stream (the default stream, so the renderer's interop map/unmap
+// calls are ordered with it) and a step never waits for the device, except to read the stage
+// events when SimParams::profile is on. readBodies, computeAccelerations and neighbourStats copy
+// results to the host and therefore synchronise.
+#pragma once
+
+#include "cuda/module_guard.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine.h"
+
+namespace murmur::cuda {
+
+// True when a CUDA driver and device are present and this build has code the device can run.
+// Otherwise false, with the reason in *why. Never throws.
+bool deviceAvailable(std::string* why = nullptr);
+
+// The current device as the benchmark records it: name ("NVIDIA H100 80GB HBM3"), compute
+// capability ("9.0"), CUDA driver and runtime versions ("13.0"). Throws CudaError when no device
+// can be queried.
+struct DeviceInfo {
+  std::string name, cc, driver, runtime;
+};
+DeviceInfo deviceInfo();
+
+// Throws std::invalid_argument for invalid parameters and CudaError when no device can be used.
+std::unique_ptr<core::Engine> createCudaEngine(const core::SimParams& p);
+
+// Device bytes that reset() allocates for numBodies bodies with these parameters: the body
+// arrays (double-buffered), the accelerations, the sort keys/indices and the sort's scratch, and
+// the grid buffers of p's pipeline. Without a usable device the sort scratch is estimated.
+size_t bytesNeeded(size_t numBodies, const core::SimParams& p);
+
+struct GridSnapshot;  // cuda/debug_api.h
+class CudaEngine;
+GridSnapshot snapshotGrid(CudaEngine& engine);
+
+class CudaEngine final : public core::Engine {
+ public:
+  // Uses the current CUDA device. Throws like createCudaEngine.
+  explicit CudaEngine(const core::SimParams& p);
+  ~CudaEngine() override;
+  CudaEngine(const CudaEngine&) = delete;
+  CudaEngine& operator=(const CudaEngine&) = delete;
+
+  core::EngineKind kind() const override { return core::EngineKind::Cuda; }
+  // The GPU's name (cudaDeviceProp::name).
+  std::string deviceName() const override;
+  void setParams(const core::SimParams& p) override;
+  const core::SimParams& params() const override;
+  // Throws core::UsageError when the device has less free memory than bytesNeeded().
+  void reset(const core::Bodies& bodies) override;
+  size_t numBodies() const override;
+  void step(int numSteps = 1) override;
+  core::StepProfile lastProfile() const override;
+  core::Bodies readBodies() override;
+  std::vector<core::Vec4> computeAccelerations() override;
+  core::NeighbourStats neighbourStats() override;
+
+  // Copies the current state, in its current (possibly cell) order, into device buffers of
+  // numBodies() float4 positions, float4 velocities and uint32 ids (CUDA-GL interop targets);
+  // a null pointer skips that array. One kernel on the engine's stream; no host sync.
+  void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id);
+
+ private:
+  friend GridSnapshot snapshotGrid(CudaEngine& engine);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace murmur::cuda

@@ -1,0 +1,82 @@
+// Device-side helpers shared by the kernel files: 16-byte loads and stores of core::Vec4 and warp
+// reductions. Included only by .cu files.
+#pragma once
+
+#include "cuda/module_guard.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/grid.h"
+#include "core/hd.h"
+
+namespace murmur::cuda {
+
+constexpr unsigned kFullWarpMask = 0xffffffffu;
+constexpr int kWarpSize = 32;
+// Block sizes are validated to at most 1024 threads, so a block has at most 32 warps.
+constexpr int kMaxWarpsPerBlock = 32;
+
+__device__ __forceinline__ core::Vec4 toVec4(const float4& f) { return core::Vec4{f.x, f.y, f.z, f.w}; }
+__device__ __forceinline__ float4 toFloat4(const core::Vec4& v) { return make_float4(v.x, v.y, v.z, v.w); }
+
+// core::Vec4 is 16-byte aligned and layout-compatible with float4, so one 128-bit access moves it.
+// ldg: read-only path, only for buffers that the kernel does not write.
+__device__ __forceinline__ core::Vec4 ldg4(const core::Vec4* p) {
+  return toVec4(__ldg(reinterpret_cast<const float4*>(p)));
+}
+__device__ __forceinline__ core::Vec4 ld4(const core::Vec4* p) {
+  return toVec4(*reinterpret_cast<const float4*>(p));
+}
+__device__ __forceinline__ void st4(core::Vec4* p, const core::Vec4& v) {
+  *reinterpret_cast<float4*>(p) = toFloat4(v);
+}
+
+__device__ __forceinline__ uint32_t globalThreadIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+template <typename T>
+__device__ __forceinline__ T warpSum(T v) {
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off /= 2) v += __shfl_xor_sync(kFullWarpMask, v, off);
+  return v;
+}
+
+// Sum over the block; the result is valid in thread 0. Every thread of the block must call it;
+// the closing barrier lets a kernel call it again (the partials array is shared between calls).
+template <typename T>
+__device__ __forceinline__ T blockSum(T v) {
+  __shared__ T partial[kMaxWarpsPerBlock];
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  v = warpSum(v);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  T total = T(0);
+  if (warp == 0) {
+    total = lane < static_cast<int>(blockDim.x / kWarpSize) ? partial[lane] : T(0);
+    total = warpSum(total);
+  }
+  __syncthreads();
+  return total;
+}
+
+// Calls f(j) for every body j in the cells of range r (z, y, x loops, x innermost, like the CPU
+// engine so that sums run in the same order). Scattered data reaches the body through the sorted
+// index; coherent data is already in cell order, so the sorted slot is the body.
+template <bool CoherentT, typename F>
+__device__ __forceinline__ void forEachInCells(const core::GridSpec& g, const core::CellRange& r,
+                                               const uint32_t* __restrict__ cellStart,
+                                               const uint32_t* __restrict__ cellEnd,
+                                               const uint32_t* __restrict__ sortedIndex, F&& f) {
+  for (int cz = r.lo.z; cz <= r.hi.z; ++cz)
+    for (int cy = r.lo.y; cy <= r.hi.y; ++cy)
+      for (int cx = r.lo.x; cx <= r.hi.x; ++cx) {
+        const uint32_t key = core::cellKey(g, cx, cy, cz);
+        const uint32_t s = __ldg(cellStart + key);
+        if (s == core::kEmptyCell) continue;
+        const uint32_t e = __ldg(cellEnd + key);
+        for (uint32_t q = s; q < e; ++q) f(CoherentT ? q : __ldg(sortedIndex + q));
+      }
+}
+
+}  // namespace murmur::cuda

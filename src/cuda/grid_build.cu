@@ -1,0 +1,223 @@
+// Grid-build kernels. This file is compiled without FMA contraction (see CMakeLists.txt): cell
+// keys, the gravity grid spec and everything that decides which cell a body is in must round
+// exactly like the CPU reference, or a body on a cell face lands in a different cell.
+#include "cuda/grid_build.h"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <cmath>
+
+#include "cuda/cuda_check.h"
+#include "cuda/device_utils.cuh"
+
+namespace murmur::cuda {
+
+using core::GridSpec;
+using core::Vec4;
+
+namespace {
+
+__global__ void __launch_bounds__(1024) storeGridKernel(GridSpec* grid, GridSpec value) { *grid = value; }
+
+__device__ __forceinline__ void warpMinMax(float (&lo)[3], float (&hi)[3]) {
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off /= 2) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = fminf(lo[a], __shfl_xor_sync(kFullWarpMask, lo[a], off));
+      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kFullWarpMask, hi[a], off));
+    }
+  }
+}
+
+// Min/max over the block, valid in thread 0. Every thread of the block must call it.
+__device__ void blockMinMax(float (&lo)[3], float (&hi)[3]) {
+  __shared__ float partial[6][kMaxWarpsPerBlock];
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  warpMinMax(lo, hi);
+  if (lane == 0) {
+    for (int a = 0; a < 3; ++a) {
+      partial[a][warp] = lo[a];
+      partial[3 + a][warp] = hi[a];
+    }
+  }
+  __syncthreads();
+  if (warp == 0) {
+    const bool has = lane < static_cast<int>(blockDim.x / kWarpSize);
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = has ? partial[a][lane] : INFINITY;
+      hi[a] = has ? partial[3 + a][lane] : -INFINITY;
+    }
+    warpMinMax(lo, hi);
+  }
+}
+
+// First pass of the bounding box: grid-stride min/max per block into partials[2b], [2b+1].
+__global__ void __launch_bounds__(1024)
+    boundsPartialKernel(const Vec4* __restrict__ pos, uint32_t n, Vec4* __restrict__ partials) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint32_t k = globalThreadIndex(); k < n; k += gridDim.x * blockDim.x) {
+    const Vec4 p = ldg4(pos + k);
+    lo[0] = fminf(lo[0], p.x), lo[1] = fminf(lo[1], p.y), lo[2] = fminf(lo[2], p.z);
+    hi[0] = fmaxf(hi[0], p.x), hi[1] = fmaxf(hi[1], p.y), hi[2] = fmaxf(hi[2], p.z);
+  }
+  blockMinMax(lo, hi);
+  if (threadIdx.x == 0) {
+    st4(partials + 2 * blockIdx.x, Vec4{lo[0], lo[1], lo[2], 0.0f});
+    st4(partials + 2 * blockIdx.x + 1, Vec4{hi[0], hi[1], hi[2], 0.0f});
+  }
+}
+
+// Second pass, one block: reduces the partials and derives the grid on the device, so the
+// following label kernel reads it without a round trip through the host.
+__global__ void __launch_bounds__(1024) boundsGridKernel(const Vec4* __restrict__ partials,
+                                                         unsigned numPartials, int cellsPerAxis,
+                                                         GridSpec* __restrict__ grid) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (unsigned k = threadIdx.x; k < numPartials; k += blockDim.x) {
+    const Vec4 a = ldg4(partials + 2 * k), b = ldg4(partials + 2 * k + 1);
+    lo[0] = fminf(lo[0], a.x), lo[1] = fminf(lo[1], a.y), lo[2] = fminf(lo[2], a.z);
+    hi[0] = fmaxf(hi[0], b.x), hi[1] = fmaxf(hi[1], b.y), hi[2] = fmaxf(hi[2], b.z);
+  }
+  blockMinMax(lo, hi);
+  if (threadIdx.x == 0)
+    *grid = core::gravityGrid(core::make3(lo[0], lo[1], lo[2]), core::make3(hi[0], hi[1], hi[2]), cellsPerAxis);
+}
+
+__global__ void __launch_bounds__(1024)
+    labelCellsKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ gridPtr,
+                     uint32_t* __restrict__ keys, uint32_t* __restrict__ index) {
+  const uint32_t i = globalThreadIndex();
+  if (i >= n) return;
+  const GridSpec g = *gridPtr;
+  keys[i] = core::cellKeyOf(g, core::xyz(ldg4(pos + i)));
+  index[i] = i;
+}
+
+// A cell starts where the sorted key changes from the previous slot and ends where it changes
+// to the next one; every other cell keeps the kEmptyCell fill.
+__global__ void __launch_bounds__(1024)
+    findCellBoundsKernel(const uint32_t* __restrict__ keys, uint32_t n, uint32_t* __restrict__ cellStart,
+                         uint32_t* __restrict__ cellEnd) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  const uint32_t key = keys[k];
+  if (k == 0 || keys[k - 1] != key) cellStart[key] = k;
+  if (k == n - 1 || keys[k + 1] != key) cellEnd[key] = k + 1;
+}
+
+__global__ void __launch_bounds__(1024)
+    reorderBodiesKernel(const uint32_t* __restrict__ index, uint32_t n, const Vec4* __restrict__ posIn,
+                        const Vec4* __restrict__ velIn, const uint32_t* __restrict__ idIn,
+                        Vec4* __restrict__ posOut, Vec4* __restrict__ velOut, uint32_t* __restrict__ idOut) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  const uint32_t j = index[k];
+  st4(posOut + k, ldg4(posIn + j));
+  st4(velOut + k, ldg4(velIn + j));
+  idOut[k] = idIn[j];
+}
+
+// One warp per cell: a dense cell (the core of a Plummer sphere) can hold a large share of all
+// bodies, so a thread per cell would serialise on it. Sums in double like the CPU reference.
+__global__ void __launch_bounds__(1024)
+    cellMonopolesKernel(const Vec4* __restrict__ pos, const uint32_t* __restrict__ index,
+                        const uint32_t* __restrict__ cellStart, const uint32_t* __restrict__ cellEnd,
+                        uint32_t numCells, Vec4* __restrict__ monopole) {
+  const uint32_t cell = globalThreadIndex() / kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  if (cell >= numCells) return;  // uniform per warp: block sizes are multiples of 32
+  double m = 0, x = 0, y = 0, z = 0;
+  const uint32_t s = cellStart[cell];
+  if (s != core::kEmptyCell) {
+    const uint32_t e = cellEnd[cell];
+    for (uint32_t q = s + lane; q < e; q += kWarpSize) {
+      const Vec4 p = ldg4(pos + (index ? index[q] : q));
+      m += p.w;
+      x += double(p.w) * p.x;
+      y += double(p.w) * p.y;
+      z += double(p.w) * p.z;
+    }
+  }
+  m = warpSum(m);
+  x = warpSum(x);
+  y = warpSum(y);
+  z = warpSum(z);
+  if (lane == 0)
+    st4(monopole + cell, m > 0 ? Vec4{float(x / m), float(y / m), float(z / m), float(m)} : Vec4{0, 0, 0, 0});
+}
+
+}  // namespace
+
+void launchStoreGrid(GridSpec* d_grid, const GridSpec& grid, const LaunchConfig& lc) {
+  storeGridKernel<<<1, 1, 0, lc.stream>>>(d_grid, grid);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchGravityGridFromBounds(const Vec4* d_pos, uint32_t n, int cellsPerAxis, Vec4* d_partials,
+                                 GridSpec* d_grid, const LaunchConfig& lc) {
+  unsigned blocks = lc.blocksFor(n);
+  if (blocks > kMaxBoundsBlocks) blocks = kMaxBoundsBlocks;
+  boundsPartialKernel<<<blocks, lc.block, 0, lc.stream>>>(d_pos, n, d_partials);
+  MURMUR_CUDA_LAUNCH_CHECK();
+  boundsGridKernel<<<1, lc.block, 0, lc.stream>>>(d_partials, blocks, cellsPerAxis, d_grid);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchLabelCells(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, uint32_t* d_keys,
+                      uint32_t* d_index, const LaunchConfig& lc) {
+  labelCellsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, d_grid, d_keys, d_index);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+int keyBitsFor(uint32_t numCells) {
+  int bits = 1;
+  while (bits < 32 && (uint64_t(1) << bits) < numCells) ++bits;
+  return bits;
+}
+
+size_t sortTempBytes(uint32_t n, int bits) {
+  cub::DoubleBuffer<uint32_t> keys(nullptr, nullptr), values(nullptr, nullptr);
+  size_t bytes = 0;
+  MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, static_cast<int>(n), 0, bits));
+  return bytes;
+}
+
+int sortByCell(const SortBuffers& b, uint32_t n, int bits, const LaunchConfig& lc) {
+  // The double-buffer form needs no O(n) scratch of its own; CUB picks the output buffer from the
+  // number of passes, on the host, so reading the selector does not synchronise.
+  cub::DoubleBuffer<uint32_t> keys(b.keys[0], b.keys[1]), values(b.index[0], b.index[1]);
+  size_t bytes = b.tempBytes;
+  MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(b.temp, bytes, keys, values, static_cast<int>(n), 0,
+                                                    bits, lc.stream));
+  MURMUR_CUDA_LAUNCH_CHECK();
+  return keys.selector;
+}
+
+void launchFindCellBounds(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells, uint32_t* d_cellStart,
+                          uint32_t* d_cellEnd, const LaunchConfig& lc) {
+  // 0xff bytes make every word kEmptyCell.
+  static_assert(core::kEmptyCell == 0xffffffffu, "memset fill assumes kEmptyCell is all ones");
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(d_cellStart, 0xff, size_t(numCells) * sizeof(uint32_t), lc.stream));
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(d_cellEnd, 0xff, size_t(numCells) * sizeof(uint32_t), lc.stream));
+  findCellBoundsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedKeys, n, d_cellStart, d_cellEnd);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchReorderBodies(const uint32_t* d_sortedIndex, uint32_t n, const Vec4* d_posIn, const Vec4* d_velIn,
+                         const uint32_t* d_idIn, Vec4* d_posOut, Vec4* d_velOut, uint32_t* d_idOut,
+                         const LaunchConfig& lc) {
+  reorderBodiesKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedIndex, n, d_posIn, d_velIn, d_idIn,
+                                                                    d_posOut, d_velOut, d_idOut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchCellMonopoles(const Vec4* d_pos, const uint32_t* d_sortedIndex, const uint32_t* d_cellStart,
+                         const uint32_t* d_cellEnd, uint32_t numCells, Vec4* d_monopole, const LaunchConfig& lc) {
+  const size_t threads = size_t(numCells) * kWarpSize;
+  cellMonopolesKernel<<<lc.blocksFor(threads), lc.block, 0, lc.stream>>>(d_pos, d_sortedIndex, d_cellStart,
+                                                                         d_cellEnd, numCells, d_monopole);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace murmur::cuda

@@ -1,0 +1,133 @@
+// Gravity accuracy on the GPU: the naive kernel against a double-precision direct sum, and the
+// particle-cell approximation of the grid pipelines against exact all pairs (its error is printed
+// so that it can be quoted).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/params.h"
+#include "cuda/cuda_engine.h"
+#include "cuda_test_helpers.h"
+
+using namespace murmur;
+using core::Bodies;
+using core::ForceMode;
+using core::Pipeline;
+using core::SimParams;
+using core::Vec4;
+
+namespace {
+
+constexpr size_t kLargeN = (size_t(1) << 17) + 3;
+// Acceleration errors are relative to max(|a|, 1e-2 rms |a|): see test_cuda_engine.cpp.
+constexpr double kAccFloor = 1e-2;
+
+class CudaGravityTest : public test::CudaTest {};
+
+SimParams gravityParams(Pipeline pipe, int gridDim = 16) {
+  SimParams p = core::defaultParams();
+  p.force = ForceMode::Gravity;
+  p.pipeline = pipe;
+  p.gravity.gridDim = gridDim;
+  return p;
+}
+
+// G * sum_j m_j (p_j - p_i) / (|r|^2 + eps^2)^(3/2) in double, with the engines' float eps^2.
+std::vector<Vec4> directSum(const Bodies& b, const SimParams& p, const std::vector<size_t>& sample) {
+  const float eps2f = p.gravity.softening * p.gravity.softening;
+  const double eps2 = eps2f;
+  std::vector<Vec4> out;
+  for (size_t i : sample) {
+    double ax = 0, ay = 0, az = 0;
+    for (size_t j = 0; j < b.size(); ++j) {
+      const double dx = double(b.pos[j].x) - b.pos[i].x, dy = double(b.pos[j].y) - b.pos[i].y,
+                   dz = double(b.pos[j].z) - b.pos[i].z;
+      const double d2 = dx * dx + dy * dy + dz * dz + eps2;
+      const double s = double(b.pos[j].w) / (d2 * std::sqrt(d2));
+      ax += dx * s, ay += dy * s, az += dz * s;
+    }
+    const double G = p.gravity.G;
+    out.push_back(Vec4{float(G * ax), float(G * ay), float(G * az), 0.0f});
+  }
+  return out;
+}
+
+std::vector<size_t> sampleIds(size_t n, size_t count) {
+  std::vector<size_t> s;
+  if (n <= count) {
+    for (size_t i = 0; i < n; ++i) s.push_back(i);
+  } else {
+    for (size_t k = 0; k < count; ++k) s.push_back(k * (n - 1) / (count - 1));
+  }
+  return s;
+}
+
+TEST_F(CudaGravityTest, NaiveMatchesDoubleDirectSum) {
+  for (size_t n : {size_t(1), size_t(31), size_t(32), size_t(33), size_t(1000), kLargeN})
+    for (bool plummer : {false, true}) {
+      const SimParams p = gravityParams(Pipeline::Naive);
+      const Bodies b = plummer ? test::plummerBodies(n, 70 + n) : test::ballBodies(n, 80 + n);
+      auto gpu = cuda::createCudaEngine(p);
+      gpu->reset(b);
+      const std::vector<Vec4> a = gpu->computeAccelerations();
+      const std::vector<size_t> sample = sampleIds(n, 256);
+      const std::vector<Vec4> ref = directSum(b, p, sample);
+      const test::AccError e = test::accelerationError(a, ref, kAccFloor, sample, true);
+      // Float sums of n terms: the error grows like sqrt(n) ulps.
+      const double tol = n <= 1000 ? 5e-5 : 2e-4;
+      EXPECT_LE(e.max, tol) << "n " << n << (plummer ? " plummer" : " ball") << ", worst id " << e.worst;
+      if (n == kLargeN)
+        std::printf("[ accuracy ] naive gravity vs double, n %zu %s: max %.2e mean %.2e\n", n,
+                    plummer ? "plummer" : "ball", e.max, e.mean);
+    }
+}
+
+// With at most 2 cells per axis every cell is near every other: the particle-cell scheme is then
+// exact all pairs, so the grid pipelines must agree with naive up to summation order.
+TEST_F(CudaGravityTest, GridWithOnlyNearCellsIsExact) {
+  constexpr size_t n = 5000;
+  const Bodies b = test::plummerBodies(n, 5);
+  auto naive = cuda::createCudaEngine(gravityParams(Pipeline::Naive));
+  naive->reset(b);
+  const std::vector<Vec4> ref = naive->computeAccelerations();
+  for (int gridDim : {1, 2})
+    for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent}) {
+      auto gpu = cuda::createCudaEngine(gravityParams(pipe, gridDim));
+      gpu->reset(b);
+      const test::AccError e = test::accelerationError(gpu->computeAccelerations(), ref, kAccFloor);
+      EXPECT_LE(e.max, 1e-4) << core::toString(pipe) << " gridDim " << gridDim;
+    }
+}
+
+// The approximation error of the grid pipelines against exact all pairs, reported per grid size.
+// Scattered and coherent compute the same approximation (up to summation order).
+TEST_F(CudaGravityTest, GridForceErrorAgainstAllPairs) {
+  constexpr size_t n = size_t(1) << 15;
+  for (bool plummer : {false, true}) {
+    const Bodies b = plummer ? test::plummerBodies(n, 21) : test::ballBodies(n, 22);
+    auto naive = cuda::createCudaEngine(gravityParams(Pipeline::Naive));
+    naive->reset(b);
+    const std::vector<Vec4> exact = naive->computeAccelerations();
+    for (int gridDim : {8, 16, 32}) {
+      auto scattered = cuda::createCudaEngine(gravityParams(Pipeline::Scattered, gridDim));
+      auto coherent = cuda::createCudaEngine(gravityParams(Pipeline::Coherent, gridDim));
+      scattered->reset(b);
+      coherent->reset(b);
+      const std::vector<Vec4> as = scattered->computeAccelerations();
+      const std::vector<Vec4> ac = coherent->computeAccelerations();
+      EXPECT_LE(test::accelerationError(ac, as, kAccFloor).max, 1e-4) << "scattered vs coherent, gridDim " << gridDim;
+      const test::AccError e = test::accelerationError(as, exact, kAccFloor);
+      const std::string tag = std::string(plummer ? "plummer" : "ball") + "_grid" + std::to_string(gridDim);
+      RecordProperty("mean_rel_error_" + tag, std::to_string(e.mean));
+      RecordProperty("max_rel_error_" + tag, std::to_string(e.max));
+      std::printf("[ accuracy ] particle-cell vs all pairs, n %zu %s, gridDim %d: mean %.2e max %.2e\n", n,
+                  plummer ? "plummer" : "ball", gridDim, e.mean, e.max);
+      // A sanity bound, not a specification: the monopole far field is a few per cent at worst.
+      EXPECT_LT(e.mean, 0.1) << tag;
+    }
+  }
+}
+
+}  // namespace
