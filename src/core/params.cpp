@@ -62,6 +62,11 @@ std::string validateParams(const SimParams& p) {
             nonNegative(e, "gravity.G", g.G) && positive(e, "gravity.softening", g.softening) &&
             positive(e, "gravity.dt", g.dt) && positive(e, "halfSize", p.halfSize);
   if (!ok) return e.str();
+  if (!(g.softening * g.softening > 1e-30f)) {
+    // The self pair divides by eps^2 (r = 0): its square must stay a normal float.
+    e << "gravity.softening = " << g.softening << " is invalid: must be at least 1e-15";
+    return e.str();
+  }
   if (!(g.damping > 0.0f && g.damping <= 1.0f)) {
     e << "gravity.damping = " << g.damping << " is invalid: allowed range is (0, 1]";
     return e.str();

@@ -90,7 +90,7 @@ void plummer(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, double 
   }
 }
 
-// One disk galaxy with a bulge: a Plummer bulge (20% of the mass, scale 0.2 R_d) and an
+// One disk galaxy with a bulge: a Plummer bulge (a third of the mass, scale 0.2 R_d) and an
 // exponential disk (scale length R_d = 1, cut at 4 R_d, thin Gaussian thickness) on circular
 // orbits whose speed balances the enclosed mass (spherical approximation). The disk is tilted by
 // `tilt` radians about the x axis, then placed at `centre` moving with `drift`.
@@ -98,7 +98,7 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d 
                 double tilt, double spin) {
   const size_t n = end - begin;
   if (n == 0) return;
-  const size_t nBulge = n / 5;
+  const size_t nBulge = n / 3;
   const double mBulge = mass * double(nBulge) / double(n);
   const double mDisk = mass - mBulge;
   const double aBulge = 0.2, rd = 1.0, rMax = 4.0, eps = 0.05;
@@ -123,7 +123,11 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d 
     const double menc = mBulge * rb * std::sqrt(rb) + diskEnclosed(r);
     const double vc = std::sqrt(menc * r * r / std::pow(r * r + eps * eps, 1.5));
     const V3d p{r * std::cos(phi), r * std::sin(phi), z};
-    const V3d v{-spin * vc * std::sin(phi), spin * vc * std::cos(phi), 0.0};
+    // A cold disk without a halo fragments into clumps within a rotation; random motions of a
+    // fifth of the circular speed (a tenth vertically) keep it a smooth disk through the encounter.
+    const double sr = 0.2 * vc * rng.normal(), st = 0.2 * vc * rng.normal(), sz = 0.1 * vc * rng.normal();
+    const double vphi = spin * (vc + st);
+    const V3d v{-vphi * std::sin(phi) + sr * std::cos(phi), vphi * std::cos(phi) + sr * std::sin(phi), sz};
     // tilt about x
     const V3d pt{p.x, ct * p.y - st * p.z, st * p.y + ct * p.z};
     const V3d vt{v.x, ct * v.y - st * v.z, st * v.y + ct * v.z};

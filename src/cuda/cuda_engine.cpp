@@ -356,6 +356,8 @@ void CudaEngine::step(int numSteps) {
   }
 }
 
+void CudaEngine::synchronize() { MURMUR_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
+
 core::Bodies CudaEngine::readBodies() {
   Impl& m = *impl_;
   core::Bodies out;

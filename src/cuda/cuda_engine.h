@@ -60,6 +60,8 @@ class CudaEngine final : public core::Engine {
   void reset(const core::Bodies& bodies) override;
   size_t numBodies() const override;
   void step(int numSteps = 1) override;
+  // Waits for everything queued on the engine's stream (steps are asynchronous).
+  void synchronize() override;
   core::StepProfile lastProfile() const override;
   core::Bodies readBodies() override;
   std::vector<core::Vec4> computeAccelerations() override;
