@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "app/bench.h"
 #include "app/engine_factory.h"
 #include "app/params_json.h"
 #include "app/parse.h"
@@ -60,14 +61,15 @@ bool parseOptions(int argc, char** argv, Options& o) {
 
   auto* accuracy = app.add_subcommand("accuracy", "Force error of each gravity pipeline against a double-precision direct sum");
   auto* bench = app.add_subcommand("bench", "Benchmark sweeps over force, pipeline, N and block size");
-  std::string cellWidths;
-  bench->add_option("--preset", o.bench.preset, "cis565 | constant-density | gravity");
+  bench->add_option("--preset", o.bench.preset, "Named sweep: cis565 | constant-density | gravity");
   std::string warmup, repeats;
   bench->add_option("--warmup", warmup, "Warm-up steps per configuration");
   bench->add_option("--repeats", repeats, "Timed repeats per configuration (median reported)");
-  bench->add_flag("--render", o.bench.render, "Include interop and an offscreen frame in each step");
+  std::string maxSeconds;
+  bench->add_option("--max-seconds", maxSeconds, "Time budget per configuration; slow ones run fewer steps (default 3)");
+  bench->add_flag("--render", o.bench.render, "Also draw an offscreen frame per step (render_ms, frame_fps)");
   bench->add_flag("--append", o.bench.append, "Append to the CSV instead of overwriting");
-  bench->add_flag("--cpu-baseline", o.bench.cpuBaseline, "Also run the sweep on the CPU engine (N <= 100k)");
+  bench->add_flag("--cpu-baseline", o.bench.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
   app.require_subcommand(0, 1);
 
   try {
@@ -93,10 +95,21 @@ bool parseOptions(int argc, char** argv, Options& o) {
     throw UsageError("--no-render needs --headless (the viewer always renders)");
   o.render = !noRender;
 
+  const bool benchMode = o.mode == Mode::Bench;
+  // A bench preset sets lists and a few parameters; the --params file and the options override
+  // it, so its parameters go first.
+  const BenchPreset* preset = nullptr;
+  if (benchMode) {
+    o.bench.commandLine = shellQuotedCommandLine(argc, argv);
+    if (!o.bench.preset.empty()) {
+      preset = &findBenchPreset(o.bench.preset);
+      if (preset->applyParams) preset->applyParams(o.params);
+    }
+    if (!o.csv.empty()) o.bench.csv = o.csv;
+  }
   // --params first: command-line options override the file.
   if (!r.params.empty()) loadParamsFile(r.params, o.params);
   core::SimParams& p = o.params;
-  const bool benchMode = o.mode == Mode::Bench;
   if (!r.engine.empty()) {
     core::parse(parseName("--engine", r.engine, {"cpu", "cuda"}), o.engine);
     o.engineSet = true;
@@ -128,6 +141,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!r.steps.empty()) o.steps = static_cast<int>(parseInt("--steps", r.steps, benchMode ? 1 : 0, 100000000));
   if (benchMode && !r.steps.empty()) o.bench.steps = o.steps;
   if (!warmup.empty()) o.bench.warmup = static_cast<int>(parseInt("--warmup", warmup, 0, 1000000));
+  if (!maxSeconds.empty()) o.bench.maxSeconds = parseFloat("--max-seconds", maxSeconds, true);
   if (!repeats.empty()) o.bench.repeats = static_cast<int>(parseInt("--repeats", repeats, 1, 1000));
   if (!r.blockSize.empty()) {
     if (benchMode) {
@@ -138,20 +152,23 @@ bool parseOptions(int argc, char** argv, Options& o) {
     }
   }
   if (!r.cellWidth.empty()) {
-    for (const auto& s : splitList("--cell-width", r.cellWidth)) {
+    const std::vector<std::string> items = splitList("--cell-width", r.cellWidth);
+    if (!benchMode && items.size() > 1)
+      throw UsageError("--cell-width " + r.cellWidth + " is invalid: one value (1 or 2) outside bench");
+    for (const auto& s : items) {
       const int w = static_cast<int>(parseInt("--cell-width", s, 1, 2));
       if (benchMode)
         o.bench.cellWidths.push_back(w);
       else
         p.cellWidthFactor = w;
     }
-    if (!benchMode && o.bench.cellWidths.size() > 1)
-      throw UsageError("--cell-width " + r.cellWidth + " is invalid: one value (1 or 2) outside bench");
   }
   if (!r.scenario.empty()) {
     o.scenario.name = r.scenario;
     if (r.scenario.rfind("file:", 0) != 0) parseName("--scenario", r.scenario, core::scenarioNames());
+    if (benchMode) o.bench.scenario = r.scenario;
   }
+  if (preset) fillFromPreset(*preset, o.bench);
   if (!r.seed.empty()) o.scenario.seed = static_cast<uint64_t>(parseInt("--seed", r.seed, 0, (1LL << 53)));
   if (!r.rules.empty()) core::parse(parseName("--rules", r.rules, {"cis565", "reynolds"}), p.boids.rules);
   if (!r.integrator.empty())

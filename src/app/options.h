@@ -23,7 +23,8 @@ struct BenchOptions {
   std::string preset;    // --preset NAME (its lists and parameters already applied by parseOptions)
   int warmup = 5;        // untimed steps per configuration after the reset
   int steps = 30;        // timed steps per repeat
-  int repeats = 3;       // timed runs per configuration; statistics pool all their steps
+  int repeats = 3;
+  double maxSeconds = 3.0;  // time budget per configuration (fewer timed steps when slow)       // timed runs per configuration; statistics pool all their steps
   bool render = false;   // also draw an offscreen frame per step (render_ms, frame_fps)
   bool append = false;   // append rows to an existing CSV (no second header)
   bool cpuBaseline = false;  // repeat the configurations with N <= kCpuBaselineMaxN on the CPU engine

@@ -1,4 +1,4 @@
-// Modes whose implementation lands with the viewer and benchmark work.
+// Modes whose implementation lands with the viewer work.
 #include "app/run.h"
 #include "core/errors.h"
 #include <cstdio>
@@ -12,5 +12,4 @@ int runViewer(const Options& o) {
   return runHeadless(h);
 }
 #endif
-int runBench(const Options&) { throw core::UsageError("bench: not available in this build yet"); }
 }  // namespace murmur::app

@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""Plots the CSV rows written by `murmur bench` (columns: DESIGN.md section 7).
+
+    python3 bench/plot.py results.csv [more.csv ...] --out images/ [--prefix name] [--n N]
+
+Writes up to four PNG files and prints the path of each:
+  <prefix>_steps_vs_n.png          steps/s against N, log-log, one line per pipeline (and force,
+                                   scenario, engine); the best block size and cell width per point
+  <prefix>_steps_vs_block_size.png steps/s against the CUDA block size at the largest N measured
+                                   with more than one block size
+  <prefix>_stages.png              per-stage milliseconds, stacked, one bar per pipeline at one N
+                                   (--n, else the largest N that most pipelines share)
+  <prefix>_gravity_interactions.png
+                                   gravity interactions/s (N^2 per step) against N, GFLOP/s (20
+                                   per interaction) on the right axis
+A plot the CSV has no data for is skipped with a message. Needs only Python 3 and matplotlib.
+"""
+import argparse
+import csv
+import os
+import sys
+from collections import defaultdict
+
+PIPELINES = ["naive", "scattered", "coherent"]
+PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c"}
+ENGINE_STYLES = {"cuda": "-", "cpu": "--"}
+MARKERS = ["o", "s", "^", "D", "v", "P"]
+STAGES = [("label_ms", "label"), ("sort_ms", "sort"), ("bounds_ms", "bounds"), ("reorder_ms", "reorder"),
+          ("force_ms", "force"), ("integrate_ms", "integrate"), ("render_ms", "render")]
+STAGE_COLOURS = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#1f77b4", "#ff7f0e", "#17becf"]
+
+
+def number(row, column):
+    """The cell as a float, None when empty or not a number."""
+    text = (row.get(column) or "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def load(paths):
+    rows = []
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                row["_n"] = number(row, "n")
+                row["_sps"] = number(row, "steps_per_s")
+                if row["_n"] and row["_sps"]:
+                    rows.append(row)
+    return rows
+
+
+def series_key(row):
+    return (row.get("engine", ""), row.get("force", ""), row.get("scenario", ""), row.get("pipeline", ""))
+
+
+def label_for(key, rows):
+    """Pipeline name, plus whatever else varies across the rows being plotted."""
+    engine, force, scenario, pipeline = key
+    parts = [pipeline]
+    if len({r["force"] for r in rows}) > 1 or len({r["scenario"] for r in rows}) > 1:
+        parts.append(f"{force}/{scenario}")
+    if len({r["engine"] for r in rows}) > 1:
+        parts.append(engine)
+    return ", ".join(parts)
+
+
+def style_for(key, rows):
+    engine, force, scenario, pipeline = key
+    cases = sorted({(r["force"], r["scenario"]) for r in rows})
+    marker = MARKERS[cases.index((force, scenario)) % len(MARKERS)]
+    return dict(color=PIPELINE_COLOURS.get(pipeline, "black"), linestyle=ENGINE_STYLES.get(engine, ":"),
+                marker=marker)
+
+
+def device_title(rows):
+    """The GPU name(s) of the rows, else the CPU's."""
+    gpus = sorted({r["gpu"] for r in rows if r.get("engine") == "cuda" and r.get("gpu")})
+    if not gpus:
+        gpus = sorted({r["gpu"] for r in rows if r.get("gpu")})
+    return " / ".join(gpus) if gpus else "unknown device"
+
+
+def best_by(rows, key):
+    """For each key(row), the row with the most steps/s (best block size / cell width)."""
+    best = {}
+    for r in rows:
+        k = key(r)
+        if k not in best or r["_sps"] > best[k]["_sps"]:
+            best[k] = r
+    return best
+
+
+ENGINE_ORDER = {"cuda": 0, "cpu": 1}
+
+
+def sort_keys(keys):
+    """GPU before CPU, then force and scenario, then the pipelines in their natural order."""
+    order = {p: i for i, p in enumerate(PIPELINES)}
+    return sorted(keys, key=lambda k: (ENGINE_ORDER.get(k[0], 9), k[0], k[1], k[2], order.get(k[3], 99), k[3]))
+
+
+def si_text(v):
+    """1234 -> 1.23k, 7e8 -> 700M: tick labels that read at a glance."""
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g}{unit}"
+    return f"{v:.3g}"
+
+
+def label_log_axis(axis, lo, hi):
+    """SI labels on a log axis; within a narrow range also at 2x and 5x, so it is never bare."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    axis.set_major_locator(LogLocator(base=10))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: si_text(v)))
+    if lo > 0 and hi / lo < 300:
+        axis.set_minor_locator(LogLocator(base=10, subs=(2, 5)))
+        axis.set_minor_formatter(FuncFormatter(lambda v, _: si_text(v)))
+    else:
+        axis.set_minor_formatter(NullFormatter())
+
+
+def label_count_axis(ax, ns):
+    """Bodies axis (log): a tick at each measured N when there are few, else SI decades."""
+    from matplotlib.ticker import NullFormatter, NullLocator
+    ns = sorted(set(ns))
+    if len(ns) <= 12:
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks(ns)
+        ax.set_xticklabels([count_text(n) for n in ns])
+    else:
+        label_log_axis(ax.xaxis, ns[0], ns[-1])
+
+
+def count_text(n):
+    n = int(n)
+    if n >= 1_000_000 and n % 100_000 == 0:
+        return f"{n / 1e6:g}M"
+    if n >= 1000 and n % 1000 == 0:
+        return f"{n // 1000}k"
+    return str(n)
+
+
+def plot_steps_vs_n(plt, rows, path):
+    best = best_by(rows, lambda r: series_key(r) + (r["_n"],))
+    series = defaultdict(list)
+    for (engine, force, scenario, pipeline, n), r in best.items():
+        series[(engine, force, scenario, pipeline)].append((n, r["_sps"]))
+    series = {k: sorted(v) for k, v in series.items() if len(v) >= 1}
+    if not series:
+        return "no rows with N and steps/s"
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    for key in sort_keys(series):
+        xs, ys = zip(*series[key])
+        ax.plot(xs, ys, label=label_for(key, rows), **style_for(key, rows))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    label_count_axis(ax, [n for pts in series.values() for n, _ in pts])
+    ys = [y for pts in series.values() for _, y in pts]
+    label_log_axis(ax.yaxis, min(ys), max(ys))
+    ax.set_xlabel("bodies N")
+    ax.set_ylabel("simulation steps per second (1000 / median step ms)")
+    per_point = defaultdict(int)
+    for r in rows:
+        per_point[series_key(r) + (r["_n"],)] += 1
+    varied = max(per_point.values()) > 1
+    ax.set_title("Steps per second against N" + (" (best block size and cell width per point)" if varied else "")
+                 + f"\n{device_title(rows)}", fontsize=11)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return None
+
+
+def plot_steps_vs_block_size(plt, rows, path):
+    rows = [r for r in rows if number(r, "block_size")]
+    # Per series, the largest N that was measured with more than one block size.
+    sizes = defaultdict(lambda: defaultdict(set))
+    for r in rows:
+        sizes[series_key(r)][r["_n"]].add(number(r, "block_size"))
+    chosen = {}
+    for key, per_n in sizes.items():
+        ns = [n for n, bs in per_n.items() if len(bs) > 1]
+        if ns:
+            chosen[key] = max(ns)
+    if not chosen:
+        return "no series measured with more than one block size"
+    picked = [r for r in rows if chosen.get(series_key(r)) == r["_n"]]
+    best = best_by(picked, lambda r: series_key(r) + (number(r, "block_size"),))
+    series = defaultdict(list)
+    for (engine, force, scenario, pipeline, bs), r in best.items():
+        series[(engine, force, scenario, pipeline)].append((bs, r["_sps"]))
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    ticks = set()
+    for key in sort_keys(series):
+        pts = sorted(series[key])
+        xs, ys = zip(*pts)
+        ticks.update(xs)
+        ax.plot(xs, ys, label=f"{label_for(key, picked)} (N={count_text(chosen[key])})", **style_for(key, picked))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(ticks))
+    ax.set_xticklabels([str(int(t)) for t in sorted(ticks)])
+    ax.minorticks_off()
+    ax.set_yscale("log")
+    ys = [y for pts in series.values() for _, y in pts]
+    label_log_axis(ax.yaxis, min(ys), max(ys))
+    ax.set_xlabel("CUDA block size (threads per block)")
+    ax.set_ylabel("simulation steps per second")
+    ax.set_title(f"Steps per second against block size at the largest N\n{device_title(picked)}", fontsize=11)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return None
+
+
+def plot_stages(plt, rows, path, n_wanted):
+    rows = [r for r in rows if any(number(r, c) is not None for c, _ in STAGES)]
+    if not rows:
+        return "no per-stage times"
+    per_n = defaultdict(set)
+    for r in rows:
+        per_n[r["_n"]].add(series_key(r))
+    if n_wanted is not None:
+        if n_wanted not in per_n:
+            have = ", ".join(count_text(n) for n in sorted(per_n))
+            return f"no per-stage times at N={count_text(n_wanted)} (have {have})"
+        n = n_wanted
+    else:
+        n = max(per_n, key=lambda k: (len(per_n[k]), k))
+    at_n = [r for r in rows if r["_n"] == n]
+    best = best_by(at_n, series_key)
+    panels = defaultdict(list)  # (engine, force, scenario) -> rows, one per pipeline
+    for key in sort_keys(best):
+        panels[key[:3]].append(best[key])
+    # Top row: milliseconds, so pipelines compare; bottom row: shares of the step, so that the
+    # make-up of a fast pipeline stays visible next to a slow one.
+    fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels) + 0.8, 8.0), squeeze=False,
+                             gridspec_kw={"height_ratios": [3, 2]})
+    for col, (panel, prow) in enumerate(panels.items()):
+        top, bottom_ax = axes[0][col], axes[1][col]
+        xs = list(range(len(prow)))
+        totals = [sum(number(r, c) or 0.0 for c, _ in STAGES) for r in prow]
+        base_ms = [0.0] * len(prow)
+        base_share = [0.0] * len(prow)
+        for (column, name), colour in zip(STAGES, STAGE_COLOURS):
+            heights = [number(r, column) or 0.0 for r in prow]
+            if not any(heights):
+                continue
+            top.bar(xs, heights, bottom=base_ms, color=colour, label=name, width=0.6)
+            shares = [100.0 * h / t if t > 0 else 0.0 for h, t in zip(heights, totals)]
+            bottom_ax.bar(xs, shares, bottom=base_share, color=colour, width=0.6)
+            base_ms = [b + h for b, h in zip(base_ms, heights)]
+            base_share = [b + h for b, h in zip(base_share, shares)]
+        medians = [number(r, "sim_ms_median") or 0.0 for r in prow]
+        top.scatter(xs, medians, marker="_", s=900, color="black", linewidths=2, zorder=3,
+                    label="step (median, wall clock)")
+        for x, t, m in zip(xs, totals, medians):
+            top.annotate(f"{max(t, m):.3g} ms", (x, max(t, m)), textcoords="offset points", xytext=(0, 4),
+                         ha="center", fontsize=8)
+        top.set_ylim(0, max(max(totals), max(medians)) * 1.12)
+        devices = " / ".join(sorted({r["gpu"] for r in prow if r.get("gpu")})) or panel[0]
+        top.set_title(f"{panel[1]}/{panel[2]}, {panel[0]}\n{devices}", fontsize=10)
+        top.set_ylabel("milliseconds per step")
+        bottom_ax.set_ylabel("share of the stage sum (%)")
+        bottom_ax.set_ylim(0, 100)
+        for ax in (top, bottom_ax):
+            ax.set_xticks(xs)
+            ax.set_xticklabels([r["pipeline"] for r in prow])
+            ax.grid(True, axis="y", alpha=0.3)
+    handles, labels = [], []
+    for ax in axes[0]:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in labels:
+                handles.append(h)
+                labels.append(l)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), fontsize=8)
+    fig.suptitle(f"Per-stage time at N={count_text(n)} (mean over the timed steps)\n{device_title(at_n)}",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return None
+
+
+def plot_gravity(plt, rows, path):
+    rows = [r for r in rows if r.get("force") == "gravity" and number(r, "interactions_per_s")]
+    if not rows:
+        return "no gravity rows"
+    best = best_by(rows, lambda r: series_key(r) + (r["_n"],))
+    series = defaultdict(list)
+    for (engine, force, scenario, pipeline, n), r in best.items():
+        series[(engine, force, scenario, pipeline)].append((n, number(r, "interactions_per_s")))
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    for key in sort_keys(series):
+        xs, ys = zip(*sorted(series[key]))
+        ax.plot(xs, ys, label=label_for(key, rows), **style_for(key, rows))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    label_count_axis(ax, [n for pts in series.values() for n, _ in pts])
+    ys = [y for pts in series.values() for _, y in pts]
+    label_log_axis(ax.yaxis, min(ys), max(ys))
+    ax.set_xlabel("bodies N")
+    ax.set_ylabel("interactions per second (N² / median step time)")
+    right = ax.secondary_yaxis("right", functions=(lambda x: x * 20 / 1e9, lambda g: g * 1e9 / 20))
+    label_log_axis(right.yaxis, min(ys) * 20 / 1e9, max(ys) * 20 / 1e9)
+    right.set_ylabel("GFLOP/s (20 flops per interaction)")
+    ax.set_title(f"Gravity throughput (grid pipelines: effective, all-pairs equivalent)\n{device_title(rows)}",
+                 fontsize=11)
+    ax.grid(True, which="both", alpha=0.3)
+    # Inside the axes: the right-hand axis holds the GFLOP/s labels.
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return None
+
+
+def parse_count(text):
+    text = text.strip()
+    mult = 1
+    if text[-1:] in ("k", "K"):
+        mult, text = 1000, text[:-1]
+    elif text[-1:] == "M":
+        mult, text = 1_000_000, text[:-1]
+    return float(int(text) * mult)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Plots `murmur bench` CSV files as PNG images.")
+    ap.add_argument("csv", nargs="+", help="CSV file(s) written by murmur bench")
+    ap.add_argument("--out", default=".", help="output folder (created if missing)")
+    ap.add_argument("--prefix", help="file name prefix (default: the first CSV's name without .csv)")
+    ap.add_argument("--n", type=parse_count, help="N of the per-stage plot, e.g. 1M (default: see above)")
+    args = ap.parse_args(argv)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        # Debian's python3-matplotlib belongs to /usr/bin/python3; another python3 first on PATH
+        # (pyenv, a venv) does not see it, so hand over to the system interpreter once.
+        system = "/usr/bin/python3"
+        if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) \
+                and not os.environ.get("MURMUR_PLOT_REEXEC"):
+            os.environ["MURMUR_PLOT_REEXEC"] = "1"
+            os.execv(system, [system, os.path.abspath(__file__)] + list(argv if argv is not None else sys.argv[1:]))
+        print("plot.py: needs matplotlib (Debian/Ubuntu: apt install python3-matplotlib)", file=sys.stderr)
+        return 3
+    try:
+        rows = load(args.csv)
+    except OSError as e:
+        print(f"plot.py: {e}", file=sys.stderr)
+        return 2
+    if not rows:
+        print("plot.py: no measured rows in " + ", ".join(args.csv), file=sys.stderr)
+        return 1
+    prefix = args.prefix if args.prefix is not None else os.path.splitext(os.path.basename(args.csv[0]))[0]
+    os.makedirs(args.out, exist_ok=True)
+    plots = [("steps_vs_n", lambda p: plot_steps_vs_n(plt, rows, p)),
+             ("steps_vs_block_size", lambda p: plot_steps_vs_block_size(plt, rows, p)),
+             ("stages", lambda p: plot_stages(plt, rows, p, args.n)),
+             ("gravity_interactions", lambda p: plot_gravity(plt, rows, p))]
+    wrote = 0
+    for name, draw in plots:
+        path = os.path.join(args.out, f"{prefix}_{name}.png" if prefix else f"{name}.png")
+        why = draw(path)
+        if why:
+            print(f"skipped {name}: {why}")
+        else:
+            print(path)
+            wrote += 1
+    return 0 if wrote else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+// `murmur bench`: sweeps over engine x force x pipeline x N x block size x cell width. Each
+// configuration is timed per step (step + synchronize, wall clock) and written as one tidy CSV
+// row (DESIGN.md §7) plus an entry in a JSON sidecar (<csv>.json) that keeps what the CSV cannot:
+// the command line, the full parameters, the device, the skipped configurations and why.
+// bench/README.md documents the presets, the columns and how to plot them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/options.h"
+#include "core/params.h"
+
+namespace murmur::app {
+
+// Sizes above which a configuration is reported skipped instead of run. An all-pairs step costs
+// N^2 pair tests: at these sizes one configuration (warm-up + repeats x steps) already takes
+// minutes, and the next size up would take hours. The CPU engine's grid beyond 2M bodies is
+// minutes per configuration as well.
+constexpr uint64_t kCudaNaiveBoidsMaxN = 2000000;
+constexpr uint64_t kCudaNaiveGravityMaxN = 1000000;
+constexpr uint64_t kCpuNaiveMaxN = 50000;
+constexpr uint64_t kCpuGridMaxN = 2000000;
+// Gravity on the CPU grid: the near field of a centrally concentrated cluster is close to all
+// pairs (a Plummer sphere of 60k bodies takes seconds per step on two cores).
+constexpr uint64_t kCpuGravityGridMaxN = 100000;
+// --cpu-baseline repeats the configurations up to this N on the CPU engine.
+constexpr uint64_t kCpuBaselineMaxN = 50000;
+
+// A named sweep (`--preset NAME`). Empty lists leave the default; lists given on the command
+// line replace the preset's.
+struct BenchPreset {
+  std::string name;
+  std::string summary;  // one line for --help and the README
+  std::vector<std::string> forces, pipelines;
+  std::vector<uint64_t> counts;
+  std::vector<int> blockSizes, cellWidths;
+  std::string scenario;                          // empty: per-force default
+  void (*applyParams)(core::SimParams&) = nullptr;  // parameters the preset fixes
+};
+
+const std::vector<BenchPreset>& benchPresets();
+
+// Throws core::UsageError naming --preset, the value and the known names.
+const BenchPreset& findBenchPreset(const std::string& name);
+
+// Copies the preset's lists (and scenario) into the ones `b` leaves empty.
+void fillFromPreset(const BenchPreset& preset, BenchOptions& b);
+
+// argv as one line a shell would accept, program name shortened to "murmur".
+std::string shellQuotedCommandLine(int argc, char** argv);
+
+// One point of the sweep.
+struct BenchConfig {
+  core::EngineKind engine = core::EngineKind::Cpu;
+  core::ForceMode force = core::ForceMode::Boids;
+  core::Pipeline pipeline = core::Pipeline::Coherent;
+  std::string scenario;
+  uint64_t n = 0;
+  int blockSize = 0;       // 0: not applicable (the CPU engine has no launch configuration)
+  int cellWidth = 0;       // 0: not applicable (naive has no grid; gravity sizes its own grid)
+  std::string skipReason;  // set when the size limits above rule the configuration out
+};
+
+// The configurations of o's sweep in run order (o after resolveDefaults): per engine (o.engine,
+// then the CPU baseline), force, N, pipeline, block size, cell width. Dimensions that do not
+// apply to a configuration collapse, so no two configurations measure the same thing.
+std::vector<BenchConfig> planBench(const Options& o);
+
+// "cuda boids coherent n=1000000 block=256 cw=1" (a dash where a dimension does not apply).
+std::string describe(const BenchConfig& c);
+
+// Per-step times of one configuration, in ms. p90 is the nearest-rank 90th percentile; the
+// median of an even count is the mean of the middle two.
+struct StepStats {
+  double median = 0, min = 0, p90 = 0;
+};
+StepStats stepStats(std::vector<double> ms);
+
+}  // namespace murmur::app

@@ -1,0 +1,388 @@
+// `murmur bench` on the CPU engine: list validation, the sweep plan (presets, defaults, limits,
+// collapsed dimensions), the CSV rows and the JSON sidecar of real tiny sweeps, and the plot
+// script on a committed CSV and on one the bench wrote.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include "app/bench.h"
+#include "app/options.h"
+#include "core/csv.h"
+#include "core/errors.h"
+
+using namespace murmur;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout + stderr
+};
+
+Result run(const std::string& cmd) {
+  Result r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+Result bench(const std::string& args) { return run(std::string(MURMUR_EXE) + " bench --engine cpu " + args); }
+
+std::string tempPath(const std::string& name) {
+  const std::string p = ::testing::TempDir() + "murmur_bench_" + name;
+  std::filesystem::remove_all(p);
+  std::filesystem::remove(p + ".json");
+  return p;
+}
+
+int lineCount(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// One CSV record per line, quoted cells unquoted (the gpu column holds commas).
+std::vector<std::vector<std::string>> readCsv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += c;
+      }
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// Rows as column -> value maps; the header must be the schema's.
+std::vector<std::map<std::string, std::string>> readRows(const std::string& path) {
+  const auto raw = readCsv(path);
+  std::vector<std::map<std::string, std::string>> rows;
+  if (raw.empty()) return rows;
+  EXPECT_EQ(raw[0], core::benchCsvColumns());
+  for (size_t i = 1; i < raw.size(); ++i) {
+    EXPECT_EQ(raw[i].size(), core::benchCsvColumns().size()) << "row " << i;
+    std::map<std::string, std::string> r;
+    for (size_t c = 0; c < raw[i].size() && c < raw[0].size(); ++c) r[raw[0][c]] = raw[i][c];
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);  // throws (failing the test) when it does not parse
+}
+
+app::Options parsed(std::vector<std::string> args) {
+  args.insert(args.begin(), "murmur");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  app::Options o;
+  EXPECT_TRUE(app::parseOptions(static_cast<int>(argv.size()), argv.data(), o));
+  app::resolveDefaults(o);
+  return o;
+}
+
+const std::string kTiny = "--n 500,1000 --pipeline naive,coherent --steps 3 --repeats 2 --warmup 1 --csv ";
+
+}  // namespace
+
+TEST(BenchOptions, BadListsExitTwoWithOneLine) {
+  struct Case {
+    std::string args, mention;
+  };
+  const Case cases[] = {
+      {"--n 1k,,2k", "--n 1k,,2k"},
+      {"--n 1k,", "--n"},
+      {"--n 1k,0", "--n 0"},
+      {"--block-size 32,48", "--block-size 48"},
+      {"--pipeline naive,fast", "--pipeline fast"},
+      {"--force boids,magnetism", "--force magnetism"},
+      {"--cell-width 1,3", "--cell-width 3"},
+      {"--preset nope", "--preset nope"},
+      {"--repeats 0", "--repeats 0"},
+      {"--steps 0", "--steps 0"},
+      {"--warmup -1", "--warmup -1"},
+  };
+  const std::string csv = tempPath("bad.csv");
+  for (const Case& c : cases) {
+    const Result r = bench(c.args + " --csv " + csv);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.mention), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(lineCount(r.out), 1) << c.args << "\n" << r.out;
+    EXPECT_FALSE(std::filesystem::exists(csv)) << c.args;
+  }
+  // The preset error names the presets there are.
+  EXPECT_NE(bench("--preset nope").out.find("cis565, constant-density, gravity"), std::string::npos);
+}
+
+TEST(BenchPlan, DefaultsPerEngine) {
+  const auto cpu = app::planBench(parsed({"bench", "--engine", "cpu"}));
+  ASSERT_EQ(cpu.size(), 3u);
+  for (const auto& c : cpu) {
+    EXPECT_EQ(c.force, core::ForceMode::Boids);
+    EXPECT_EQ(c.n, 10000u);
+    EXPECT_EQ(c.scenario, "uniform");
+    EXPECT_EQ(c.blockSize, 0) << "the CPU engine has no block size";
+    EXPECT_TRUE(c.skipReason.empty());
+  }
+  EXPECT_EQ(cpu[0].pipeline, core::Pipeline::Naive);
+  EXPECT_EQ(cpu[2].pipeline, core::Pipeline::Coherent);
+  // Planning creates no engine, so a cuda plan is checkable without a GPU.
+  const auto gpu = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity"}));
+  ASSERT_EQ(gpu.size(), 6u);
+  EXPECT_EQ(gpu[0].n, 100000u);
+  EXPECT_EQ(gpu[0].blockSize, core::defaultParams().blockSize);
+  EXPECT_EQ(gpu[3].force, core::ForceMode::Gravity);
+  EXPECT_EQ(gpu[3].scenario, "plummer");
+  EXPECT_EQ(app::describe(gpu[2]), "cuda boids coherent n=100000 block=256 cw=1");
+  EXPECT_EQ(app::describe(gpu[3]), "cuda gravity naive n=100000 block=256 cw=-");
+}
+
+TEST(BenchPlan, PresetsAndCommandLineOverrides) {
+  const auto cis = app::planBench(parsed({"bench", "--engine", "cuda", "--preset", "cis565"}));
+  ASSERT_EQ(cis.size(), 30u);  // 10 sizes x 3 pipelines at block 128
+  std::set<uint64_t> sizes;
+  for (const auto& c : cis) {
+    EXPECT_EQ(c.blockSize, 128);
+    EXPECT_EQ(c.scenario, "uniform");
+    sizes.insert(c.n);
+    // Naive above the GPU limit is planned as skipped, with the reason.
+    const bool over = c.pipeline == core::Pipeline::Naive && c.n > app::kCudaNaiveBoidsMaxN;
+    EXPECT_EQ(!c.skipReason.empty(), over) << app::describe(c);
+  }
+  EXPECT_EQ(sizes.size(), 10u);
+  EXPECT_EQ(*sizes.rbegin(), 5000000u);
+
+  // Lists on the command line replace the preset's; the rest of the preset stays.
+  const auto grav = app::planBench(parsed({"bench", "--engine", "cuda", "--preset", "gravity", "--n", "2k"}));
+  ASSERT_EQ(grav.size(), 15u);  // 3 pipelines x 5 block sizes
+  for (const auto& c : grav) {
+    EXPECT_EQ(c.force, core::ForceMode::Gravity);
+    EXPECT_EQ(c.scenario, "plummer");
+    EXPECT_EQ(c.n, 2000u);
+  }
+}
+
+TEST(BenchPlan, PresetParametersYieldToOptions) {
+  const app::Options o = parsed({"bench", "--engine", "cpu", "--preset", "cis565", "--half-size", "50"});
+  EXPECT_FLOAT_EQ(o.params.halfSize, 50.0f);
+  EXPECT_FLOAT_EQ(o.params.boids.separationRadius, 3.0f);
+  const app::Options d = parsed({"bench", "--engine", "cpu", "--preset", "constant-density", "--scenario", "uniform"});
+  EXPECT_EQ(d.bench.scenario, "uniform");
+  EXPECT_EQ(d.bench.counts.size(), 7u);
+}
+
+TEST(BenchPlan, CollapsesDimensionsThatDoNotApplyAndAddsTheCpuBaseline) {
+  // Cell width means nothing to naive (no grid) or gravity (its own grid): one configuration each.
+  const auto p = app::planBench(
+      parsed({"bench", "--engine", "cpu", "--force", "boids,gravity", "--cell-width", "1,2", "--n", "1k"}));
+  EXPECT_EQ(p.size(), 1u + 2u + 2u + 3u);
+  const auto b = app::planBench(parsed({"bench", "--engine", "cuda", "--n", "10k,100k", "--cpu-baseline"}));
+  ASSERT_EQ(b.size(), 6u + 3u);
+  for (size_t i = 6; i < b.size(); ++i) {
+    EXPECT_EQ(b[i].engine, core::EngineKind::Cpu);
+    EXPECT_LE(b[i].n, app::kCpuBaselineMaxN);
+  }
+}
+
+TEST(BenchStats, MedianMinP90) {
+  const app::StepStats odd = app::stepStats({5, 1, 3, 2, 4});
+  EXPECT_DOUBLE_EQ(odd.median, 3);
+  EXPECT_DOUBLE_EQ(odd.min, 1);
+  EXPECT_DOUBLE_EQ(odd.p90, 5);
+  const app::StepStats even = app::stepStats({4, 1, 3, 2});
+  EXPECT_DOUBLE_EQ(even.median, 2.5);
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);
+  EXPECT_DOUBLE_EQ(app::stepStats(hundred).p90, 90);
+}
+
+TEST(BenchRun, TinySweepWritesOneRowPerConfiguration) {
+  const std::string csv = tempPath("tiny.csv");
+  const Result r = bench(kTiny + csv);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("[1/4] cpu boids naive n=500"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("steps/s"), std::string::npos) << r.out;
+  const auto rows = readRows(csv);
+  ASSERT_EQ(rows.size(), 4u);
+  std::multiset<std::string> ns;
+  for (const auto& row : rows) {
+    ns.insert(row.at("n"));
+    EXPECT_EQ(row.at("engine"), "cpu");
+    EXPECT_EQ(row.at("force"), "boids");
+    EXPECT_EQ(row.at("scenario"), "uniform");
+    EXPECT_FALSE(row.at("gpu").empty());
+    EXPECT_EQ(row.at("timestamp").size(), 20u) << row.at("timestamp");  // 2025-01-01T00:00:00Z
+    EXPECT_EQ(row.at("steps"), "6");
+    EXPECT_EQ(row.at("warmup_steps"), "1");
+    EXPECT_EQ(row.at("render"), "0");
+    const double med = std::stod(row.at("sim_ms_median"));
+    const double mn = std::stod(row.at("sim_ms_min"));
+    const double p90 = std::stod(row.at("sim_ms_p90"));
+    EXPECT_GT(med, 0);
+    EXPECT_LE(mn, med);
+    EXPECT_LE(med, p90);
+    EXPECT_NEAR(std::stod(row.at("steps_per_s")), 1000.0 / med, 1e-3 * 1000.0 / med);
+    EXPECT_FALSE(row.at("neighbours_mean").empty());
+    EXPECT_FALSE(row.at("force_ms").empty());
+    EXPECT_TRUE(row.at("interactions_per_s").empty()) << "boids rows have no interaction rate";
+    EXPECT_TRUE(row.at("block_size").empty()) << "the CPU engine has no block size";
+    if (row.at("pipeline") == "naive") {
+      EXPECT_TRUE(row.at("reorder_ms").empty());
+      EXPECT_TRUE(row.at("sort_ms").empty());
+      EXPECT_TRUE(row.at("cell_width_factor").empty());
+    } else {
+      EXPECT_EQ(row.at("pipeline"), "coherent");
+      EXPECT_FALSE(row.at("reorder_ms").empty());
+      EXPECT_EQ(row.at("cell_width_factor"), "1");
+    }
+  }
+  EXPECT_EQ(ns, (std::multiset<std::string>{"500", "500", "1000", "1000"}));
+
+  const nlohmann::json side = readJson(csv + ".json");
+  ASSERT_EQ(side["runs"].size(), 1u);
+  const auto& run0 = side["runs"][0];
+  EXPECT_NE(run0["command_line"].get<std::string>().find("--pipeline naive,coherent"), std::string::npos);
+  EXPECT_TRUE(run0["params"].contains("boids"));
+  EXPECT_TRUE(run0["devices"].contains("cpu"));
+  EXPECT_TRUE(run0.contains("git_sha"));
+  ASSERT_EQ(run0["configurations"].size(), 4u);
+  for (const auto& c : run0["configurations"]) {
+    EXPECT_EQ(c["status"], "measured");
+    EXPECT_GT(c["candidates_mean"].get<double>(), 0);
+    EXPECT_TRUE(c.contains("neighbours_mean"));
+  }
+}
+
+TEST(BenchRun, AppendAddsRowsWithoutASecondHeader) {
+  const std::string csv = tempPath("append.csv");
+  ASSERT_EQ(bench(kTiny + csv).status, 0);
+  const Result r = bench("--n 700 --pipeline scattered --steps 2 --repeats 1 --warmup 0 --append --csv " + csv);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto raw = readCsv(csv);
+  ASSERT_EQ(raw.size(), 1u + 4u + 1u);
+  int headers = 0;
+  for (const auto& row : raw) headers += row[0] == "timestamp";
+  EXPECT_EQ(headers, 1);
+  EXPECT_EQ(readRows(csv).back().at("n"), "700");
+  EXPECT_EQ(readJson(csv + ".json")["runs"].size(), 2u);
+  // Without --append the file starts over.
+  ASSERT_EQ(bench("--n 700 --pipeline scattered --steps 2 --repeats 1 --warmup 0 --csv " + csv).status, 0);
+  EXPECT_EQ(readCsv(csv).size(), 2u);
+  EXPECT_EQ(readJson(csv + ".json")["runs"].size(), 1u);
+}
+
+TEST(BenchRun, ConfigurationAboveTheCpuNaiveLimitIsSkipped) {
+  const std::string csv = tempPath("skip.csv");
+  const std::string big = std::to_string(app::kCpuNaiveMaxN + 1);
+  const Result r = bench("--n 1k," + big + ",2k --pipeline naive --steps 2 --repeats 1 --warmup 0 --csv " + csv);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("n=" + big + " block=- cw=- ... skipped: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("naive limit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[3/3] cpu boids naive n=2000"), std::string::npos) << "the sweep goes on\n" << r.out;
+  const auto rows = readRows(csv);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("n"), "1000");
+  EXPECT_EQ(rows[1].at("n"), "2000");
+  const auto configs = readJson(csv + ".json")["runs"][0]["configurations"];
+  ASSERT_EQ(configs.size(), 3u);
+  EXPECT_EQ(configs[1]["status"], "skipped");
+  EXPECT_NE(configs[1]["reason"].get<std::string>().find("naive limit"), std::string::npos);
+}
+
+TEST(BenchRun, GravityRowsReportInteractions) {
+  const std::string csv = tempPath("gravity.csv");
+  const Result r = bench("--force gravity --n 600 --pipeline naive --steps 2 --repeats 1 --warmup 1 --csv " + csv);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = readRows(csv);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("scenario"), "plummer");
+  EXPECT_TRUE(rows[0].at("neighbours_mean").empty());
+  const double ips = std::stod(rows[0].at("interactions_per_s"));
+  EXPECT_NEAR(ips, 600.0 * 600.0 / (std::stod(rows[0].at("sim_ms_median")) / 1000.0), 1e-4 * ips);
+  EXPECT_NEAR(std::stod(rows[0].at("gflops")), 20.0 * ips / 1e9, 1e-4 * 20.0 * ips / 1e9);
+}
+
+namespace {
+// Runs bench/plot.py; status -2 means it cannot run here (no Python 3 or no matplotlib): skip.
+Result plot(const std::string& args) {
+  const std::string python = MURMUR_PYTHON3;
+  if (python.empty()) return Result{-2, "no Python 3 interpreter was found at configure time"};
+  Result r = run("'" + python + "' '" + MURMUR_PLOT_SCRIPT + "' " + args);
+  if (r.out.find("needs matplotlib") != std::string::npos) r.status = -2;
+  return r;
+}
+
+bool isPng(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 8> sig{};
+  in.read(sig.data(), sig.size());
+  return in.gcount() == 8 && std::string(sig.data(), 8) == std::string("\x89PNG\r\n\x1a\n", 8);
+}
+
+std::vector<std::string> pngLines(const std::string& out) {
+  std::vector<std::string> files;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    const std::string line = out.substr(start, end - start);
+    if (line.size() > 4 && line.compare(line.size() - 4, 4, ".png") == 0 && line.rfind("skipped", 0) != 0)
+      files.push_back(line);
+    start = end + 1;
+  }
+  return files;
+}
+}  // namespace
+
+TEST(BenchPlot, WritesEveryPlotFromASmallCsv) {
+  const std::string dir = tempPath("plots");
+  const Result r = plot(std::string(MURMUR_TEST_DATA) + "/bench_small.csv --out " + dir + " --prefix small");
+  if (r.status == -2) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto files = pngLines(r.out);
+  ASSERT_EQ(files.size(), 4u) << r.out;
+  for (const char* name : {"steps_vs_n", "steps_vs_block_size", "stages", "gravity_interactions"})
+    EXPECT_TRUE(isPng(dir + "/small_" + name + ".png")) << name << "\n" << r.out;
+}
+
+TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
+  const std::string csv = tempPath("for_plot.csv");
+  ASSERT_EQ(bench(kTiny + csv).status, 0);
+  const std::string dir = tempPath("plots_cpu");
+  const Result r = plot(csv + " --out " + dir);
+  if (r.status == -2) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("skipped steps_vs_block_size"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("skipped gravity_interactions"), std::string::npos) << r.out;
+  const auto files = pngLines(r.out);
+  ASSERT_EQ(files.size(), 2u) << r.out;
+  for (const auto& f : files) EXPECT_TRUE(isPng(f)) << f;
+}
