@@ -1,20 +1,35 @@
 #!/usr/bin/env bash
-# Runs the committed benchmark presets on this machine's GPU (with the CPU baseline) and the
-# rendering sweep, writing CSVs and JSON sidecars to OUT_DIR:
-#   bench/run-presets.sh [BUILD_DIR] [OUT_DIR]
+# Runs the committed benchmark sweeps on this machine's GPU, writing CSVs and JSON sidecars to
+# OUT_DIR (default: all sweeps; name some to run only those):
+#   bench/run-presets.sh [BUILD_DIR] [OUT_DIR] [cis565 constant-density gravity render blocks]
 # Then plot them:  python3 bench/plot.py OUT_DIR/cis565.csv --out images/ --prefix cis565  (etc.)
 set -uo pipefail
 build=${1:-build}
 out=${2:-bench/results/new}
+shift 2 2>/dev/null || shift $#
+sweeps=${*:-cis565 constant-density gravity render blocks}
 mkdir -p "$out"
 m="$build/murmur"
-"$m" bench --preset cis565 --cpu-baseline --max-seconds 2 --csv "$out/cis565.csv"
-"$m" bench --preset constant-density --max-seconds 2 --csv "$out/constant-density.csv"
-# Gravity: every block size on the all-pairs kernel, the default block for the grid pipelines.
-"$m" bench --preset gravity --pipeline naive --cpu-baseline --max-seconds 1.5 --csv "$out/gravity.csv"
-"$m" bench --preset gravity --pipeline scattered,coherent --block-size 256 --max-seconds 1.5 \
-  --csv "$out/gravity.csv" --append
-# Rendering on: steps plus an offscreen 1280x720 frame through CUDA-GL interop, per step.
-"$m" bench --render --pipeline scattered,coherent --n 100k,250k,500k,1M,2M,5M,10M --max-seconds 2 \
-  --csv "$out/render.csv"
-"$m" bench --render --pipeline naive --n 25k,50k,100k,250k --max-seconds 2 --csv "$out/render.csv" --append
+for s in $sweeps; do
+  case $s in
+    cis565) "$m" bench --preset cis565 --cpu-baseline --max-seconds 2 --csv "$out/cis565.csv" ;;
+    constant-density) "$m" bench --preset constant-density --max-seconds 2 --csv "$out/constant-density.csv" ;;
+    gravity)
+      # Every block size on the all-pairs kernel, the default block for the grid pipelines.
+      "$m" bench --preset gravity --pipeline naive --cpu-baseline --max-seconds 1.5 --csv "$out/gravity.csv"
+      "$m" bench --preset gravity --pipeline scattered,coherent --block-size 256 --max-seconds 1.5 \
+        --csv "$out/gravity.csv" --append ;;
+    render)
+      # Rendering on: a step plus an offscreen 1280x720 frame through CUDA-GL interop.
+      "$m" bench --render --pipeline scattered,coherent --n 100k,250k,500k,1M,2M,5M,10M --max-seconds 2 \
+        --csv "$out/render.csv"
+      "$m" bench --render --pipeline naive --n 25k,50k,100k,250k --max-seconds 2 --csv "$out/render.csv" --append ;;
+    blocks)
+      # Block size and cell width: the grid pipelines at 1M, all-pairs at 100k (CIS 565 world).
+      "$m" bench --pipeline scattered,coherent --n 1M --block-size 32,64,128,256,512,1024 --cell-width 1,2 \
+        --max-seconds 1.5 --csv "$out/blocks.csv"
+      "$m" bench --pipeline naive --n 100k --block-size 32,64,128,256,512,1024 --max-seconds 1.5 \
+        --csv "$out/blocks.csv" --append ;;
+    *) echo "run-presets: unknown sweep '$s' (cis565 constant-density gravity render blocks)" >&2; exit 2 ;;
+  esac
+done

@@ -24,6 +24,7 @@ class EglOffscreenView final : public OffscreenView {
     const core::Bodies b = e.readBodies();
     style_ = defaultStyle(e.params(), b, o.drawMode, o.colourMode);
     frameScene(camera_, b, e.params(), style_);
+    camera_.setDistance(camera_.distance() / o.zoom);
     renderer_->setSpeedScale(style_.speedScale);
     renderer_->setSpriteAlpha(style_.spriteAlpha);
   }

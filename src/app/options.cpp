@@ -54,6 +54,8 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--frames", r.frames, "Frames to render headless (default: --steps)");
   app.add_option("--width", r.width, "Frame width in pixels");
   app.add_option("--height", r.height, "Frame height in pixels");
+  std::string zoom;
+  app.add_option("--zoom", zoom, "Camera zoom over the fitted view (> 1 is closer)");
   app.add_option("--draw", o.drawMode, "Draw mode: boids | points | sprites");
   app.add_option("--colour", o.colourMode, "Colour mode: velocity | speed | id");
   app.add_flag("--profile", o.profile, "Print per-stage times");
@@ -184,6 +186,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!r.frames.empty()) o.frames = static_cast<int>(parseInt("--frames", r.frames, 1, 10000000));
   if (!r.width.empty()) o.width = static_cast<int>(parseInt("--width", r.width, 16, 8192));
   if (!r.height.empty()) o.height = static_cast<int>(parseInt("--height", r.height, 16, 8192));
+  if (!zoom.empty()) {
+    o.zoom = parseFloat("--zoom", zoom, true);
+    if (o.zoom < 0.01f || o.zoom > 1000.0f) throw UsageError("--zoom " + zoom + " is invalid: allowed range is 0.01 to 1000");
+  }
   if (!o.drawMode.empty()) parseName("--draw", o.drawMode, {"boids", "points", "sprites"});
   if (!o.colourMode.empty()) parseName("--colour", o.colourMode, {"velocity", "speed", "id"});
   // --dt applies to the force mode in use, known only after resolveDefaults.

@@ -50,6 +50,7 @@ struct Options {
   std::string csv;        // --csv FILE (viewer FPS log / headless timings)
   int frames = 0;         // --frames K (headless rendering); 0 = steps
   int width = 1280, height = 720;
+  float zoom = 1.0f;      // camera: > 1 moves closer than the fitted view
   std::string drawMode, colourMode;  // empty = renderer default for the force
   BenchOptions bench;
 };

@@ -110,6 +110,7 @@ struct Viewer {
     style.speedScale = fresh.speedScale;
     style.spriteAlpha = fresh.spriteAlpha;
     frameScene(camera, bodies, params, style);
+    camera.setDistance(camera.distance() / opts.zoom);
     renderer->setSpeedScale(style.speedScale);
     renderer->setSpriteAlpha(style.spriteAlpha);
   }

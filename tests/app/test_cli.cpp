@@ -69,6 +69,9 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--rules boid", "--rules"},
       {"--integrator rk4", "--integrator"},
       {"--no-such-option", "no-such-option"},
+      {"--zoom 0", "--zoom"},
+      {"--width 5", "--width"},
+      {"--draw lines", "--draw"},
       {"--out /nonexistent-dir/out.txt --n 10 --steps 1", "--out"},
   };
   for (const Case& c : cases) {
