@@ -39,7 +39,7 @@ for n in 100k 1M; do
 done
 
 note "--- screenshots"
-"$m" --headless --n 1M --steps 4000 --width 1920 --height 1080 --zoom 3 --screenshot "$out/flock_1m.png" >>"$summary" 2>&1
+"$m" --headless --n 1M --steps 4000 --width 1920 --height 1080 --screenshot "$out/flock_1m.png" >>"$summary" 2>&1
 "$m" --headless --scenario galaxies --n 131072 --pipeline naive --dt 0.01 --steps 1000 --width 1920 --height 1080 \
   --screenshot "$out/galaxies.png" >>"$summary" 2>&1
 cat "$summary"
