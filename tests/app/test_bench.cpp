@@ -18,26 +18,15 @@
 #include "app/options.h"
 #include "core/csv.h"
 #include "core/errors.h"
+#include "run_command.h"
 
 using namespace murmur;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout + stderr
-};
-
-Result run(const std::string& cmd) {
-  Result r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using test::Result;
+using test::lineCount;
+const auto run = test::runCommand;
 
 Result bench(const std::string& args) { return run(std::string(MURMUR_EXE) + " bench --engine cpu " + args); }
 
@@ -48,11 +37,6 @@ std::string tempPath(const std::string& name) {
   return p;
 }
 
-int lineCount(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
 
 // One CSV record per line, quoted cells unquoted (the gpu column holds commas).
 std::vector<std::vector<std::string>> readCsv(const std::string& path) {

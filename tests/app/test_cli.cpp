@@ -6,31 +6,15 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
+#include "run_command.h"
+
+using namespace murmur;
 
 namespace {
-struct Result {
-  int status = -1;
-  std::string out;  // stdout + stderr
-};
+using test::lineCount;
+using test::Result;
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(MURMUR_EXE) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-int lineCount(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+Result run(const std::string& args) { return test::runCommand(std::string(MURMUR_EXE) + " " + args); }
 
 const std::string kHeadless = "--headless --no-render --engine cpu ";
 }  // namespace
