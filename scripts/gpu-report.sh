@@ -30,6 +30,9 @@ for p in naive scattered coherent; do
   note "$("$m" --headless --no-render --force gravity --scenario plummer --n 262144 --pipeline $p --steps $steps --profile 2>/dev/null | tr '\n' ' ')"
 done
 
+note "--- gravity force error of the grid pipelines against a direct sum (Plummer, 262,144 bodies)"
+"$m" accuracy --n 262144 2>/dev/null | tee -a "$summary"
+
 note "--- with rendering (1920x1080, oriented boids, one frame per step)"
 for n in 100k 1M; do
   for p in naive scattered coherent; do

@@ -46,6 +46,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--G", r.gravityG, "Gravitational constant");
   app.add_option("--damping", r.damping, "Velocity damping per step (euler integrator), (0, 1]");
   app.add_option("--grid-dim", r.gridDim, "Gravity grid cells per axis (grid pipelines), 1..128");
+  std::string gridSpread;
+  app.add_option("--grid-spread", gridSpread,
+                 "Gravity grid half-side in mean distances from the centre of mass (0 = bounding cube)");
   app.add_option("--half-size", r.halfSize, "Boids world half-size (cube [-h, h))");
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
@@ -182,6 +185,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
     if (p.gravity.damping > 1.0f) throw UsageError("--damping " + r.damping + " is invalid: allowed range is (0, 1]");
   }
   if (!r.gridDim.empty()) p.gravity.gridDim = static_cast<int>(parseInt("--grid-dim", r.gridDim, 1, core::kMaxGravityGridDim));
+  if (!gridSpread.empty()) p.gravity.gridSpread = parseFloat("--grid-spread", gridSpread, false);
   if (!r.halfSize.empty()) p.halfSize = parseFloat("--half-size", r.halfSize, true);
   if (!r.frames.empty()) o.frames = static_cast<int>(parseInt("--frames", r.frames, 1, 10000000));
   if (!r.width.empty()) o.width = static_cast<int>(parseInt("--width", r.width, 16, 8192));

@@ -71,6 +71,7 @@ void loadParamsFile(const std::string& path, core::SimParams& p) {
       {"damping", F(p.gravity.damping)},
       {"dt", F(p.gravity.dt)},
       {"gridDim", I(p.gravity.gridDim)},
+      {"gridSpread", F(p.gravity.gridSpread)},
       {"integrator", [&](const std::string& w, const json& v) { readEnum(w, v, p.gravity.integrator); }}};
   const std::map<std::string, Setter> top = {
       {"force", [&](const std::string& w, const json& v) { readEnum(w, v, p.force); }},
@@ -99,6 +100,7 @@ std::string paramsToJson(const core::SimParams& p, int indent) {
                   {"damping", p.gravity.damping},
                   {"dt", p.gravity.dt},
                   {"gridDim", p.gravity.gridDim},
+                  {"gridSpread", p.gravity.gridSpread},
                   {"integrator", core::toString(p.gravity.integrator)}};
   j["halfSize"] = p.halfSize;
   j["cellWidthFactor"] = p.cellWidthFactor;

@@ -339,6 +339,7 @@ struct Viewer {
       paramsDirty |= ImGui::SliderFloat("softening", &g.softening, 0.001f, 1.0f, "%.4f", ImGuiSliderFlags_Logarithmic);
       paramsDirty |= ImGui::SliderFloat("dt##gravity", &g.dt, 0.0001f, 0.05f, "%.4f", ImGuiSliderFlags_Logarithmic);
       paramsDirty |= ImGui::SliderInt("grid cells/axis", &g.gridDim, 1, 64);
+      paramsDirty |= ImGui::SliderFloat("grid spread", &g.gridSpread, 0.0f, 10.0f);
       int integ = static_cast<int>(g.integrator);
       if (ImGui::Combo("integrator", &integ, "leapfrog\0damped euler\0")) {
         g.integrator = static_cast<core::Integrator>(integ);

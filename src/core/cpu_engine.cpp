@@ -98,6 +98,7 @@ void CpuEngine::setParams(const SimParams& p) {
                             p.gravity.G != params_.gravity.G ||
                             p.gravity.softening != params_.gravity.softening ||
                             p.gravity.gridDim != params_.gravity.gridDim ||
+                            p.gravity.gridSpread != params_.gravity.gridSpread ||
                             p.gravity.integrator != params_.gravity.integrator;
   if (fieldChanged) accValid_ = false;
   params_ = p;
@@ -198,12 +199,7 @@ void CpuEngine::stepBoids() {
 }
 
 GridSpec CpuEngine::gravityGridForState() const {
-  Vec3 lo = xyz(pos_[0]), hi = lo;
-  for (const Vec4& p : pos_) {
-    lo = Vec3{std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
-    hi = Vec3{std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
-  }
-  return gravityGrid(lo, hi, params_.gravity.gridDim);
+  return gravityGridForBodies(pos_.data(), pos_.size(), params_.gravity.gridDim, params_.gravity.gridSpread);
 }
 
 void CpuEngine::gravityForces() {

@@ -55,6 +55,37 @@ MURMUR_HD GridSpec gravityGrid(Vec3 lo, Vec3 hi, int gridDim) {
   return makeGrid(lo, ext / static_cast<float>(gridDim), Int3{gridDim, gridDim, gridDim});
 }
 
+// The gravity grid around the mass: a cube centred on the centre of mass whose half-side is the
+// smaller of what holds the bounding box and `spread` times the mass-weighted mean distance from
+// the centre. A bounding cube alone lets a few far bodies stretch the cells until a concentrated
+// system (a Plummer core) sits in a handful of them and the exact near field turns quadratic;
+// bodies outside the cube fall into its border cells (cellOf clamps), whose monopoles still sit
+// at their true centres of mass. The half-side is rounded up to a quarter octave and the centre
+// to 1/32 of it, so engines whose sums round differently (CPU, GPU) still build the same grid.
+// spread <= 0 gives the plain bounding cube.
+MURMUR_HD float quarterOctaveCeil(float h) {
+  int e = 0;
+  const float m = frexpf(h, &e);  // h = m 2^e, m in [0.5, 1): exact on host and device
+  const float steps[5] = {0.5f, 0.59460356f, 0.70710678f, 0.84089642f, 1.0f};
+  float q = 1.0f;
+  for (int k = 4; k >= 0; --k)
+    if (m <= steps[k]) q = steps[k];
+  return ldexpf(q, e);
+}
+
+MURMUR_HD GridSpec gravityGridAroundMass(Vec3 lo, Vec3 hi, Vec3 com, float meanDist, float spread, int gridDim) {
+  if (!(spread > 0.0f) || !(meanDist > 0.0f)) return gravityGrid(lo, hi, gridDim);
+  const float hb = fmaxf(fmaxf(fmaxf(hi.x - com.x, com.x - lo.x), fmaxf(hi.y - com.y, com.y - lo.y)),
+                         fmaxf(hi.z - com.z, com.z - lo.z));
+  float h = fminf(hb, spread * meanDist);
+  if (!(h > 1e-6f)) h = 1e-6f;
+  const float hq = quarterOctaveCeil(h);
+  const float q = hq * (1.0f / 32.0f);
+  const Vec3 c{roundf(com.x / q) * q, roundf(com.y / q) * q, roundf(com.z / q) * q};
+  return makeGrid(Vec3{c.x - hq, c.y - hq, c.z - hq}, 2.0f * hq / static_cast<float>(gridDim),
+                  Int3{gridDim, gridDim, gridDim});
+}
+
 MURMUR_HD int cellCoord(float x, float origin, float invW, int dim) {
   return clampi(static_cast<int>(floorf((x - origin) * invW)), 0, dim - 1);
 }
@@ -120,6 +151,29 @@ MURMUR_HD CellRange nearCells(const GridSpec& g, const Int3& c) {
 MURMUR_HD bool isNearCell(const Int3& own, const Int3& other) {
   const int dx = other.x - own.x, dy = other.y - own.y, dz = other.z - own.z;
   return dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1 && dz >= -1 && dz <= 1;
+}
+
+// The gravity grid of a set of bodies as every engine builds it: bounding box (exact), centre of
+// mass and mean distance (summed in double), then gravityGridAroundMass. Host reference.
+inline GridSpec gravityGridForBodies(const Vec4* pos, size_t n, int gridDim, float spread) {
+  if (n == 0) return gravityGrid(Vec3{0, 0, 0}, Vec3{0, 0, 0}, gridDim);
+  Vec3 lo = xyz(pos[0]), hi = lo;
+  double m = 0, mx = 0, my = 0, mz = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Vec4& p = pos[i];
+    lo = Vec3{fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z)};
+    hi = Vec3{fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z)};
+    m += p.w;
+    mx += double(p.w) * p.x, my += double(p.w) * p.y, mz += double(p.w) * p.z;
+  }
+  if (!(m > 0)) return gravityGrid(lo, hi, gridDim);
+  const Vec3 com{float(mx / m), float(my / m), float(mz / m)};
+  double md = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Vec3 d = xyz(pos[i]) - com;
+    md += double(pos[i].w) * std::sqrt(double(d.x) * d.x + double(d.y) * d.y + double(d.z) * d.z);
+  }
+  return gravityGridAroundMass(lo, hi, com, float(md / m), spread, gridDim);
 }
 
 // Empty-cell marker in cell start/end buffers.

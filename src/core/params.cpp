@@ -24,6 +24,7 @@ SimParams defaultParams() {
   p.gravity.dt = 0.005f;
   p.gravity.integrator = Integrator::Leapfrog;
   p.gravity.gridDim = 16;
+  p.gravity.gridSpread = 2.5f;
   p.halfSize = 100.0f;
   p.cellWidthFactor = 1;
   p.blockSize = 256;
@@ -60,7 +61,7 @@ std::string validateParams(const SimParams& p) {
             nonNegative(e, "boids.alignmentScale", b.alignmentScale) &&
             positive(e, "boids.maxSpeed", b.maxSpeed) && positive(e, "boids.dt", b.dt) &&
             nonNegative(e, "gravity.G", g.G) && positive(e, "gravity.softening", g.softening) &&
-            positive(e, "gravity.dt", g.dt) && positive(e, "halfSize", p.halfSize);
+            positive(e, "gravity.dt", g.dt) && nonNegative(e, "gravity.gridSpread", g.gridSpread) && positive(e, "halfSize", p.halfSize);
   if (!ok) return e.str();
   if (!(g.softening * g.softening > 1e-30f)) {
     // The self pair divides by eps^2 (r = 0): its square must stay a normal float.

@@ -33,7 +33,9 @@ struct GravityParams {
   float damping;    // velocity factor per step for the DampedEuler integrator (1 = none)
   float dt;         // time units per step
   Integrator integrator;
-  int gridDim;      // cells per axis of the particle-cell grid (grid pipelines), over the bounding cube
+  int gridDim;      // cells per axis of the particle-cell grid (grid pipelines)
+  float gridSpread; // grid half-side = min(bounding box, gridSpread x mean distance from the centre
+                    // of mass); 0 = the bounding cube (see core/grid.h)
 };
 
 struct SimParams {

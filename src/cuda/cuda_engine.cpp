@@ -163,7 +163,8 @@ struct CudaEngine::Impl {
     GridSpec* d_grid = gridSpecs.get() + (mode == ForceMode::Boids ? kBoidGridSlot : kGravityGridSlot);
     if (mode == ForceMode::Gravity) {
       timer.stage(Stage::Bounds, [&] {
-        launchGravityGridFromBounds(pos[cur].get(), n, params.gravity.gridDim, boundsPartials.get(), d_grid, lc);
+        launchGravityGridFromBounds(pos[cur].get(), n, params.gravity.gridDim, params.gravity.gridSpread,
+                                    boundsPartials.get(), d_grid, lc);
       });
     }
     timer.stage(Stage::Label, [&] { launchLabelCells(pos[cur].get(), n, d_grid, keys[0].get(), index[0].get(), lc); });
@@ -269,7 +270,7 @@ CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
   MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   impl_->name = prop.name;
   impl_->gridSpecs.allocate(2);
-  impl_->boundsPartials.allocate(2 * kMaxBoundsBlocks);
+  impl_->boundsPartials.allocate((gravityGridScratchBytes() + sizeof(Vec4) - 1) / sizeof(Vec4));
   impl_->counts.allocate(2);
   setParams(p);
 }
@@ -298,6 +299,7 @@ void CudaEngine::setParams(const SimParams& p) {
                             p.cellWidthFactor != old.cellWidthFactor || p.gravity.G != old.gravity.G ||
                             p.gravity.softening != old.gravity.softening ||
                             p.gravity.gridDim != old.gravity.gridDim ||
+                            p.gravity.gridSpread != old.gravity.gridSpread ||
                             p.gravity.integrator != old.gravity.integrator;
   if (fieldChanged) m.accValid = false;
   m.params = p;

@@ -52,36 +52,105 @@ __device__ void blockMinMax(float (&lo)[3], float (&hi)[3]) {
   }
 }
 
-// First pass of the bounding box: grid-stride min/max per block into partials[2b], [2b+1].
-__global__ void __launch_bounds__(1024)
-    boundsPartialKernel(const Vec4* __restrict__ pos, uint32_t n, Vec4* __restrict__ partials) {
+// Scratch layout of the gravity-grid reduction (kMaxBoundsBlocks = B blocks at most):
+//   Vec4 box[2B]        per block (lo, hi)
+//   double moment[4B]   per block (sum m, sum m x, sum m y, sum m z)
+//   double spread[B]    per block sum m |p - com|
+//   double centre[8]    lo xyz, hi xyz (as double), and com written by the centre pass
+struct GridScratch {
+  Vec4* box;
+  double* moment;
+  double* spread;
+  double* centre;
+};
+
+__host__ __device__ inline GridScratch gridScratch(void* base) {
+  GridScratch g;
+  g.box = static_cast<Vec4*>(base);
+  g.moment = reinterpret_cast<double*>(g.box + 2 * kMaxBoundsBlocks);
+  g.spread = g.moment + 4 * kMaxBoundsBlocks;
+  g.centre = g.spread + kMaxBoundsBlocks;
+  return g;
+}
+
+// First pass: grid-stride min/max and mass moments per block (moments in double, like the CPU).
+__global__ void __launch_bounds__(1024) boundsPartialKernel(const Vec4* __restrict__ pos, uint32_t n, void* scratch) {
+  const GridScratch g = gridScratch(scratch);
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  double m = 0, mx = 0, my = 0, mz = 0;
   for (uint32_t k = globalThreadIndex(); k < n; k += gridDim.x * blockDim.x) {
     const Vec4 p = ldg4(pos + k);
     lo[0] = fminf(lo[0], p.x), lo[1] = fminf(lo[1], p.y), lo[2] = fminf(lo[2], p.z);
     hi[0] = fmaxf(hi[0], p.x), hi[1] = fmaxf(hi[1], p.y), hi[2] = fmaxf(hi[2], p.z);
+    m += p.w;
+    mx += double(p.w) * p.x, my += double(p.w) * p.y, mz += double(p.w) * p.z;
   }
   blockMinMax(lo, hi);
+  m = blockSum(m), mx = blockSum(mx), my = blockSum(my), mz = blockSum(mz);
   if (threadIdx.x == 0) {
-    st4(partials + 2 * blockIdx.x, Vec4{lo[0], lo[1], lo[2], 0.0f});
-    st4(partials + 2 * blockIdx.x + 1, Vec4{hi[0], hi[1], hi[2], 0.0f});
+    st4(g.box + 2 * blockIdx.x, Vec4{lo[0], lo[1], lo[2], 0.0f});
+    st4(g.box + 2 * blockIdx.x + 1, Vec4{hi[0], hi[1], hi[2], 0.0f});
+    double* mo = g.moment + 4 * blockIdx.x;
+    mo[0] = m, mo[1] = mx, mo[2] = my, mo[3] = mz;
   }
 }
 
-// Second pass, one block: reduces the partials and derives the grid on the device, so the
-// following label kernel reads it without a round trip through the host.
-__global__ void __launch_bounds__(1024) boundsGridKernel(const Vec4* __restrict__ partials,
-                                                         unsigned numPartials, int cellsPerAxis,
-                                                         GridSpec* __restrict__ grid) {
+// Second pass, one block: the box and the centre of mass.
+__global__ void __launch_bounds__(1024) boundsCentreKernel(void* scratch, unsigned numPartials) {
+  const GridScratch g = gridScratch(scratch);
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  double m = 0, mx = 0, my = 0, mz = 0;
   for (unsigned k = threadIdx.x; k < numPartials; k += blockDim.x) {
-    const Vec4 a = ldg4(partials + 2 * k), b = ldg4(partials + 2 * k + 1);
+    const Vec4 a = ldg4(g.box + 2 * k), b = ldg4(g.box + 2 * k + 1);
     lo[0] = fminf(lo[0], a.x), lo[1] = fminf(lo[1], a.y), lo[2] = fminf(lo[2], a.z);
     hi[0] = fmaxf(hi[0], b.x), hi[1] = fmaxf(hi[1], b.y), hi[2] = fmaxf(hi[2], b.z);
+    const double* mo = g.moment + 4 * k;
+    m += mo[0], mx += mo[1], my += mo[2], mz += mo[3];
   }
   blockMinMax(lo, hi);
-  if (threadIdx.x == 0)
-    *grid = core::gravityGrid(core::make3(lo[0], lo[1], lo[2]), core::make3(hi[0], hi[1], hi[2]), cellsPerAxis);
+  m = blockSum(m), mx = blockSum(mx), my = blockSum(my), mz = blockSum(mz);
+  if (threadIdx.x == 0) {
+    double* c = g.centre;
+    for (int a = 0; a < 3; ++a) c[a] = lo[a], c[3 + a] = hi[a];
+    // com as float, as the CPU reference rounds it; massless systems fall back to the box.
+    c[6] = m;
+    const float com[3] = {m > 0 ? float(mx / m) : 0.0f, m > 0 ? float(my / m) : 0.0f, m > 0 ? float(mz / m) : 0.0f};
+    Vec4* comOut = reinterpret_cast<Vec4*>(c + 8);
+    *comOut = Vec4{com[0], com[1], com[2], 0.0f};
+  }
+}
+
+// Third pass: mass-weighted distance from the centre of mass, per block.
+__global__ void __launch_bounds__(1024) spreadPartialKernel(const Vec4* __restrict__ pos, uint32_t n, void* scratch) {
+  const GridScratch g = gridScratch(scratch);
+  const Vec4 com = *reinterpret_cast<const Vec4*>(g.centre + 8);
+  double md = 0;
+  for (uint32_t k = globalThreadIndex(); k < n; k += gridDim.x * blockDim.x) {
+    const Vec4 p = ldg4(pos + k);
+    const float dx = p.x - com.x, dy = p.y - com.y, dz = p.z - com.z;
+    md += double(p.w) * sqrt(double(dx) * dx + double(dy) * dy + double(dz) * dz);
+  }
+  md = blockSum(md);
+  if (threadIdx.x == 0) g.spread[blockIdx.x] = md;
+}
+
+// Last pass, one block: derives the grid on the device, so the label kernel reads it without a
+// round trip through the host.
+__global__ void __launch_bounds__(1024) boundsGridKernel(void* scratch, unsigned numPartials, int cellsPerAxis,
+                                                         float spread, GridSpec* __restrict__ grid) {
+  const GridScratch g = gridScratch(scratch);
+  double md = 0;
+  for (unsigned k = threadIdx.x; k < numPartials; k += blockDim.x) md += g.spread[k];
+  md = blockSum(md);
+  if (threadIdx.x == 0) {
+    const double* c = g.centre;
+    const Vec4 com = *reinterpret_cast<const Vec4*>(c + 8);
+    const double m = c[6];
+    const core::Vec3 lo = core::make3(float(c[0]), float(c[1]), float(c[2]));
+    const core::Vec3 hi = core::make3(float(c[3]), float(c[4]), float(c[5]));
+    *grid = m > 0 ? core::gravityGridAroundMass(lo, hi, core::xyz(com), float(md / m), spread, cellsPerAxis)
+                  : core::gravityGrid(lo, hi, cellsPerAxis);
+  }
 }
 
 __global__ void __launch_bounds__(1024)
@@ -154,13 +223,22 @@ void launchStoreGrid(GridSpec* d_grid, const GridSpec& grid, const LaunchConfig&
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
-void launchGravityGridFromBounds(const Vec4* d_pos, uint32_t n, int cellsPerAxis, Vec4* d_partials,
+size_t gravityGridScratchBytes() {
+  return 2 * kMaxBoundsBlocks * sizeof(Vec4) + 5 * kMaxBoundsBlocks * sizeof(double) + 8 * sizeof(double) +
+         sizeof(Vec4);
+}
+
+void launchGravityGridFromBounds(const Vec4* d_pos, uint32_t n, int cellsPerAxis, float spread, void* d_scratch,
                                  GridSpec* d_grid, const LaunchConfig& lc) {
   unsigned blocks = lc.blocksFor(n);
   if (blocks > kMaxBoundsBlocks) blocks = kMaxBoundsBlocks;
-  boundsPartialKernel<<<blocks, lc.block, 0, lc.stream>>>(d_pos, n, d_partials);
+  boundsPartialKernel<<<blocks, lc.block, 0, lc.stream>>>(d_pos, n, d_scratch);
   MURMUR_CUDA_LAUNCH_CHECK();
-  boundsGridKernel<<<1, lc.block, 0, lc.stream>>>(d_partials, blocks, cellsPerAxis, d_grid);
+  boundsCentreKernel<<<1, lc.block, 0, lc.stream>>>(d_scratch, blocks);
+  MURMUR_CUDA_LAUNCH_CHECK();
+  spreadPartialKernel<<<blocks, lc.block, 0, lc.stream>>>(d_pos, n, d_scratch);
+  MURMUR_CUDA_LAUNCH_CHECK();
+  boundsGridKernel<<<1, lc.block, 0, lc.stream>>>(d_scratch, blocks, cellsPerAxis, spread, d_grid);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -32,10 +32,14 @@ constexpr unsigned kMaxBoundsBlocks = 1024;
 // Output d_grid: `grid` stored into device memory (a one-thread kernel, so no host sync).
 void launchStoreGrid(core::GridSpec* d_grid, const core::GridSpec& grid, const LaunchConfig& lc);
 
-// Input d_pos[0, n), n > 0. Output d_grid = core::gravityGrid(bounding box, cellsPerAxis).
-// d_partials: scratch of 2 * kMaxBoundsBlocks Vec4.
-void launchGravityGridFromBounds(const core::Vec4* d_pos, uint32_t n, int cellsPerAxis,
-                                 core::Vec4* d_partials, core::GridSpec* d_grid, const LaunchConfig& lc);
+// Bytes of device scratch launchGravityGridFromBounds needs (independent of n).
+size_t gravityGridScratchBytes();
+
+// Input d_pos[0, n), n > 0. Output d_grid = core::gravityGridAroundMass(bounding box, centre of
+// mass, mean distance, spread, cellsPerAxis): the same grid core::gravityGridForBodies builds on
+// the host (sums in double; the grid's rounding absorbs their different order).
+void launchGravityGridFromBounds(const core::Vec4* d_pos, uint32_t n, int cellsPerAxis, float spread,
+                                 void* d_scratch, core::GridSpec* d_grid, const LaunchConfig& lc);
 
 // labelCells. Input d_pos, d_grid. Output d_keys[i] = cell key of body i, d_index[i] = i.
 void launchLabelCells(const core::Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid,

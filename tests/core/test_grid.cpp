@@ -116,6 +116,7 @@ TEST(Grid, GravityGridInvariantsAndBoundingCube) {
   SimParams p = defaultParams();
   p.force = ForceMode::Gravity;
   p.gravity.gridDim = 8;
+  p.gravity.gridSpread = 0.0f;  // the plain bounding cube
   CpuEngine e(p);
   Bodies b = murmur::test::randomBodies(3000, 3.0f, 0.1f, 5);
   b.pos[0] = Vec4{40, -2, 1, 1};  // an outlier stretches the cube
@@ -129,4 +130,49 @@ TEST(Grid, GravityGridInvariantsAndBoundingCube) {
     EXPECT_GE(rel.x, 0.0f);
     EXPECT_LT(rel.x, v.grid.cellWidth * 8);
   }
+}
+
+TEST(Grid, QuarterOctaveRounding) {
+  for (float h : {1e-4f, 0.3f, 1.5f, 7.77f, 1234.5f}) {
+    const float q = quarterOctaveCeil(h);
+    EXPECT_GE(q, h);
+    EXPECT_LT(q, h * 1.1893f);
+    EXPECT_EQ(quarterOctaveCeil(q), q);  // a rounded value is a fixed point
+    EXPECT_EQ(quarterOctaveCeil(h * 1.0000001f), q) << "nearby values share the step (not at a boundary)";
+  }
+  EXPECT_EQ(quarterOctaveCeil(1.0f), 1.0f);
+  EXPECT_EQ(quarterOctaveCeil(1.001f), 2.0f * 0.59460356f);
+}
+
+TEST(Grid, GravityGridAroundTheMassClampsOutliers) {
+  SimParams p = defaultParams();
+  p.force = ForceMode::Gravity;
+  p.gravity.gridDim = 16;
+  CpuEngine e(p);
+  Bodies b = murmur::test::randomBodies(4000, 1.0f, 0.1f, 6);
+  b.pos[0] = Vec4{60, 0, 0, 1};  // far outlier
+  e.reset(b);
+  const CpuEngine::GridView v = e.debugBuildGrid();
+  checkGridInvariants(e);
+  // The cube is sized by the mass (mean distance ~0.96 with the outlier), not by the outlier.
+  const float side = v.grid.cellWidth * 16;
+  EXPECT_LT(side, 12.0f);
+  EXPECT_GT(side, 2.0f);
+  // Centred on the centre of mass (near the origin; the outlier pulls it by 60/4000).
+  const float cx = v.grid.origin.x + side / 2;
+  EXPECT_NEAR(cx, 0.015f, side / 32);
+  // The outlier sits in the last x cell; every cell index is in range.
+  EXPECT_EQ(cellOf(v.grid, xyz(b.pos[0])).x, 15);
+  // A finer grid than the bounding cube: many more occupied cells.
+  SimParams q = p;
+  q.gravity.gridSpread = 0.0f;
+  CpuEngine f(q);
+  f.reset(b);
+  const CpuEngine::GridView w = f.debugBuildGrid();
+  auto occupied = [](const CpuEngine::GridView& g) {
+    size_t k = 0;
+    for (uint32_t s : g.cellStart) k += s != kEmptyCell;
+    return k;
+  };
+  EXPECT_GT(occupied(v), 4 * occupied(w));
 }

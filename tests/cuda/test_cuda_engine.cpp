@@ -38,7 +38,7 @@ constexpr double kAccFloor = 1e-2;
 struct Case {
   ForceMode force;
   Pipeline pipeline;
-  int width;  // boids: cell width factor; gravity: 1 -> gridDim 16 (ball), 2 -> gridDim 8 (Plummer)
+  int width;  // boids: cell width factor; gravity: 1 -> gridDim 16 around the mass, 2 -> gridDim 8 bounding cube
   size_t n;
   Integrator integrator;
 };
@@ -53,6 +53,8 @@ SimParams paramsFor(const Case& c) {
   } else {
     p.gravity.integrator = c.integrator;
     p.gravity.gridDim = c.width == 1 ? 16 : 8;
+    // Both ways of sizing the gravity grid: around the mass (default) and the bounding cube.
+    p.gravity.gridSpread = c.width == 1 ? 2.5f : 0.0f;
   }
   return p;
 }

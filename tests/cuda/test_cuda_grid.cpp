@@ -92,16 +92,13 @@ void checkGrid(const SimParams& p, const Bodies& start, int stepsFirst, const st
   const size_t n = start.size();
   ASSERT_TRUE(gridInvariantsHold(s, n));
 
-  // The grid spec: the boids grid from the parameters, the gravity grid from the bounding box.
+  // The grid spec: the boids grid from the parameters, the gravity grid from the bodies (box,
+  // centre of mass, mean distance) exactly as the host reference builds it.
   if (p.force == ForceMode::Boids) {
     EXPECT_TRUE(sameGrid(s.grid, core::boidGrid(p)));
   } else {
-    core::Vec3 lo = core::xyz(s.pos[0]), hi = lo;
-    for (const Vec4& q : s.pos) {
-      lo = core::Vec3{std::min(lo.x, q.x), std::min(lo.y, q.y), std::min(lo.z, q.z)};
-      hi = core::Vec3{std::max(hi.x, q.x), std::max(hi.y, q.y), std::max(hi.z, q.z)};
-    }
-    EXPECT_TRUE(sameGrid(s.grid, core::gravityGrid(lo, hi, p.gravity.gridDim)));
+    EXPECT_TRUE(sameGrid(s.grid, core::gravityGridForBodies(s.pos.data(), s.pos.size(), p.gravity.gridDim,
+                                                            p.gravity.gridSpread)));
   }
 
   // The CPU engine builds the very same grid from the same positions in the same order.
