@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Murmuration builds with, skipping the ones already present.
 # The CUDA toolkit is not installed here: with it the GPU engine is built, without it the CPU engine.
+# xvfb runs the window viewer's smoke test on machines without a display.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config libomp-dev libglfw3-dev libglm-dev libimgui-dev libcli11-dev
       libstb-dev nlohmann-json3-dev libgtest-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
-      python3 python3-matplotlib)
+      python3 python3-matplotlib xvfb xauth)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -353,6 +353,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     spec.name = c.scenario;
     if (c.n) spec.n = c.n;
     cache.bodies = core::Bodies{};  // release the previous N before building the next
+    if (c.n) checkFits(c.engine, c.n, m.params);  // UsageError: reported as skipped
     core::SimParams scratch = m.params;
     cache.bodies = core::makeScenario(spec, scratch);
     cache.name = c.scenario;

@@ -30,6 +30,7 @@ double median(std::vector<double> v) {
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
   params.profile = o.profile;
+  if (o.scenario.name.rfind("file:", 0) != 0) checkFits(o.engine, o.scenario.n, params);
   core::Bodies bodies = core::makeScenario(o.scenario, params);
   auto engine = makeEngine(o.engine, params);
   engine->setParams(params);  // the scenario may have resized the world
@@ -137,6 +138,7 @@ int runAccuracy(const Options& o) {
   core::ScenarioSpec spec = o.scenario;
   if (!o.forceSet && spec.name == "uniform") spec.name = "plummer";
   if (!o.nSet) spec.n = 20000;
+  checkFits(o.engine, spec.n, params);
   const core::Bodies bodies = core::makeScenario(spec, params);
   auto engine = makeEngine(o.engine, params);
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());

@@ -54,7 +54,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
   app.add_option("--record", o.record, "Record frames to a video through ffmpeg");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
-  app.add_option("--frames", r.frames, "Frames to render headless (default: --steps)");
+  app.add_option("--frames", r.frames, "Frames to render: headless (default --steps), or the window closes after K");
   app.add_option("--width", r.width, "Frame width in pixels");
   app.add_option("--height", r.height, "Frame height in pixels");
   std::string zoom;

@@ -28,6 +28,10 @@
 #include "render/screenshot.h"
 #include "render/video.h"
 
+#ifndef MURMUR_GIT_SHA
+#define MURMUR_GIT_SHA "unknown"
+#endif
+
 namespace murmur::app {
 
 namespace {
@@ -100,6 +104,7 @@ struct Viewer {
 
   void resetScenario() {
     core::SimParams p = params;
+    if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params);
     core::Bodies bodies = core::makeScenario(scenario, p);
     params.halfSize = p.halfSize;  // `dense` sizes the world
     engine->setParams(params);
@@ -241,6 +246,7 @@ struct Viewer {
     if (fpsLog) {
       core::CsvRow r;
       r.set("timestamp", isoNow());
+      r.set("git_sha", std::string(MURMUR_GIT_SHA));
       r.set("gpu", engine->deviceName());
       r.set("engine", std::string(core::toString(engine->kind())));
       r.set("force", std::string(core::toString(params.force)));
@@ -507,9 +513,14 @@ int runViewer(const Options& o) {
     ImGui_ImplOpenGL3_Init("#version 450");
     std::fprintf(stderr, "murmur: %s, GL %s; press H for keys\n", v.engine->deviceName().c_str(), v.glRenderer.c_str());
     try {
+      // --frames K closes the window after K frames (with --screenshot, of the last one): the
+      // viewer's own smoke test, and a way to script a picture of the real window.
+      long frames = 0;
       while (!glfwWindowShouldClose(v.window)) {
         glfwPollEvents();
+        if (o.frames > 0 && frames + 1 == o.frames && !o.screenshot.empty()) v.screenshotPending = true;
         v.frame();
+        if (o.frames > 0 && ++frames >= o.frames) glfwSetWindowShouldClose(v.window, GLFW_TRUE);
       }
     } catch (...) {
       ImGui_ImplOpenGL3_Shutdown();

@@ -56,6 +56,7 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--zoom 0", "--zoom"},
       {"--width 5", "--width"},
       {"--draw lines", "--draw"},
+      {"--n 1000000000", "memory"},
       {"--out /nonexistent-dir/out.txt --n 10 --steps 1", "--out"},
   };
   for (const Case& c : cases) {
@@ -127,4 +128,20 @@ TEST(Cli, AccuracyReportsEachPipeline) {
   const Result r = run("accuracy --engine cpu --n 3000");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* p : {"naive", "scattered", "coherent"}) EXPECT_NE(r.out.find(p), std::string::npos);
+}
+
+TEST(Cli, WindowViewerRunsUnderAVirtualDisplay) {
+  // The GLFW + ImGui window, drawn by Mesa under Xvfb: opens, runs frames, writes a screenshot of
+  // the real window and closes with status 0.
+  if (test::runCommand("command -v xvfb-run").status != 0) GTEST_SKIP() << "xvfb-run not installed (package xvfb)";
+  const std::string png = ::testing::TempDir() + "murmur_window.png";
+  std::remove(png.c_str());
+  const Result r = test::runCommand("xvfb-run -a -s '-screen 0 1024x768x24' " + std::string(MURMUR_EXE) +
+                                    " --engine cpu --n 800 --frames 20 --width 320 --height 240 --screenshot " + png);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("screenshot: " + png), std::string::npos) << r.out;
+  std::ifstream f(png, std::ios::binary);
+  std::string head(8, '\0');
+  f.read(&head[0], 8);
+  EXPECT_EQ(head, std::string("\x89PNG\r\n\x1a\n", 8));
 }
