@@ -143,6 +143,22 @@ def count_text(n):
     return str(n)
 
 
+def log_log_by_n(plt, series, rows, ylabel):
+    """A log-log figure of one line per series against N; returns (fig, ax, every y value)."""
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    for key in sort_keys(series):
+        xs, ys = zip(*sorted(series[key]))
+        ax.plot(xs, ys, label=label_for(key, rows), **style_for(key, rows))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    label_count_axis(ax, [n for pts in series.values() for n, _ in pts])
+    ys = [y for pts in series.values() for _, y in pts]
+    label_log_axis(ax.yaxis, min(ys), max(ys))
+    ax.set_xlabel("bodies N")
+    ax.set_ylabel(ylabel)
+    return fig, ax, ys
+
+
 def plot_steps_vs_n(plt, rows, path):
     best = best_by(rows, lambda r: series_key(r) + (r["_n"],))
     series = defaultdict(list)
@@ -151,17 +167,7 @@ def plot_steps_vs_n(plt, rows, path):
     series = {k: sorted(v) for k, v in series.items() if len(v) >= 1}
     if not series:
         return "no rows with N and steps/s"
-    fig, ax = plt.subplots(figsize=(10, 5.5))
-    for key in sort_keys(series):
-        xs, ys = zip(*series[key])
-        ax.plot(xs, ys, label=label_for(key, rows), **style_for(key, rows))
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    label_count_axis(ax, [n for pts in series.values() for n, _ in pts])
-    ys = [y for pts in series.values() for _, y in pts]
-    label_log_axis(ax.yaxis, min(ys), max(ys))
-    ax.set_xlabel("bodies N")
-    ax.set_ylabel("simulation steps per second (1000 / median step ms)")
+    fig, ax, ys = log_log_by_n(plt, series, rows, "simulation steps per second (1000 / median step ms)")
     per_point = defaultdict(int)
     for r in rows:
         per_point[series_key(r) + (r["_n"],)] += 1
@@ -296,17 +302,7 @@ def plot_gravity(plt, rows, path):
     series = defaultdict(list)
     for (engine, force, scenario, pipeline, n), r in best.items():
         series[(engine, force, scenario, pipeline)].append((n, number(r, "interactions_per_s")))
-    fig, ax = plt.subplots(figsize=(10, 5.5))
-    for key in sort_keys(series):
-        xs, ys = zip(*sorted(series[key]))
-        ax.plot(xs, ys, label=label_for(key, rows), **style_for(key, rows))
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    label_count_axis(ax, [n for pts in series.values() for n, _ in pts])
-    ys = [y for pts in series.values() for _, y in pts]
-    label_log_axis(ax.yaxis, min(ys), max(ys))
-    ax.set_xlabel("bodies N")
-    ax.set_ylabel("interactions per second (N² / median step time)")
+    fig, ax, ys = log_log_by_n(plt, series, rows, "interactions per second (N² / median step time)")
     right = ax.secondary_yaxis("right", functions=(lambda x: x * 20 / 1e9, lambda g: g * 1e9 / 20))
     label_log_axis(right.yaxis, min(ys) * 20 / 1e9, max(ys) * 20 / 1e9)
     right.set_ylabel("GFLOP/s (20 flops per interaction)")
