@@ -143,6 +143,23 @@ def count_text(n):
     return str(n)
 
 
+def save(plt, fig, path):
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def finish_line_plot(plt, fig, ax, path, legend_outside):
+    """Grid, legend (right of the axes, or wherever it fits), save; returns None (plotted)."""
+    ax.grid(True, which="both", alpha=0.3)
+    if legend_outside:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    else:
+        ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    save(plt, fig, path)
+    return None
+
+
 def log_log_by_n(plt, series, rows, ylabel):
     """A log-log figure of one line per series against N; returns (fig, ax, every y value)."""
     fig, ax = plt.subplots(figsize=(10, 5.5))
@@ -174,12 +191,7 @@ def plot_steps_vs_n(plt, rows, path):
     varied = max(per_point.values()) > 1
     ax.set_title("Steps per second against N" + (" (best block size and cell width per point)" if varied else "")
                  + f"\n{device_title(rows)}", fontsize=11)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return None
+    return finish_line_plot(plt, fig, ax, path, legend_outside=True)
 
 
 def plot_steps_vs_block_size(plt, rows, path):
@@ -217,12 +229,7 @@ def plot_steps_vs_block_size(plt, rows, path):
     ax.set_xlabel("CUDA block size (threads per block)")
     ax.set_ylabel("simulation steps per second")
     ax.set_title(f"Steps per second against block size at the largest N\n{device_title(picked)}", fontsize=11)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return None
+    return finish_line_plot(plt, fig, ax, path, legend_outside=True)
 
 
 def plot_stages(plt, rows, path, n_wanted):
@@ -289,8 +296,7 @@ def plot_stages(plt, rows, path, n_wanted):
     fig.suptitle(f"Per-stage time at N={count_text(n)} (mean over the timed steps)\n{device_title(at_n)}",
                  fontsize=11)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    save(plt, fig, path)
     return None
 
 
@@ -308,13 +314,8 @@ def plot_gravity(plt, rows, path):
     right.set_ylabel("GFLOP/s (20 flops per interaction)")
     ax.set_title(f"Gravity throughput (grid pipelines: effective, all-pairs equivalent)\n{device_title(rows)}",
                  fontsize=11)
-    ax.grid(True, which="both", alpha=0.3)
-    # Inside the axes: the right-hand axis holds the GFLOP/s labels.
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return None
+    # Legend inside the axes: the right-hand axis holds the GFLOP/s labels.
+    return finish_line_plot(plt, fig, ax, path, legend_outside=False)
 
 
 def parse_count(text):

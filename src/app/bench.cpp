@@ -256,7 +256,7 @@ struct Skip : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::unique_ptr<OffscreenView> makeOffscreenView(const Options& o, const core::Engine& engine, std::string* why) {
+std::unique_ptr<OffscreenView> makeOffscreenView(const Options& o, core::Engine& engine, std::string* why) {
 #if defined(MURMUR_HAVE_RENDER)
   return createOffscreenView(o, engine, why);
 #else
@@ -431,7 +431,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
   return m;
 }
 
-core::CsvRow makeRow(const Options& o, const BenchConfig& c, const EngineSlot& slot, const Measurement& m,
+core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measurement& m,
                      const StepStats& st) {
   core::CsvRow row;
   row.set("timestamp", isoUtcNow());
@@ -634,7 +634,7 @@ int runBench(const Options& o) {
     } else {
       ++measured;
       const StepStats st = stepStats(m.stepMs);
-      csv.write(makeRow(o, c, slot, m, st));
+      csv.write(makeRow(c, slot, m, st));
       eta.add(c, m.n, seconds);
       entry["n"] = m.n;
       entry["status"] = "measured";

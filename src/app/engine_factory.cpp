@@ -12,7 +12,6 @@
 
 #if defined(MURMUR_HAVE_CUDA)
 #include "cuda/cuda_engine.h"
-#include "cuda/debug_api.h"
 #endif
 
 namespace murmur::app {
@@ -65,14 +64,7 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& params) {
                            core::toString(kind) + " engine, this machine has " + gib(avail) + " available");
   }
 #if defined(MURMUR_HAVE_CUDA)
-  if (kind == core::EngineKind::Cuda && cudaAvailable()) {
-    const size_t need = cuda::bytesNeeded(n, params);
-    const size_t free = cuda::deviceFreeBytes();
-    if (need > free) {
-      throw core::UsageError("--n " + std::to_string(n) + ": needs " + gib(need) + " of GPU memory, " +
-                             cuda::deviceInfo().name + " has " + gib(free) + " free");
-    }
-  }
+  if (kind == core::EngineKind::Cuda && cudaAvailable()) cuda::checkDeviceFits(n, params);
 #else
   (void)params;
 #endif

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "app/bench.h"
 #include "app/engine_factory.h"
 #include "app/run.h"
 #include "core/body_io.h"
@@ -18,14 +19,6 @@
 #endif
 
 namespace murmur::app {
-
-namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-}  // namespace
 
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
@@ -110,14 +103,14 @@ int runHeadless(const Options& o) {
     }
   }
   if (!o.out.empty()) core::writeBodiesFile(o.out, final);
-  const double med = median(stepMs);
+  const double med = stepStats(stepMs).median;
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
               "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
               core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
               o.scenario.name.c_str(), final.size(), iterations, params.blockSize, params.cellWidthFactor, med,
               totalMs, core::stateChecksum(final));
   if (rendered) {
-    const double r = median(renderMs);
+    const double r = stepStats(renderMs).median;
     std::printf(" render_ms=%.4f fps=%.1f interop=%s", r, 1000.0 / std::max(1e-6, med + r), interop ? "on" : "off");
   }
   std::printf("\n");

@@ -14,16 +14,15 @@ namespace {
 
 class EglOffscreenView final : public OffscreenView {
  public:
-  EglOffscreenView(std::unique_ptr<render::EglContext> ctx, const Options& o, const core::Engine& engine)
+  EglOffscreenView(std::unique_ptr<render::EglContext> ctx, const Options& o, core::Engine& engine)
       : ctx_(std::move(ctx)), width_(o.width), height_(o.height) {
     renderer_ = std::make_unique<render::Renderer>();
     renderer_->setOffscreenTarget(width_, height_, 4);
     source_ = std::make_unique<DrawSource>(*renderer_, ctx_->isNvidia());
     // Frame the initial state; the camera then stays put so a video shows the motion.
-    auto& e = const_cast<core::Engine&>(engine);
-    const core::Bodies b = e.readBodies();
-    style_ = defaultStyle(e.params(), b, o.drawMode, o.colourMode);
-    frameScene(camera_, b, e.params(), style_);
+    const core::Bodies b = engine.readBodies();
+    style_ = defaultStyle(engine.params(), b, o.drawMode, o.colourMode);
+    frameScene(camera_, b, engine.params(), style_);
     camera_.setDistance(camera_.distance() / o.zoom);
     renderer_->setSpeedScale(style_.speedScale);
     renderer_->setSpriteAlpha(style_.spriteAlpha);
@@ -60,7 +59,7 @@ class EglOffscreenView final : public OffscreenView {
 
 }  // namespace
 
-std::unique_ptr<OffscreenView> createOffscreenView(const Options& o, const core::Engine& engine, std::string* why) {
+std::unique_ptr<OffscreenView> createOffscreenView(const Options& o, core::Engine& engine, std::string* why) {
   std::string err;
   auto ctx = render::EglContext::create(&err);
   if (!ctx) {

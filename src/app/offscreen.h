@@ -27,7 +27,7 @@ class OffscreenView {
 };
 
 // nullptr with `why` set when no offscreen GL context can be created on this machine.
-std::unique_ptr<OffscreenView> createOffscreenView(const Options& o, const core::Engine& engine,
+std::unique_ptr<OffscreenView> createOffscreenView(const Options& o, core::Engine& engine,
                                                    std::string* why);
 
 }  // namespace murmur::app

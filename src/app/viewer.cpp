@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench.h"
 #include "app/draw_source.h"
 #include "app/engine_factory.h"
 #include "app/run.h"
@@ -109,11 +110,12 @@ struct Viewer {
     params.halfSize = p.halfSize;  // `dense` sizes the world
     engine->setParams(params);
     engine->reset(bodies);
-    style = defaultStyle(params, bodies, style.draw == render::DrawMode::Boids && params.force != core::ForceMode::Boids ? "" : render::toString(style.draw), render::toString(style.colour));
-    const ViewStyle fresh = defaultStyle(params, bodies, "", "");
-    style.bodySize = fresh.bodySize;
-    style.speedScale = fresh.speedScale;
-    style.spriteAlpha = fresh.spriteAlpha;
+    // Fresh sizes and scales for the new bodies; the chosen draw and colour modes stay, except
+    // oriented boids, which give way to the default when the force is gravity.
+    ViewStyle fresh = defaultStyle(params, bodies, "", "");
+    if (!(style.draw == render::DrawMode::Boids && params.force != core::ForceMode::Boids)) fresh.draw = style.draw;
+    fresh.colour = style.colour;
+    style = fresh;
     frameScene(camera, bodies, params, style);
     camera.setDistance(camera.distance() / opts.zoom);
     renderer->setSpeedScale(style.speedScale);
@@ -240,10 +242,9 @@ struct Viewer {
     const double elapsed = msBetween(secondStart, now);
     if (elapsed < 1000.0) return;
     fps = secondFrames * 1000.0 / elapsed;
-    std::vector<double> v = secondSimMs;
-    std::sort(v.begin(), v.end());
-    const double simMedian = v.empty() ? 0 : v[v.size() / 2];
     if (fpsLog) {
+      // The benchmark's statistics, so a log row reads like a bench row.
+      const StepStats st = stepStats(secondSimMs);
       core::CsvRow r;
       r.set("timestamp", isoNow());
       r.set("git_sha", std::string(MURMUR_GIT_SHA));
@@ -256,12 +257,12 @@ struct Viewer {
       r.set("block_size", static_cast<long long>(params.blockSize));
       r.set("cell_width_factor", static_cast<long long>(params.cellWidthFactor));
       r.set("render", 1LL);
-      r.set("steps", static_cast<long long>(v.size()));
-      if (!v.empty()) {
-        r.set("sim_ms_median", simMedian);
-        r.set("sim_ms_min", v.front());
-        r.set("sim_ms_p90", v[std::min(v.size() - 1, v.size() * 9 / 10)]);
-        r.set("steps_per_s", 1000.0 / std::max(1e-9, simMedian));
+      r.set("steps", static_cast<long long>(secondSimMs.size()));
+      if (!secondSimMs.empty()) {
+        r.set("sim_ms_median", st.median);
+        r.set("sim_ms_min", st.min);
+        r.set("sim_ms_p90", st.p90);
+        r.set("steps_per_s", 1000.0 / std::max(1e-9, st.median));
       }
       r.set("frame_fps", fps);
       fpsLog->write(r);

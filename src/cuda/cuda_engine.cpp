@@ -114,11 +114,6 @@ struct CudaEngine::Impl {
 
   LaunchConfig launch() const { return LaunchConfig{params.blockSize, stream}; }
 
-  [[noreturn]] void throwOutOfMemory(const std::string& what, size_t need, size_t freeBytes) const {
-    throw core::UsageError(what + ": needs " + formatBytes(need) + " of GPU memory, " + name + " has " +
-                           formatBytes(freeBytes) + " free");
-  }
-
   void releaseBodies() {
     for (int k = 0; k < 2; ++k) {
       pos[k].release();
@@ -145,7 +140,9 @@ struct CudaEngine::Impl {
                         (growMono ? size_t(cells) * sizeof(Vec4) : 0);
     const size_t reusable = (growCells ? cellStart.bytes() + cellEnd.bytes() : 0) + (growMono ? monopole.bytes() : 0);
     const size_t freeBytes = deviceFreeBytes() + reusable;
-    if (need > freeBytes) throwOutOfMemory("a grid of " + std::to_string(cells) + " cells", need, freeBytes);
+    if (need > freeBytes)
+      throw core::UsageError("a grid of " + std::to_string(cells) + " cells: needs " + formatBytes(need) +
+                             " of GPU memory, " + name + " has " + formatBytes(freeBytes) + " free");
     if (growCells) {
       cellStart.allocate(cells);
       cellEnd.allocate(cells);
@@ -259,6 +256,15 @@ struct CudaEngine::Impl {
   }
 };
 
+void checkDeviceFits(size_t numBodies, const SimParams& p) {
+  const size_t need = bytesNeeded(numBodies, p);
+  const size_t freeBytes = deviceFreeBytes();
+  if (need > freeBytes) {
+    throw core::UsageError("--n " + std::to_string(numBodies) + ": needs " + formatBytes(need) + " of GPU memory, " +
+                           deviceInfo().name + " has " + formatBytes(freeBytes) + " free");
+  }
+}
+
 CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
   const std::string err = core::validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
@@ -321,9 +327,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   m.cur = m.velCur = 0;
   if (n == 0) return;
 
-  const size_t need = bytesNeeded(n, m.params);
-  const size_t freeBytes = deviceFreeBytes();
-  if (need > freeBytes) m.throwOutOfMemory("--n " + std::to_string(n), need, freeBytes);
+  checkDeviceFits(n, m.params);
 
   for (int k = 0; k < 2; ++k) {
     m.pos[k].allocate(n);

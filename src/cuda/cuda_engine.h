@@ -39,6 +39,11 @@ std::unique_ptr<core::Engine> createCudaEngine(const core::SimParams& p);
 // the grid buffers of p's pipeline. Without a usable device the sort scratch is estimated.
 size_t bytesNeeded(size_t numBodies, const core::SimParams& p);
 
+// Throws core::UsageError ("--n N: needs X of GPU memory, <GPU> has Y free") when bytesNeeded
+// exceeds the current device's free memory. reset() calls it; callers may call it before they
+// build the bodies, to fail before any work.
+void checkDeviceFits(size_t numBodies, const core::SimParams& p);
+
 struct GridSnapshot;  // cuda/debug_api.h
 class CudaEngine;
 GridSnapshot snapshotGrid(CudaEngine& engine);
