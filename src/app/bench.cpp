@@ -325,7 +325,8 @@ struct Measurement {
   core::StepProfile stageMean;
   bool rendered = false;
   bool interop = false;
-  double renderMs = 0;
+  double renderMs = 0;       // median of the per-frame render_ms
+  std::string drawMode;
   bool hasNeighbours = false;
   core::NeighbourStats neighbours;
   core::SimParams params{};
@@ -378,6 +379,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     if (!view) throw Skip("rendering: " + (why.empty() ? std::string("no offscreen view") : why));
     m.rendered = true;
     m.interop = view->interop();
+    m.drawMode = view->drawMode();
   }
   if (c.force == ForceMode::Boids) {
     m.neighbours = engine.neighbourStats();
@@ -403,7 +405,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
   const double perRepeat = budgetMs / double(o.bench.repeats);
   if (warmMs > 0 && steps * warmMs > perRepeat) steps = std::max(2, static_cast<int>(perRepeat / warmMs));
   m.stepMs.reserve(static_cast<size_t>(steps) * o.bench.repeats);
-  double renderSum = 0;
+  std::vector<double> renderMs;
   for (int r = 0; r < o.bench.repeats; ++r) {
     std::vector<double> repeatMs;
     for (int s = 0; s < steps; ++s) {
@@ -413,7 +415,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
       const double ms = msBetween(t0, Clock::now());
       repeatMs.push_back(ms);
       m.stageMean += engine.lastProfile();
-      if (view) renderSum += view->renderFrame(engine);
+      if (view) renderMs.push_back(view->renderFrame(engine));
     }
     m.repeatMedians.push_back(stepStats(repeatMs).median);
     m.stepMs.insert(m.stepMs.end(), repeatMs.begin(), repeatMs.end());
@@ -421,7 +423,11 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
   const double k = 1.0 / double(m.stepMs.size());
   core::StepProfile& st = m.stageMean;
   st.labelMs *= k, st.sortMs *= k, st.boundsMs *= k, st.reorderMs *= k, st.forceMs *= k, st.integrateMs *= k;
-  st.renderMs = m.renderMs = renderSum * k;
+  // The median, like sim_ms_median: a frame that waits on the driver now and then (interop map,
+  // a context switch) should not move the number that frame_fps is computed from.
+  if (!renderMs.empty()) st.renderMs = m.renderMs = stepStats(renderMs).median;
+  // Known only once a frame has been filled.
+  if (view) m.interop = view->interop();
 
   // A state that blew up times different branches than a sane one: such a row would mislead.
   const core::Bodies final = engine.readBodies();
@@ -471,6 +477,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
   if (m.rendered) {
     row.set("render_ms", m.renderMs);
     row.set("frame_fps", 1000.0 / (st.median + m.renderMs));
+    row.set("draw", m.drawMode);
   }
   if (c.force == ForceMode::Gravity) {
     // NVIDIA's nbody convention for every pipeline: N^2 interactions per step, 20 flops each.

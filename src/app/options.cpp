@@ -52,14 +52,22 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--half-size", r.halfSize, "Boids world half-size (cube [-h, h))");
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
-  app.add_option("--record", o.record, "Record frames to a video through ffmpeg");
+  app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or to PNG files: a path with %d (frames/f%05d.png)");
+  std::string recordEvery, neighbours;
+  app.add_option("--record-every", recordEvery, "Headless: record one frame every K steps (default 1)");
+  app.add_option("--neighbours", neighbours, "Scenario dense: mean boids within the largest rule radius, sets the world size (default 8)");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
   app.add_option("--frames", r.frames, "Frames to render: headless (default --steps), or the window closes after K");
   app.add_option("--width", r.width, "Frame width in pixels");
   app.add_option("--height", r.height, "Frame height in pixels");
   std::string zoom;
   app.add_option("--zoom", zoom, "Camera zoom over the fitted view (> 1 is closer)");
-  app.add_option("--draw", o.drawMode, "Draw mode: boids | points | sprites");
+  app.add_option("--draw", o.drawMode, "Draw mode: boids | points | sprites | splat (default splat from 250k bodies)");
+  std::string slab, fog, edl, warpReduce;
+  app.add_option("--slab", slab, "Splat: draw only a slab this many world units thick through the target (0 = all)");
+  app.add_option("--fog", fog, "Splat: how far the far side fades into the background, 0..1 (default 0.7)");
+  app.add_option("--edl", edl, "Splat: eye-dome lighting strength, 0 = off (default 1)");
+  app.add_option("--warp-reduce", warpReduce, "Splat on CUDA: combine a warp's bodies per pixel before the atomic: on | off");
   app.add_option("--colour", o.colourMode, "Colour mode: velocity | speed | id");
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.fallthrough();
@@ -194,7 +202,20 @@ bool parseOptions(int argc, char** argv, Options& o) {
     o.zoom = parseFloat("--zoom", zoom, true);
     if (o.zoom < 0.01f || o.zoom > 1000.0f) throw UsageError("--zoom " + zoom + " is invalid: allowed range is 0.01 to 1000");
   }
-  if (!o.drawMode.empty()) parseName("--draw", o.drawMode, {"boids", "points", "sprites"});
+  if (!o.drawMode.empty()) parseName("--draw", o.drawMode, {"boids", "points", "sprites", "splat"});
+  if (!recordEvery.empty()) o.recordEvery = static_cast<int>(parseInt("--record-every", recordEvery, 1, 1000000));
+  if (!neighbours.empty()) {
+    o.scenario.denseNeighbours = parseFloat("--neighbours", neighbours, true);
+    if (o.scenario.denseNeighbours > 1000.0)
+      throw UsageError("--neighbours " + neighbours + " is invalid: allowed range is (0, 1000]");
+  }
+  if (!slab.empty()) o.slab = parseFloat("--slab", slab, false);
+  if (!fog.empty()) {
+    o.fog = parseFloat("--fog", fog, false);
+    if (o.fog > 1.0f) throw UsageError("--fog " + fog + " is invalid: allowed range is 0 to 1");
+  }
+  if (!edl.empty()) o.edl = parseFloat("--edl", edl, false);
+  if (!warpReduce.empty()) o.warpReduce = parseName("--warp-reduce", warpReduce, {"on", "off"}) == "on";
   if (!o.colourMode.empty()) parseName("--colour", o.colourMode, {"velocity", "speed", "id"});
   // --dt applies to the force mode in use, known only after resolveDefaults.
   if (!r.dt.empty()) o.dt = parseFloat("--dt", r.dt, true);

@@ -46,12 +46,17 @@ struct Options {
   bool profile = false;   // print per-stage times
   std::string out;        // --out FILE: final state
   std::string screenshot; // --screenshot FILE.png
-  std::string record;     // --record FILE.mp4
+  std::string record;     // --record FILE.mp4, or a PNG path pattern with %d
+  int recordEvery = 1;    // --record-every K steps
   std::string csv;        // --csv FILE (viewer FPS log / headless timings)
   int frames = 0;         // --frames K (headless rendering); 0 = steps
   int width = 1280, height = 720;
   float zoom = 1.0f;      // camera: > 1 moves closer than the fitted view
-  std::string drawMode, colourMode;  // empty = renderer default for the force
+  std::string drawMode, colourMode;  // empty = renderer default for the force and N
+  float slab = 0;         // --slab: splat slab thickness, world units (0 = everything)
+  float fog = -1;         // --fog 0..1 (< 0: the default)
+  float edl = -1;         // --edl >= 0 (< 0: the default)
+  bool warpReduce = true; // --warp-reduce
   BenchOptions bench;
 };
 

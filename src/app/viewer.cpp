@@ -21,6 +21,7 @@
 #include "app/bench.h"
 #include "app/draw_source.h"
 #include "app/engine_factory.h"
+#include "app/splat_source.h"
 #include "app/run.h"
 #include "app/view_setup.h"
 #include "core/csv.h"
@@ -65,7 +66,7 @@ const char* kHelp[][2] = {
     {"V", "vsync on/off"},                         {"F", "start/stop FPS recording (CSV)"},
     {"P", "screenshot (PNG)"},                     {"F9", "start/stop video (ffmpeg)"},
     {"mouse", "left: orbit, right: pan, wheel: zoom"}, {"Home", "reset the camera"},
-    {"Esc", "quit"}};
+    {"X", "slab view on/off (splat)"},             {"Esc", "quit"}};
 
 struct Viewer {
   Options opts;
@@ -75,8 +76,11 @@ struct Viewer {
   GLFWwindow* window = nullptr;
   std::unique_ptr<render::Renderer> renderer;
   std::unique_ptr<DrawSource> source;
+  std::unique_ptr<render::SplatRenderer> splatRenderer;
+  std::unique_ptr<SplatSource> splatSource;
   render::Camera camera;
   ViewStyle style;
+  bool drawChosen = false;  // --draw, the D key or the panel picked the mode: a reset keeps it
   bool glIsNvidia = false;
   std::string glRenderer;
 
@@ -113,8 +117,13 @@ struct Viewer {
     // Fresh sizes and scales for the new bodies; the chosen draw and colour modes stay, except
     // oriented boids, which give way to the default when the force is gravity.
     ViewStyle fresh = defaultStyle(params, bodies, "", "");
-    if (!(style.draw == render::DrawMode::Boids && params.force != core::ForceMode::Boids)) fresh.draw = style.draw;
+    if (drawChosen && !(style.draw == render::DrawMode::Boids && params.force != core::ForceMode::Boids))
+      fresh.draw = style.draw;
     fresh.colour = style.colour;
+    const float bodySize = fresh.splat.bodySize;
+    fresh.splat = style.splat;  // slab, fog and lighting are the user's
+    fresh.splat.bodySize = bodySize;
+    fresh.warpReduce = style.warpReduce;
     style = fresh;
     frameScene(camera, bodies, params, style);
     camera.setDistance(camera.distance() / opts.zoom);
@@ -194,7 +203,14 @@ struct Viewer {
       case GLFW_KEY_N: stepOnce = true; break;
       case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: style.pointSize = std::min(32.0f, style.pointSize * 1.25f); style.bodySize *= 1.25f; break;
       case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: style.pointSize = std::max(1.0f, style.pointSize / 1.25f); style.bodySize /= 1.25f; break;
-      case GLFW_KEY_D: if (press) style.draw = render::next(style.draw); break;
+      case GLFW_KEY_D: if (press) style.draw = render::next(style.draw), drawChosen = true; break;
+      case GLFW_KEY_X:
+        if (press) {
+          // A slab a tenth of the scene thick: thin enough to cut through flocks, thick enough to hold some.
+          style.splat.slabHalfWidth = style.splat.slabHalfWidth > 0 ? 0.0f : 0.1f * style.worldRadius;
+          say(style.splat.slabHalfWidth > 0 ? "slab view on (splat draw mode)" : "slab view off");
+        }
+        break;
       case GLFW_KEY_C: if (press) style.colour = render::next(style.colour); break;
       case GLFW_KEY_R: if (press) resetPending = true; break;
       case GLFW_KEY_TAB: if (press) showPanel = !showPanel; break;
@@ -272,6 +288,12 @@ struct Viewer {
     secondStart = now;
   }
 
+  bool splat() const { return style.draw == render::DrawMode::Splat; }
+  bool interop() const { return splat() ? splatSource->interop() : source->interop(); }
+  const std::string& interopOffReason() const {
+    return splat() ? splatSource->interopOffReason() : source->interopOffReason();
+  }
+
   void drawPanel() {
     if (!showPanel) return;
     ImGui::SetNextWindowPos(ImVec2(10, 40), ImGuiCond_FirstUseEver);
@@ -279,8 +301,7 @@ struct Viewer {
     ImGui::Begin("Murmuration");
     ImGui::Text("%s", engine->deviceName().c_str());
     ImGui::Text("GL: %s", glRenderer.c_str());
-    ImGui::Text("interop: %s%s%s", source->interop() ? "on" : "off", source->interop() ? "" : " - ",
-                source->interop() ? "" : source->interopOffReason().c_str());
+    ImGui::Text("interop: %s%s%s", interop() ? "on" : "off", interop() ? "" : " - ", interop() ? "" : interopOffReason().c_str());
     ImGui::Separator();
     int pipe = static_cast<int>(params.pipeline);
     if (ImGui::Combo("pipeline", &pipe, "naive\0scattered\0coherent\0")) {
@@ -356,19 +377,34 @@ struct Viewer {
     }
     if (ImGui::CollapsingHeader("view", ImGuiTreeNodeFlags_DefaultOpen)) {
       int d = static_cast<int>(style.draw), c = static_cast<int>(style.colour);
-      if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0")) style.draw = static_cast<render::DrawMode>(d);
+      if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0splat\0"))
+        style.draw = static_cast<render::DrawMode>(d), drawChosen = true;
       if (ImGui::Combo("colour (C)", &c, "velocity\0speed\0id\0")) style.colour = static_cast<render::ColourMode>(c);
       ImGui::SliderFloat("point size", &style.pointSize, 1.0f, 32.0f);
       ImGui::SliderFloat("body size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
                          ImGuiSliderFlags_Logarithmic);
       if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
     }
+    if (style.draw == render::DrawMode::Splat && ImGui::CollapsingHeader("splat", ImGuiTreeNodeFlags_DefaultOpen)) {
+      render::SplatStyle& sp = style.splat;
+      bool slab = sp.slabHalfWidth > 0;
+      if (ImGui::Checkbox("slab (X)", &slab)) sp.slabHalfWidth = slab ? 0.1f * style.worldRadius : 0.0f;
+      if (slab) {
+        ImGui::SliderFloat("slab half-width", &sp.slabHalfWidth, style.worldRadius * 0.005f, style.worldRadius, "%.2f",
+                           ImGuiSliderFlags_Logarithmic);
+        ImGui::SliderFloat("slab offset", &sp.slabOffset, -style.worldRadius, style.worldRadius, "%.1f");
+      }
+      ImGui::SliderFloat("fog", &sp.fogStrength, 0.0f, 1.0f);
+      ImGui::SliderFloat("eye-dome light", &sp.edlStrength, 0.0f, 4.0f);
+      ImGui::SliderFloat("splat body size", &sp.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
+                         ImGuiSliderFlags_Logarithmic);
+    }
     ImGui::Separator();
     const core::StepProfile prof = engine->lastProfile();
     ImGui::Text("sim %.3f ms  frame %.3f ms  %.0f FPS", simMs, frameMs, fps);
     ImGui::Text("label %.3f sort %.3f bounds %.3f", prof.labelMs, prof.sortMs, prof.boundsMs);
     ImGui::Text("reorder %.3f force %.3f integrate %.3f", prof.reorderMs, prof.forceMs, prof.integrateMs);
-    ImGui::Text("render copy+draw %.3f ms (CPU-side submit)", renderMs);
+    ImGui::Text("render %s %.3f ms (CPU-side submit)", render::toString(style.draw), renderMs);
     ImGui::End();
   }
 
@@ -380,7 +416,7 @@ struct Viewer {
                      ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
     ImGui::Text("%s | %s | N=%zu | block %d | sim %.2f ms | frame %.2f ms | %.0f FPS | interop %s%s%s%s",
                 core::toString(params.pipeline), core::toString(params.force), engine->numBodies(), params.blockSize,
-                simMs, frameMs, fps, source->interop() ? "on" : "off", paused ? " | paused" : "",
+                simMs, frameMs, fps, interop() ? "on" : "off", paused ? " | paused" : "",
                 fpsLog ? " | REC fps" : "", video ? " | REC video" : "");
     if (!message.empty() && msBetween(messageTime, Clock::now()) < 4000) ImGui::Text("%s", message.c_str());
     ImGui::End();
@@ -416,8 +452,15 @@ struct Viewer {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window, &w, &h);
     const auto r0 = Clock::now();
-    source->fill(*engine);
-    renderer->draw(camera, style.draw, style.colour, w, h, style.pointSize, style.bodySize, style.worldRadius);
+    if (splat()) {
+      style.splat.colour = static_cast<core::SplatColour>(style.colour);
+      splatSource->fill(*engine, render::makeSplatView(camera, w, h, style.worldRadius, style.splat), style.warpReduce);
+      glBindFramebuffer(GL_FRAMEBUFFER, renderer->framebuffer());
+      splatRenderer->draw(style.splat);
+    } else {
+      source->fill(*engine);
+      renderer->draw(camera, style.draw, style.colour, w, h, style.pointSize, style.bodySize, style.worldRadius);
+    }
     renderMs = msBetween(r0, Clock::now());
     if (screenshotPending) {
       screenshotPending = false;
@@ -495,7 +538,11 @@ int runViewer(const Options& o) {
     v.renderer = std::make_unique<render::Renderer>();
     v.renderer->setWindowTarget();
     v.source = std::make_unique<DrawSource>(*v.renderer, v.glIsNvidia);
+    v.splatRenderer = std::make_unique<render::SplatRenderer>();
+    v.splatSource = std::make_unique<SplatSource>(*v.splatRenderer, v.glIsNvidia);
     v.style = defaultStyle(v.params, core::Bodies{}, o.drawMode, o.colourMode);
+    applySplatOptions(v.style, o.slab, o.fog, o.edl, o.warpReduce);
+    v.drawChosen = !o.drawMode.empty();
     v.resetScenario();
     if (!o.drawMode.empty()) render::parse(o.drawMode, v.style.draw);
     if (!o.colourMode.empty()) render::parse(o.colourMode, v.style.colour);
@@ -533,6 +580,8 @@ int runViewer(const Options& o) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
+    v.splatSource.reset();
+    v.splatRenderer.reset();
     v.source.reset();
     v.renderer.reset();
     v.engine.reset();
