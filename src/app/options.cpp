@@ -65,9 +65,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--draw", o.drawMode, "Draw mode: boids | points | sprites | splat (default splat from 250k bodies)");
   std::string slab, fog, edl, warpReduce;
   app.add_option("--slab", slab, "Splat: draw only a slab this many world units thick through the target (0 = all)");
-  app.add_option("--fog", fog, "Splat: how far the far side fades into the background, 0..1 (default 0.7)");
-  app.add_option("--edl", edl, "Splat: eye-dome lighting strength, 0 = off (default 1)");
-  app.add_option("--warp-reduce", warpReduce, "Splat on CUDA: combine a warp's bodies per pixel before the atomic: on | off");
+  app.add_option("--fog", fog, "Splat: how far the far side fades into the background, 0..1 (default 0.55)");
+  app.add_option("--edl", edl, "Splat: eye-dome lighting strength, 0 = off (default 0.7)");
+  app.add_option("--warp-reduce", warpReduce, "Splat on CUDA: combine a warp's bodies per pixel before the atomic: on | off (default off)");
   app.add_option("--colour", o.colourMode, "Colour mode: velocity | speed | id");
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.fallthrough();

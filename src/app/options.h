@@ -56,7 +56,7 @@ struct Options {
   float slab = 0;         // --slab: splat slab thickness, world units (0 = everything)
   float fog = -1;         // --fog 0..1 (< 0: the default)
   float edl = -1;         // --edl >= 0 (< 0: the default)
-  bool warpReduce = true; // --warp-reduce
+  bool warpReduce = false; // --warp-reduce (measured slower on an H100: bench/results/h100/README.md)
   BenchOptions bench;
 };
 

@@ -24,7 +24,7 @@ struct ViewStyle {
   float speedScale = 1.0f;   // |v| at the hot end of the speed ramp
   float spriteAlpha = 0.8f;
   render::SplatStyle splat;  // DrawMode::Splat (its colour follows `colour`)
-  bool warpReduce = true;    // splat on CUDA: per-warp pre-reduction before the atomic
+  bool warpReduce = false;   // splat on CUDA: per-warp pre-reduction before the atomic
 };
 
 // Applies the splat options of the command line (--slab, --fog, --edl, --warp-reduce; negative

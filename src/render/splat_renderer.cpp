@@ -41,6 +41,11 @@ core::SplatView makeSplatView(const Camera& camera, int width, int height, float
     v.slabNear = centre - s.slabHalfWidth;
     v.slabFar = centre + s.slabHalfWidth;
     if (v.slabNear < v.nearDepth) v.slabNear = v.nearDepth;
+    // Fog across the slab, not the world: otherwise a thin slab gets one flat shade.
+    if (v.fogRange > 0.0f) {
+      v.fogNear = v.slabNear;
+      v.fogRange = v.slabFar - v.slabNear;
+    }
   }
   return v;
 }

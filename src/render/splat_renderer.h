@@ -20,8 +20,9 @@ namespace murmur::render {
 // How the splat frame looks; ViewStyle (app) carries one.
 struct SplatStyle {
   float bodySize = 0.5f;        // world units: a body's diameter when close enough to be a disc
-  float fogStrength = 0.7f;     // 0..1: how far the far side of the scene fades into the background
-  float edlStrength = 1.0f;     // eye-dome lighting; 0 turns it off
+  // 0..1: how far the far side of the scene (of the slab, when on) fades into the background.
+  float fogStrength = 0.55f;
+  float edlStrength = 0.7f;     // eye-dome lighting; 0 turns it off
   float edlRadius = 1.0f;       // pixels
   // Slab (clip view): only bodies within slabHalfWidth of the plane through the camera's target,
   // facing the eye, moved slabOffset along the view direction, are drawn. slabHalfWidth <= 0: all.
