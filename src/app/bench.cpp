@@ -15,6 +15,7 @@
 #include "app/engine_factory.h"
 #include "app/offscreen.h"
 #include "app/params_json.h"
+#include "app/progress.h"
 #include "app/run.h"
 #include "core/csv.h"
 #include "core/errors.h"

@@ -31,16 +31,6 @@ std::string isoUtcNow() {
   return buf;
 }
 
-std::string clockText(double seconds) {
-  const long s = std::lround(std::max(0.0, seconds));
-  char buf[32];
-  if (s >= 3600)
-    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
-  return buf;
-}
-
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v) {
   char buf[64];
@@ -51,8 +41,6 @@ std::string shortNumber(double v) {
   return buf;
 }
 
-// The JSON sidecar: one entry per `murmur bench` run, rewritten after every configuration so
-// that an interrupted sweep keeps what it measured (like the CSV, which flushes every row).
 Sidecar::Sidecar(std::string path, bool append) : path_(std::move(path)) {
   doc_ = json{{"runs", json::array()}};
   if (!append) return;

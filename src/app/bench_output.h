@@ -33,8 +33,6 @@ struct Measurement {
 // The source revision the binary was configured from ("unknown" outside a git checkout).
 const char* gitSha();
 std::string isoUtcNow();
-// "1:05" or "2:03:04".
-std::string clockText(double seconds);
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v);
 

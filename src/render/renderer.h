@@ -111,6 +111,14 @@ class Renderer {
   void setSpriteAlpha(float alpha) { spriteAlpha_ = alpha; }
   float spriteAlpha() const { return spriteAlpha_; }
 
+  // Where the drawn area starts in the window, in pixels from the bottom-left corner: the window
+  // keeps its left strip for the panel and centres the view in the rest. Offscreen targets always
+  // start at (0, 0). Applies to draw() and readPixels().
+  void setViewportOrigin(int x, int y) {
+    viewportX_ = x;
+    viewportY_ = y;
+  }
+
   // Clears the current target to kBackground and draws numBodies() bodies.
   //   width, height: viewport in pixels (the offscreen target's size, or the window's framebuffer)
   //   pointSize:     pixels; the size of a point, and the smallest on-screen size of boids and
@@ -142,6 +150,7 @@ class Renderer {
 
   float speedScale_ = 1.0f;
   float spriteAlpha_ = 0.8f;
+  int viewportX_ = 0, viewportY_ = 0;
 };
 
 }  // namespace murmur::render

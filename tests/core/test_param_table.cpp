@@ -35,8 +35,11 @@ TEST(ParamTable, EachRowReadsAndWritesItsOwnField) {
     ASSERT_NE(other, before) << d.key;
     d.set(p, other);
     EXPECT_EQ(d.get(p), static_cast<double>(static_cast<float>(other))) << d.key;
-    for (const ParamDesc& e : paramTable())
-      if (&e != &d) EXPECT_EQ(e.get(p), e.get(defaultParams())) << d.key << " changed " << e.key;
+    for (const ParamDesc& e : paramTable()) {
+      if (&e != &d) {
+        EXPECT_EQ(e.get(p), e.get(defaultParams())) << d.key << " changed " << e.key;
+      }
+    }
   }
 }
 
