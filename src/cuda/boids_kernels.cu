@@ -88,6 +88,8 @@ __global__ void __launch_bounds__(1024)
   st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
 }
 
+// A kernel of its own, after the force kernel: every boid's new velocity is computed from the old
+// positions, so no position may move until all velocities are done (a grid-wide barrier).
 __global__ void __launch_bounds__(1024)
     boidsIntegrateKernel(Vec4* __restrict__ pos, const Vec4* __restrict__ velNew, uint32_t n, float dt,
                          float halfSize) {
