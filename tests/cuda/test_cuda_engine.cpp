@@ -377,6 +377,7 @@ TEST_F(CudaEngineTest, TooManyBodiesThrowsUsageError) {
     cuda::DeviceReservation hog(freeBytes - kLeave);
     Bodies big;
     big.resize(n);
+    for (size_t i = 0; i < n; ++i) big.id[i] = static_cast<uint32_t>(i);  // engines keep the ids given
     try {
       gpu->reset(big);
       FAIL() << "reset with too little free memory did not throw";
