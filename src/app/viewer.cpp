@@ -118,6 +118,7 @@ struct Viewer {
   std::vector<double> secondSimMs, secondRenderMs;
   int secondFrames = 0;
   Clock::time_point secondStart = Clock::now();
+  Clock::time_point speedFitTime;  // when the speed colour ramp was last fitted to the state
   std::unique_ptr<core::CsvWriter> fpsLog;
   std::unique_ptr<render::VideoRecorder> video;
 
@@ -253,7 +254,12 @@ struct Viewer {
       case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: style.pointSize = std::min(32.0f, style.pointSize * 1.25f); style.bodySize *= 1.25f; break;
       case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: style.pointSize = std::max(1.0f, style.pointSize / 1.25f); style.bodySize /= 1.25f; break;
       case GLFW_KEY_D: if (press) style.draw = render::next(style.draw); break;
-      case GLFW_KEY_C: if (press) style.colour = render::next(style.colour); break;
+      case GLFW_KEY_C:
+        if (press) {
+          style.colour = render::next(style.colour);
+          speedFitTime = Clock::time_point{};
+        }
+        break;
       case GLFW_KEY_R: if (press) resetPending = true; break;
       case GLFW_KEY_TAB: if (press) showPanel = !showPanel; break;
       case GLFW_KEY_H: if (press) showHelp = !showHelp; break;
@@ -470,7 +476,10 @@ struct Viewer {
   void drawViewSection() {
     int d = static_cast<int>(style.draw), c = static_cast<int>(style.colour);
     if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0")) style.draw = static_cast<render::DrawMode>(d);
-    if (ImGui::Combo("colour (C)", &c, "velocity\0speed\0id\0")) style.colour = static_cast<render::ColourMode>(c);
+    if (ImGui::Combo("colour (C)", &c, "velocity\0speed\0id\0")) {
+      style.colour = static_cast<render::ColourMode>(c);
+      speedFitTime = Clock::time_point{};
+    }
     ImGui::SliderFloat("point size", &style.pointSize, 1.0f, 32.0f);
     ImGui::SliderFloat("body size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
                        ImGuiSliderFlags_Logarithmic);
@@ -537,6 +546,13 @@ struct Viewer {
         } catch (const std::exception& e) {
           say(e.what(), true);
         }
+      }
+      // The speed ramp follows the speeds present (every 2 s; reading the state back costs a copy).
+      if (style.colour == render::ColourMode::Speed && msBetween(speedFitTime, Clock::now()) > 2000) {
+        fitSpeedRange(engine->readBodies(), params, style);
+        renderer->setSpeedScale(style.speedScale);
+        renderer->setSpeedFloor(style.speedFloor);
+        speedFitTime = Clock::now();
       }
       if (freshState) {
         const auto f0 = Clock::now();

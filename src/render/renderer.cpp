@@ -253,6 +253,7 @@ void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMo
   program.set("u_projection", projection);
   program.set("u_colourMode", static_cast<int>(colourMode));
   program.set("u_speedScale", speedScale_);
+  program.set("u_speedFloor", std::min(speedFloor_, speedScale_));
   program.set("u_pointSize", pointSize);
   program.set("u_viewportHeight", static_cast<float>(height));
   // Depth dimming spans the scene sphere around the target, seen from the eye.
