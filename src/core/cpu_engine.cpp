@@ -17,9 +17,10 @@ namespace murmur::core {
 
 namespace {
 
-// labelCells + sortByCell + findCellBounds into `out`. The sort is a stable counting sort: keys
-// are bounded by the cell count, so it is O(N + cells) and ties keep ascending body index, which
-// makes the CPU engine deterministic. Stage times go to the three profile slots when given.
+// The grid stages as free functions, so that a step times them (CpuEngine::timed) and
+// debugBuildGrid runs the same code untimed. sortByCell is a stable counting sort: keys are
+// bounded by the cell count, so it is O(N + cells), and ties keep ascending body index, which
+// makes the CPU engine deterministic (the pinned checksums of test_determinism.cpp rely on it).
 void labelCells(const GridSpec& g, const std::vector<Vec4>& pos, std::vector<uint32_t>& keys) {
   const long n = static_cast<long>(pos.size());
   keys.resize(pos.size());
