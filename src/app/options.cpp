@@ -50,31 +50,117 @@ void applyParamOptions(const GivenMap& given, core::SimParams& p) {
   }
 }
 
-// The bench subcommand's list-valued options: the sweep's dimensions. Each item is checked by the
-// same row of the parameter table as the single-valued option.
-struct BenchLists {
-  GivenMap given;
-  static constexpr const char* kListed[] = {"force", "pipeline", "blockSize", "cellWidthFactor"};
+// The options that set something other than a simulation parameter, as rows like the parameter
+// table's: name, label for messages, help, allowed values and where the value goes. bench: the
+// option belongs to the bench subcommand.
+struct AppValue {
+  const char* name;
+  const char* label;
+  const char* help;
+  core::ValueSpec spec;
+  void (*apply)(Options&, double);
+  bool bench;
+};
+
+const char* const kDrawNames[] = {"boids", "points", "sprites"};
+const char* const kColourNames[] = {"velocity", "speed", "id"};
+
+template <size_t N>
+core::ValueSpec namesOf(const char* const (&names)[N]) {
+  core::ValueSpec s;
+  s.type = core::ValueType::Enum;
+  s.names = names;
+  s.numNames = static_cast<int>(N);
+  return s;
+}
+
+const std::vector<AppValue>& appValues() {
+  static const std::vector<AppValue> values = {
+      {"--engine", "engine", "cpu | cuda (default: cuda when a GPU is present)", core::enumSpec<core::EngineKind>(),
+       [](Options& o, double v) { o.engine = static_cast<core::EngineKind>(static_cast<int>(v)), o.engineSet = true; }, false},
+      {"--n", "n", "Number of bodies, e.g. 100000, 100k, 1M", core::countRange(1, core::kMaxBodies),
+       [](Options& o, double v) { o.scenario.n = static_cast<size_t>(v); }, false},
+      {"--steps", "steps", "Steps to run headless (default 100)", core::intRange(0, 100000000),
+       [](Options& o, double v) { o.steps = static_cast<int>(v); }, false},
+      {"--dt", "dt", "Time step of the active force mode", core::floatAbove(0),
+       [](Options& o, double v) { o.dt = static_cast<float>(v); }, false},
+      {"--seed", "seed", "Random seed of the scenario", core::intRange(0, 1LL << 53),
+       [](Options& o, double v) { o.scenario.seed = static_cast<uint64_t>(v); }, false},
+      {"--frames", "frames", "Frames to render: headless (default --steps), or the window closes after K",
+       core::intRange(1, 10000000), [](Options& o, double v) { o.frames = static_cast<int>(v); }, false},
+      {"--width", "width", "Frame width in pixels", core::intRange(16, 8192),
+       [](Options& o, double v) { o.width = static_cast<int>(v); }, false},
+      {"--height", "height", "Frame height in pixels", core::intRange(16, 8192),
+       [](Options& o, double v) { o.height = static_cast<int>(v); }, false},
+      {"--zoom", "zoom", "Camera zoom over the fitted view (> 1 is closer)", core::floatAtLeast(0.01, 1000),
+       [](Options& o, double v) { o.zoom = static_cast<float>(v); }, false},
+      {"--draw", "draw mode", "Draw mode", namesOf(kDrawNames),
+       [](Options& o, double v) { o.drawMode = kDrawNames[static_cast<int>(v)]; }, false},
+      {"--colour", "colour mode", "Colour mode", namesOf(kColourNames),
+       [](Options& o, double v) { o.colourMode = kColourNames[static_cast<int>(v)]; }, false},
+      {"--steps", "steps", "Timed steps per repeat (default 30)", core::intRange(1, 100000000),
+       [](Options& o, double v) { o.bench.steps = static_cast<int>(v); }, true},
+      {"--warmup", "warm-up steps", "Warm-up steps per configuration (default 5)", core::intRange(0, 1000000),
+       [](Options& o, double v) { o.bench.warmup = static_cast<int>(v); }, true},
+      {"--repeats", "repeats", "Timed repeats per configuration; statistics pool their steps (default 3)",
+       core::intRange(1, 1000), [](Options& o, double v) { o.bench.repeats = static_cast<int>(v); }, true},
+      {"--max-seconds", "max seconds", "Time budget per configuration; slow ones run fewer steps (default 3)",
+       core::floatAbove(0), [](Options& o, double v) { o.bench.maxSeconds = v; }, true},
+  };
+  return values;
+}
+
+void addAppValues(CLI::App& app, GivenMap& given, bool bench) {
+  for (const AppValue& a : appValues())
+    if (a.bench == bench) addValue(app, given, a.name, std::string(a.help) + "; " + core::allowedText(a.spec));
+}
+
+void applyAppValues(const GivenMap& given, bool bench, Options& o) {
+  for (const AppValue& a : appValues()) {
+    if (a.bench != bench) continue;
+    const Given& g = given.at(a.name);
+    if (g.given()) a.apply(o, parseOption(a.name, g.text, a.label, a.spec));
+  }
+}
+
+// The bench subcommand's list-valued options, the sweep's dimensions: a list of what the
+// parameter row (or --n) allows, each item checked by that row.
+struct BenchList {
+  const char* key;  // parameter-table row; nullptr for --n
+  void (*apply)(BenchOptions&, const std::vector<double>&);
 };
 
 template <typename T>
-std::vector<T> parseList(const Given& g, const char* option, const char* label, const core::ValueSpec& spec) {
+std::vector<T> as(const std::vector<double>& v) {
   std::vector<T> out;
-  for (const std::string& item : splitList(option, g.text))
-    out.push_back(core::detail::fromDouble<T>(parseOption(option, item, label, spec)));
+  for (double x : v) out.push_back(core::detail::fromDouble<T>(x));
   return out;
 }
 
-void addBenchOptions(CLI::App& bench, BenchOptions& b, BenchLists& lists) {
-  for (const char* key : BenchLists::kListed) {
-    const core::ParamDesc& d = *core::findParam(key);
-    addValue(bench, lists.given, d.option, "Comma-separated list: " + paramHelp(d));
+const BenchList kBenchLists[] = {
+    {"force", [](BenchOptions& b, const std::vector<double>& v) { b.forces = as<core::ForceMode>(v); }},
+    {"pipeline", [](BenchOptions& b, const std::vector<double>& v) { b.pipelines = as<core::Pipeline>(v); }},
+    {"blockSize", [](BenchOptions& b, const std::vector<double>& v) { b.blockSizes = as<int>(v); }},
+    {"cellWidthFactor", [](BenchOptions& b, const std::vector<double>& v) { b.cellWidths = as<int>(v); }},
+    {nullptr, [](BenchOptions& b, const std::vector<double>& v) { b.counts = as<uint64_t>(v); }},
+};
+
+struct ListRow {
+  std::string option, label, help;
+  core::ValueSpec spec;
+};
+ListRow listRow(const BenchList& l) {
+  if (!l.key) return {"--n", "n", "body counts (suffix k, M)", core::countRange(1, core::kMaxBodies)};
+  const core::ParamDesc& d = *core::findParam(l.key);
+  return {d.option, d.label, paramHelp(d), d.spec};
+}
+
+void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
+  for (const BenchList& l : kBenchLists) {
+    const ListRow r = listRow(l);
+    addValue(bench, given, r.option, "Comma-separated list: " + r.help);
   }
-  addValue(bench, lists.given, "--n", "Comma-separated list of body counts (suffix k, M)");
-  addValue(bench, lists.given, "--steps", "Timed steps per repeat (default 30)");
-  addValue(bench, lists.given, "--warmup", "Warm-up steps per configuration (default 5)");
-  addValue(bench, lists.given, "--repeats", "Timed repeats per configuration; statistics pool their steps (default 3)");
-  addValue(bench, lists.given, "--max-seconds", "Time budget per configuration; slow ones run fewer steps (default 3)");
+  addAppValues(bench, given, true);
   std::string presets;
   for (const auto& p : benchPresets()) presets += (presets.empty() ? "" : " | ") + p.name;
   bench.add_option("--preset", b.preset, "Named sweep: " + presets);
@@ -83,22 +169,17 @@ void addBenchOptions(CLI::App& bench, BenchOptions& b, BenchLists& lists) {
   bench.add_flag("--cpu-baseline", b.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
 }
 
-void applyBenchOptions(const BenchLists& lists, BenchOptions& b) {
-  const GivenMap& g = lists.given;
-  const auto listOf = [&](const char* key) -> const Given& { return g.at(core::findParam(key)->option); };
-  const auto rowOf = [](const char* key) -> const core::ParamDesc& { return *core::findParam(key); };
-  if (listOf("force").given()) b.forces = parseList<core::ForceMode>(listOf("force"), "--force", "force", rowOf("force").spec);
-  if (listOf("pipeline").given())
-    b.pipelines = parseList<core::Pipeline>(listOf("pipeline"), "--pipeline", "pipeline", rowOf("pipeline").spec);
-  if (listOf("blockSize").given())
-    b.blockSizes = parseList<int>(listOf("blockSize"), "--block-size", "block size", rowOf("blockSize").spec);
-  if (listOf("cellWidthFactor").given())
-    b.cellWidths = parseList<int>(listOf("cellWidthFactor"), "--cell-width", "cell width", rowOf("cellWidthFactor").spec);
-  if (g.at("--n").given()) b.counts = parseList<uint64_t>(g.at("--n"), "--n", "n", core::countRange(1, core::kMaxBodies));
-  if (g.at("--steps").given()) b.steps = static_cast<int>(parseInt("--steps", g.at("--steps").text, 1, 100000000));
-  if (g.at("--warmup").given()) b.warmup = static_cast<int>(parseInt("--warmup", g.at("--warmup").text, 0, 1000000));
-  if (g.at("--repeats").given()) b.repeats = static_cast<int>(parseInt("--repeats", g.at("--repeats").text, 1, 1000));
-  if (g.at("--max-seconds").given()) b.maxSeconds = parseFloat("--max-seconds", g.at("--max-seconds").text, true);
+void applyBenchOptions(const GivenMap& given, Options& o) {
+  for (const BenchList& l : kBenchLists) {
+    const ListRow r = listRow(l);
+    const Given& g = given.at(r.option);
+    if (!g.given()) continue;
+    std::vector<double> values;
+    for (const std::string& item : splitList(r.option, g.text))
+      values.push_back(parseOption(r.option, item, r.label.c_str(), r.spec));
+    l.apply(o.bench, values);
+  }
+  applyAppValues(given, true, o);
 }
 
 }  // namespace
@@ -110,31 +191,21 @@ bool parseOptions(int argc, char** argv, Options& o) {
   bool headless = false, noRender = false;
   app.add_flag("--headless", headless, "Run without a window (EGL offscreen if rendering)");
   app.add_flag("--no-render", noRender, "With --headless: simulate only, no GL at all");
-  addValue(app, given, "--engine", "cpu | cuda (default: cuda when a GPU is present)");
-  addValue(app, given, "--n", "Number of bodies, e.g. 100000, 100k, 1M");
-  addValue(app, given, "--steps", "Steps to run headless (default 100)");
-  addValue(app, given, "--dt", "Time step of the active force mode");
   addValue(app, given, "--scenario", "uniform | dense | plummer | galaxies | file:PATH");
-  addValue(app, given, "--seed", "Random seed of the scenario");
   addValue(app, given, "--params", "JSON file with simulation parameters (options override it)");
+  addAppValues(app, given, false);
   addParamOptions(app, given);
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
   app.add_option("--record", o.record, "Record frames to a video through ffmpeg");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
-  addValue(app, given, "--frames", "Frames to render: headless (default --steps), or the window closes after K");
-  addValue(app, given, "--width", "Frame width in pixels");
-  addValue(app, given, "--height", "Frame height in pixels");
-  addValue(app, given, "--zoom", "Camera zoom over the fitted view (> 1 is closer)");
-  addValue(app, given, "--draw", "Draw mode: boids | points | sprites");
-  addValue(app, given, "--colour", "Colour mode: velocity | speed | id");
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.fallthrough();  // options of the main command are accepted after a subcommand too
 
   auto* accuracy = app.add_subcommand("accuracy", "Force error of each gravity pipeline against a double-precision direct sum");
   auto* bench = app.add_subcommand("bench", "Benchmark sweeps over force, pipeline, N, block size and cell width");
-  BenchLists benchLists;
-  addBenchOptions(*bench, o.bench, benchLists);
+  GivenMap benchGiven;
+  addBenchOptions(*bench, benchGiven, o.bench);
   app.require_subcommand(0, 1);
 
   try {
@@ -173,17 +244,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
   const auto text = [&](const char* name) -> const std::string& { return given.at(name).text; };
   if (has("--params")) loadParamsFile(text("--params"), o.params);
   applyParamOptions(given, o.params);
-  o.forceSet = has("--force") || benchLists.given.at("--force").given();
-  if (o.mode == Mode::Bench) applyBenchOptions(benchLists, o.bench);
-
-  if (has("--engine")) {
-    o.engine = static_cast<core::EngineKind>(parseOption("--engine", text("--engine"), "engine",
-                                                         core::enumSpec<core::EngineKind>()));
-    o.engineSet = true;
-  }
-  if (has("--n")) o.scenario.n = parseCount("--n", text("--n"), 1, core::kMaxBodies);
-  o.nSet = has("--n") || benchLists.given.at("--n").given();
-  if (has("--steps")) o.steps = static_cast<int>(parseInt("--steps", text("--steps"), 0, 100000000));
+  applyAppValues(given, false, o);
+  o.forceSet = has("--force") || benchGiven.at("--force").given();
+  o.nSet = has("--n") || benchGiven.at("--n").given();
+  if (o.mode == Mode::Bench) applyBenchOptions(benchGiven, o);
   if (has("--scenario")) {
     const std::string& s = text("--scenario");
     if (s.rfind("file:", 0) != 0) parseName("--scenario", s, core::scenarioNames());
@@ -191,16 +255,6 @@ bool parseOptions(int argc, char** argv, Options& o) {
     if (o.mode == Mode::Bench) o.bench.scenario = s;
   }
   if (preset) fillFromPreset(*preset, o.bench);
-  if (has("--seed")) o.scenario.seed = static_cast<uint64_t>(parseInt("--seed", text("--seed"), 0, 1LL << 53));
-  if (has("--frames")) o.frames = static_cast<int>(parseInt("--frames", text("--frames"), 1, 10000000));
-  if (has("--width")) o.width = static_cast<int>(parseInt("--width", text("--width"), 16, 8192));
-  if (has("--height")) o.height = static_cast<int>(parseInt("--height", text("--height"), 16, 8192));
-  if (has("--zoom"))
-    o.zoom = static_cast<float>(parseOption("--zoom", text("--zoom"), "zoom", core::floatAtLeast(0.01, 1000)));
-  if (has("--draw")) o.drawMode = parseName("--draw", text("--draw"), {"boids", "points", "sprites"});
-  if (has("--colour")) o.colourMode = parseName("--colour", text("--colour"), {"velocity", "speed", "id"});
-  // --dt applies to the force mode in use, known only after resolveDefaults.
-  if (has("--dt")) o.dt = parseFloat("--dt", text("--dt"), true);
   const std::string err = core::validateParams(o.params);
   if (!err.empty()) throw UsageError(err);
   return true;
