@@ -165,9 +165,12 @@ void CpuEngine::buildGrid(const GridSpec& g) {
   grid_ = g;
   timed(profile_.labelMs, [&] { labelCells(g, pos_, keys_); });
   timed(profile_.sortMs, [&] { sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_); });
+  // Added rather than assigned: gravity has already put its bounding-box time in this slot.
   double boundsMs = 0;
   timed(boundsMs, [&] { findCellBounds(g, sortedKeys_, cellStart_, cellEnd_); });
   profile_.boundsMs += boundsMs;
+  // Coherent: the state itself moves into cell order and stays there (no scatter back); the ids
+  // move with it, which is what readBodies uses to hand the state back in id order.
   if (params_.pipeline == Pipeline::Coherent) {
     timed(profile_.reorderMs, [&] {
       gather(pos_, sortedIndex_, posAlt_);
@@ -190,6 +193,8 @@ void CpuEngine::stepBoids() {
   timed(profile_.forceMs, [&] {
     const float radius = maxRuleRadius(b);
     const bool coherent = pipe == Pipeline::Coherent;
+    // Dynamic chunks: boids in dense cells have many more neighbours than the rest. Each body's
+    // sum runs on one thread in a fixed order, so the result does not depend on the schedule.
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
       const Vec4 pi = pos_[i];
@@ -203,6 +208,7 @@ void CpuEngine::stepBoids() {
           if (static_cast<long>(j) != i) boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
         });
       }
+      // Into the other buffer: the bodies after i must still read the old velocity of i.
       velAlt_[i] = make4(boidVelocity(acc, pi, vel_[i], b), 0.0f);
     }
   });
@@ -228,6 +234,8 @@ void CpuEngine::gravityForces() {
       for (long i = 0; i < n; ++i) {
         const Vec4 pi = pos_[i];
         Vec3 a{0, 0, 0};
+        // The self pair is included: r = 0 contributes exactly zero thanks to the softening, and
+        // a branch-free loop is what the GPU's tiled kernel runs too.
         for (long j = 0; j < n; ++j) a += gravityPair(pi, pos_[j], eps2);
         acc_[i] = make4(a * G, 0.0f);
       }
@@ -238,7 +246,8 @@ void CpuEngine::gravityForces() {
   double bboxMs = 0;
   timed(bboxMs, [&] { g = gravityGridForState(); });
   buildGrid(g);
-  // Monopoles of the occupied cells, summed in double from the sorted order.
+  // Monopoles of the occupied cells, summed in double from the sorted order: a cell of a Plummer
+  // core can hold a large share of all the mass, where float sums would lose the centre.
   double monoMs = 0;
   timed(monoMs, [&] {
     monopole_.assign(g.numCells, Vec4{0, 0, 0, 0});
@@ -272,6 +281,8 @@ void CpuEngine::gravityForces() {
       Vec3 a{0, 0, 0};
       forEachInCellsOf(coherent, g, nearCells(g, own), cellStart_.data(), cellEnd_.data(), sortedIndex_.data(),
                        [&](uint32_t j) { a += gravityPair(pi, pos_[j], eps2); });
+      // The far field walks the occupied cells only: most cells of a centrally concentrated
+      // cluster's grid are empty.
       for (long k = 0; k < numOcc; ++k) {
         const uint32_t c = occupiedCells_[k];
         if (isNearCell(own, cellFromKey(g, c))) continue;
