@@ -12,6 +12,7 @@ layout(std430, binding = 0) readonly buffer Keys {
 };
 
 uniform ivec2 u_size;         // frame size in pixels (the buffer's row length and row count)
+uniform ivec2 u_origin;       // window position of the frame's bottom-left pixel
 uniform vec3 u_background;
 uniform float u_edlStrength;  // 0 turns eye-dome lighting off
 uniform float u_edlRadius;    // pixels between a pixel and the neighbours it compares with
@@ -21,8 +22,8 @@ out vec4 fragColour;
 float logDepth(uint bits) { return log2(uintBitsToFloat(bits)); }
 
 void main() {
-  ivec2 p = ivec2(gl_FragCoord.xy);
-  if (p.x >= u_size.x || p.y >= u_size.y) {
+  ivec2 p = ivec2(gl_FragCoord.xy) - u_origin;
+  if (any(lessThan(p, ivec2(0))) || p.x >= u_size.x || p.y >= u_size.y) {
     fragColour = vec4(u_background, 1.0);
     return;
   }

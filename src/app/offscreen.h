@@ -16,10 +16,9 @@ class OffscreenView {
  public:
   virtual ~OffscreenView() = default;
   // Fills the draw buffers from the engine (CUDA-GL interop when available, else an upload)
-  // and draws one frame; returns render_ms, the render stage measured to completion: fill +
-  // draw + glFinish, after the step (the benchmark and the headless summary report its median).
+  // and draws one frame; returns render_ms (DrawSource::drawFrame).
   virtual double renderFrame(core::Engine& engine) = 0;
-  // True when the CUDA engine writes the GL buffers directly (no host round trip).
+  // True when the CUDA engine writes the GL buffers (or the splat keys) directly (no host round trip).
   virtual bool interop() const = 0;
   // The last frame, RGBA, top row first.
   virtual std::vector<uint8_t> pixels() = 0;

@@ -47,6 +47,7 @@ struct SplatView {
   float background[3] = {0.02f, 0.02f, 0.04f};
   SplatColour colour = SplatColour::Heading;
   float speedScale = 1.0f;   // |v| at the hot end of the speed ramp
+  float speedFloor = 0.0f;   // |v| at its cold end
   // Slab: only bodies whose view depth lies in [slabNear, slabFar] are drawn; slabFar <= slabNear
   // draws all.
   float slabNear = 0.0f, slabFar = 0.0f;
@@ -174,8 +175,11 @@ MURMUR_HD bool splatProject(const SplatView& v, const Vec4& p, const Vec4& vel, 
 
   float r, g, b;
   if (v.colour == SplatColour::Speed)
-    speedColour(sqrtf(vel.x * vel.x + vel.y * vel.y + vel.z * vel.z) / (v.speedScale > 1e-20f ? v.speedScale : 1e-20f),
+  {
+    const float span = v.speedScale - v.speedFloor;
+    speedColour((sqrtf(vel.x * vel.x + vel.y * vel.y + vel.z * vel.z) - v.speedFloor) / (span > 1e-20f ? span : 1e-20f),
                 r, g, b);
+  }
   else if (v.colour == SplatColour::Id)
     idColour(id, r, g, b);
   else

@@ -34,6 +34,7 @@ core::SplatView makeSplatView(const Camera& camera, int width, int height, float
   for (int i = 0; i < 3; ++i) v.background[i] = kBackground[i];
   v.colour = s.colour;
   v.speedScale = s.speedScale;
+  v.speedFloor = std::min(s.speedFloor, s.speedScale);
   if (s.slabHalfWidth > 0.0f) {
     // View depth (clip w) of a point is its distance along the view direction; the target sits at
     // camera.distance().
@@ -101,8 +102,8 @@ void SplatRenderer::upload(const std::vector<uint64_t>& keys) {
   glNamedBufferSubData(keyBuffer_, 0, static_cast<GLsizeiptr>(need * sizeof(uint64_t)), keys.data());
 }
 
-void SplatRenderer::draw(const SplatStyle& style) {
-  glViewport(0, 0, width_, height_);
+void SplatRenderer::draw(const SplatStyle& style, int originX, int originY) {
+  glViewport(originX, originY, width_, height_);
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
   glDisable(GL_STENCIL_TEST);
@@ -113,6 +114,7 @@ void SplatRenderer::draw(const SplatStyle& style) {
   program_.set("u_edlStrength", style.edlStrength);
   program_.set("u_edlRadius", style.edlRadius);
   glProgramUniform2i(program_.id(), program_.location("u_size"), width_, height_);
+  glProgramUniform2i(program_.id(), program_.location("u_origin"), originX, originY);
   // CUDA's writes (unmapped) or the upload are complete before this read: both are ordered ahead
   // of later GL commands.
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, keyBuffer_);

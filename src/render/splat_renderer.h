@@ -30,6 +30,7 @@ struct SplatStyle {
   float slabOffset = 0.0f;      // world units, > 0 is farther from the eye
   core::SplatColour colour = core::SplatColour::Heading;
   float speedScale = 1.0f;      // |v| at the hot end of the speed ramp
+  float speedFloor = 0.0f;      // |v| at its cold end
 };
 
 // The per-frame view for the splat kernels: camera matrices, frame size, fog over the scene
@@ -58,8 +59,9 @@ class SplatRenderer {
   // Host fallback: width() * height() keys, bottom row first.
   void upload(const std::vector<uint64_t>& keys);
 
-  // Full-screen pass into the bound draw framebuffer (viewport width() x height()).
-  void draw(const SplatStyle& style);
+  // Full-screen pass into the bound draw framebuffer: a width() x height() viewport whose
+  // bottom-left corner is (originX, originY) (the window keeps a strip for the panel).
+  void draw(const SplatStyle& style, int originX = 0, int originY = 0);
 
  private:
   ShaderProgram program_;

@@ -99,7 +99,9 @@ TEST(Splat, SlabKeepsOnlyItsDepthRange) {
   const std::vector<uint64_t> keys = resolve(v, s);
   ASSERT_EQ(litPixels(keys), 1u);
   for (uint64_t k : keys)
-    if (k != kSplatEmpty) EXPECT_EQ(k >> 32, splatKey(3.5f, 0) >> 32);
+    if (k != kSplatEmpty) {
+      EXPECT_EQ(k >> 32, splatKey(3.5f, 0) >> 32);
+    }
 }
 
 TEST(Splat, CloseBodyIsAShadedDiscNearestInTheMiddle) {
