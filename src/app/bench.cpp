@@ -24,6 +24,9 @@
 #include "core/csv.h"
 #include "core/errors.h"
 #include "core/scenarios.h"
+#if defined(MURMUR_HAVE_CUDA)
+#include "cuda/sample_nbody.h"
+#endif
 
 // Set by CMake at configure time (git rev-parse --short HEAD).
 #ifndef MURMUR_GIT_SHA
@@ -67,6 +70,11 @@ const std::vector<BenchPreset>& benchPresets() {
        {"gravity"}, kAllPipelines,
        {16000, 32000, 64000, 128000, 256000, 512000, 1000000},
        {64, 128, 256, 512, 1024}, {}, "plummer", nullptr},
+      {"gravity-pipelines",
+       "gravity, Plummer sphere, every pipeline and the nbody sample's kernel, N 16k..10M, block 256",
+       {"gravity"}, kAllPipelines,
+       {16384, 65536, 262144, 1048576, 4194304, 10000000},
+       {256}, {}, "plummer", nullptr, true},
   };
   return presets;
 }
@@ -87,6 +95,7 @@ void fillFromPreset(const BenchPreset& preset, BenchOptions& b) {
   if (b.blockSizes.empty()) b.blockSizes = preset.blockSizes;
   if (b.cellWidths.empty()) b.cellWidths = preset.cellWidths;
   if (b.scenario.empty()) b.scenario = preset.scenario;
+  b.reference = b.reference || preset.reference;
 }
 
 std::string shellQuotedCommandLine(int argc, char** argv) {
@@ -185,6 +194,11 @@ std::vector<BenchConfig> planBench(const Options& o) {
                 continue;
               if (n > 0) c.skipReason = sizeLimitReason(engine, force, pipeline, n);
               plan.push_back(c);
+              if (b.reference && engine == EngineKind::Cuda && force == ForceMode::Gravity &&
+                  pipeline == Pipeline::Naive) {
+                c.reference = true;
+                plan.push_back(c);
+              }
             }
           }
         }
@@ -194,9 +208,17 @@ std::vector<BenchConfig> planBench(const Options& o) {
   return plan;
 }
 
+namespace {
+
+std::string pipelineName(const BenchConfig& c) {
+  return c.reference ? std::string(kReferencePipelineName) : std::string(core::toString(c.pipeline));
+}
+
+}  // namespace
+
 std::string describe(const BenchConfig& c) {
   std::ostringstream s;
-  s << core::toString(c.engine) << ' ' << core::toString(c.force) << ' ' << core::toString(c.pipeline)
+  s << core::toString(c.engine) << ' ' << core::toString(c.force) << ' ' << pipelineName(c)
     << " n=" << (c.n ? std::to_string(c.n) : c.scenario) << " block="
     << (c.blockSize ? std::to_string(c.blockSize) : "-") << " cw=" << (c.cellWidth ? std::to_string(c.cellWidth) : "-");
   return s.str();
@@ -345,6 +367,46 @@ core::SimParams configParams(const Options& o, const BenchConfig& c) {
   return p;
 }
 
+// The sample formulation's force kernel on the same bodies, warmed up and timed like an engine
+// step (launch + synchronize, wall clock). Positions do not move: an all-pairs step costs the
+// same for any state. Its time is all force; integrate stays empty.
+Measurement measureReference(const Options& o, const core::Bodies& bodies, Measurement& m) {
+#if defined(MURMUR_HAVE_CUDA)
+  const float eps2 = m.params.gravity.softening * m.params.gravity.softening;
+  cuda::SampleNbody sample(bodies.pos, eps2, m.params.gravity.G, m.params.blockSize);
+  const double budgetMs = o.bench.maxSeconds * 1000.0;
+  double warmMs = 0;
+  for (int s = 0; s < o.bench.warmup || s == 0; ++s) {
+    const auto t0 = Clock::now();
+    sample.computeForces();
+    const double ms = msBetween(t0, Clock::now());
+    ++m.warmup;
+    warmMs = s == 0 ? ms : std::min(warmMs, ms);
+    if (m.warmup * warmMs > 0.25 * budgetMs) break;
+  }
+  int steps = o.bench.steps;
+  const double perRepeat = budgetMs / double(o.bench.repeats);
+  if (warmMs > 0 && steps * warmMs > perRepeat) steps = std::max(2, static_cast<int>(perRepeat / warmMs));
+  for (int r = 0; r < o.bench.repeats; ++r) {
+    std::vector<double> repeatMs;
+    for (int s = 0; s < steps; ++s) {
+      const auto t0 = Clock::now();
+      sample.computeForces();
+      repeatMs.push_back(msBetween(t0, Clock::now()));
+    }
+    m.repeatMedians.push_back(stepStats(repeatMs).median);
+    m.stepMs.insert(m.stepMs.end(), repeatMs.begin(), repeatMs.end());
+  }
+  m.stageMean.forceMs = stepStats(m.stepMs).median;
+  return m;
+#else
+  (void)o;
+  (void)bodies;
+  (void)m;
+  throw Skip("this build has no CUDA engine");
+#endif
+}
+
 Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, ScenarioCache& cache) {
   Measurement m;
   m.params = configParams(o, c);
@@ -366,6 +428,8 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     const std::string why = sizeLimitReason(c.engine, c.force, c.pipeline, m.n);
     if (!why.empty()) throw Skip(why);
   }
+
+  if (c.reference) return measureReference(o, cache.bodies, m);
 
   core::Engine& engine = *slot.engine;
   engine.setParams(m.params);
@@ -444,7 +508,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
   }
   row.set("engine", std::string(core::toString(c.engine)));
   row.set("force", std::string(core::toString(c.force)));
-  row.set("pipeline", std::string(core::toString(c.pipeline)));
+  row.set("pipeline", pipelineName(c));
   row.set("scenario", c.scenario);
   row.set("n", static_cast<long long>(m.n));
   if (c.blockSize) row.set("block_size", static_cast<long long>(c.blockSize));
@@ -467,7 +531,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
   }
   if (c.pipeline == Pipeline::Coherent) row.set("reorder_ms", s.reorderMs);
   row.set("force_ms", s.forceMs);
-  row.set("integrate_ms", s.integrateMs);
+  if (!c.reference) row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {
     row.set("render_ms", m.renderMs);
     row.set("frame_fps", 1000.0 / (st.median + m.renderMs));
@@ -485,7 +549,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
 json configJson(const BenchConfig& c, size_t n) {
   return json{{"engine", core::toString(c.engine)},
               {"force", core::toString(c.force)},
-              {"pipeline", core::toString(c.pipeline)},
+              {"pipeline", pipelineName(c)},
               {"scenario", c.scenario},
               {"n", n},
               {"block_size", c.blockSize ? json(c.blockSize) : json(nullptr)},

@@ -38,6 +38,7 @@ struct BenchPreset {
   std::vector<int> blockSizes, cellWidths;
   std::string scenario;                          // empty: per-force default
   void (*applyParams)(core::SimParams&) = nullptr;  // parameters the preset fixes
+  bool reference = false;                        // sets --reference
 };
 
 const std::vector<BenchPreset>& benchPresets();
@@ -51,6 +52,9 @@ void fillFromPreset(const BenchPreset& preset, BenchOptions& b);
 // argv as one line a shell would accept, program name shortened to "murmur".
 std::string shellQuotedCommandLine(int argc, char** argv);
 
+// The CSV's pipeline value for --reference rows.
+constexpr const char* kReferencePipelineName = "sample-reference";
+
 // One point of the sweep.
 struct BenchConfig {
   core::EngineKind engine = core::EngineKind::Cpu;
@@ -61,6 +65,9 @@ struct BenchConfig {
   int blockSize = 0;       // 0: not applicable (the CPU engine has no launch configuration)
   int cellWidth = 0;       // 0: not applicable (naive has no grid; gravity sizes its own grid)
   std::string skipReason;  // set when the size limits above rule the configuration out
+  // The sample-formulation kernel (--reference) instead of the engine: CUDA, gravity, pipeline
+  // naive; its CSV rows say pipeline=sample-reference.
+  bool reference = false;
 };
 
 // The configurations of o's sweep in run order (o after resolveDefaults): per engine (o.engine,

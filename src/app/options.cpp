@@ -37,7 +37,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--dt", r.dt, "Time step of the active force mode");
   app.add_option("--block-size", r.blockSize, "CUDA threads per block: 32..1024, multiple of 32");
   app.add_option("--cell-width", r.cellWidth, "Grid cell width in rule radii: 1 (27 cells) or 2 (8)");
-  app.add_option("--scenario", r.scenario, "uniform | dense | plummer | galaxies | file:PATH");
+  app.add_option("--scenario", r.scenario, "uniform | dense | plummer | galaxies | galaxy | file:PATH");
   app.add_option("--seed", r.seed, "Random seed of the scenario");
   app.add_option("--params", r.params, "JSON file with simulation parameters");
   app.add_option("--rules", r.rules, "Boid rule set: cis565 | reynolds");
@@ -52,7 +52,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--half-size", r.halfSize, "Boids world half-size (cube [-h, h))");
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
-  app.add_option("--record", o.record, "Record frames to a video through ffmpeg");
+  app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or as numbered PNGs into DIR/ (a path ending in /)");
+  std::string stepsPerFrame;
+  app.add_option("--steps-per-frame", stepsPerFrame, "Headless: simulation steps between two rendered frames (default 1)");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
   app.add_option("--frames", r.frames, "Frames to render: headless (default --steps), or the window closes after K");
   app.add_option("--width", r.width, "Frame width in pixels");
@@ -65,6 +67,8 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.fallthrough();
 
   auto* accuracy = app.add_subcommand("accuracy", "Force error of each gravity pipeline against a double-precision direct sum");
+  std::string driftN;
+  accuracy->add_option("--drift-n", driftN, "Bodies of the 1000-step energy-drift run per pipeline (0 skips it; default 16k)");
   auto* bench = app.add_subcommand("bench", "Benchmark sweeps over force, pipeline, N and block size");
   bench->add_option("--preset", o.bench.preset, "Named sweep: cis565 | constant-density | gravity");
   std::string warmup, repeats;
@@ -75,6 +79,8 @@ bool parseOptions(int argc, char** argv, Options& o) {
   bench->add_flag("--render", o.bench.render, "Also draw an offscreen frame per step (render_ms, frame_fps)");
   bench->add_flag("--append", o.bench.append, "Append to the CSV instead of overwriting");
   bench->add_flag("--cpu-baseline", o.bench.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
+  bench->add_flag("--reference", o.bench.reference,
+                  "Also time all-pairs gravity as NVIDIA's nbody sample writes it (pipeline sample-reference)");
   app.require_subcommand(0, 1);
 
   try {
@@ -89,6 +95,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
     throw UsageError(e.what());
   }
 
+  if (!driftN.empty()) o.driftBodies = parseCount("--drift-n", driftN, 0, core::kMaxBodies);
   if (*bench) {
     o.mode = Mode::Bench;
   } else if (*accuracy) {
@@ -187,6 +194,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!r.gridDim.empty()) p.gravity.gridDim = static_cast<int>(parseInt("--grid-dim", r.gridDim, 1, core::kMaxGravityGridDim));
   if (!gridSpread.empty()) p.gravity.gridSpread = parseFloat("--grid-spread", gridSpread, false);
   if (!r.halfSize.empty()) p.halfSize = parseFloat("--half-size", r.halfSize, true);
+  if (!stepsPerFrame.empty()) o.stepsPerFrame = static_cast<int>(parseInt("--steps-per-frame", stepsPerFrame, 1, 1000000));
   if (!r.frames.empty()) o.frames = static_cast<int>(parseInt("--frames", r.frames, 1, 10000000));
   if (!r.width.empty()) o.width = static_cast<int>(parseInt("--width", r.width, 16, 8192));
   if (!r.height.empty()) o.height = static_cast<int>(parseInt("--height", r.height, 16, 8192));

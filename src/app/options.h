@@ -28,6 +28,7 @@ struct BenchOptions {
   bool render = false;   // also draw an offscreen frame per step (render_ms, frame_fps)
   bool append = false;   // append rows to an existing CSV (no second header)
   bool cpuBaseline = false;  // repeat the configurations with N <= kCpuBaselineMaxN on the CPU engine
+  bool reference = false;    // also time NVIDIA's nbody formulation next to every CUDA naive gravity row
   std::string csv = "bench.csv";  // the sidecar is csv + ".json"
   std::string commandLine;        // argv, shell-quoted, for the sidecar
 };
@@ -49,10 +50,12 @@ struct Options {
   std::string record;     // --record FILE.mp4
   std::string csv;        // --csv FILE (viewer FPS log / headless timings)
   int frames = 0;         // --frames K (headless rendering); 0 = steps
+  int stepsPerFrame = 1;  // --steps-per-frame K (headless): simulation steps between two frames
   int width = 1280, height = 720;
   float zoom = 1.0f;      // camera: > 1 moves closer than the fitted view
   std::string drawMode, colourMode;  // empty = renderer default for the force
   BenchOptions bench;
+  uint64_t driftBodies = 16384;  // accuracy: Plummer bodies of the 1000-step energy drift (0: skip)
 };
 
 // Parses argv. Returns false when help was printed (exit 0). Throws core::UsageError with one
