@@ -1,8 +1,11 @@
 // Headless runs: the simulation loop without a window, one summary line per run.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 #include <vector>
 
 #include "app/bench.h"
@@ -30,8 +33,9 @@ int runHeadless(const Options& o) {
   engine->reset(bodies);
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
-  // One step per iteration; with rendering, one frame per step as in the window.
+  // One frame per iteration (as in the window), after --steps-per-frame steps.
   const int iterations = o.frames > 0 ? o.frames : o.steps;
+  long pngWritten = 0;
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view;
   std::unique_ptr<render::VideoRecorder> video;
@@ -45,7 +49,12 @@ int runHeadless(const Options& o) {
       std::fprintf(stderr, "murmur: rendering off: %s\n", why.c_str());
     }
   }
-  if (!o.record.empty()) {
+  const bool pngFrames = !o.record.empty() && o.record.back() == '/';
+  if (pngFrames) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.record, ec);
+    if (ec) throw core::UsageError("--record " + o.record + ": cannot create the directory (" + ec.message() + ")");
+  } else if (!o.record.empty()) {
     if (!render::VideoRecorder::ffmpegAvailable())
       throw core::UsageError("--record " + o.record + ": ffmpeg not found; install it with apt-get install ffmpeg");
     try {
@@ -64,14 +73,24 @@ int runHeadless(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int s = 0; s < iterations; ++s) {
     const auto a = std::chrono::steady_clock::now();
-    engine->step(1);
+    engine->step(o.stepsPerFrame);
     engine->synchronize();
-    stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+    stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count() /
+                     o.stepsPerFrame);
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
     if (view) {
       renderMs.push_back(view->renderFrame(*engine));
       if (video) video->addFrame(view->pixels());
+      if (pngFrames) {
+        char name[32];
+        std::snprintf(name, sizeof name, "frame_%05ld.png", pngWritten++);
+        try {
+          render::writePng(o.record + name, view->width(), view->height(), view->pixels());
+        } catch (const std::exception& e) {
+          throw core::UsageError("--record " + o.record + ": " + e.what());
+        }
+      }
     }
 #endif
   }
@@ -85,6 +104,7 @@ int runHeadless(const Options& o) {
     }
     std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o.screenshot.c_str(), view->width(), view->height());
   }
+  if (pngFrames) std::fprintf(stderr, "murmur: wrote %ld frames into %s\n", pngWritten, o.record.c_str());
   if (video) {
     video->close();
     std::fprintf(stderr, "murmur: wrote %s (%ld frames)\n", o.record.c_str(), video->framesWritten());
@@ -107,7 +127,7 @@ int runHeadless(const Options& o) {
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
               "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
               core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
-              o.scenario.name.c_str(), final.size(), iterations, params.blockSize, params.cellWidthFactor, med,
+              o.scenario.name.c_str(), final.size(), iterations * o.stepsPerFrame, params.blockSize, params.cellWidthFactor, med,
               totalMs, core::stateChecksum(final));
   if (rendered) {
     const double r = stepStats(renderMs).median;
@@ -124,21 +144,25 @@ int runHeadless(const Options& o) {
 }
 
 int runAccuracy(const Options& o) {
-  // The grid pipelines approximate far-field gravity by cell monopoles; this reports how far
-  // each pipeline's accelerations are from a double-precision direct sum on the same state.
+  // Every pipeline's accelerations against a double-precision direct sum on the same state (the
+  // grid approximates the far field by cell monopoles; naive differs only by float rounding),
+  // then each pipeline's energy drift over kDriftSteps leapfrog steps of a Plummer sphere.
   core::SimParams params = o.params;
   params.force = core::ForceMode::Gravity;
+  params.gravity.integrator = core::Integrator::Leapfrog;
   core::ScenarioSpec spec = o.scenario;
   if (!o.forceSet && spec.name == "uniform") spec.name = "plummer";
   if (!o.nSet) spec.n = 20000;
-  checkFits(o.engine, spec.n, params);
+  checkFits(o.engine, std::max<uint64_t>(spec.n, o.driftBodies), params);
   const core::Bodies bodies = core::makeScenario(spec, params);
   auto engine = makeEngine(o.engine, params);
+  const std::vector<core::Pipeline> pipelines = core::allPipelines();
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
-  std::printf("gravity force error vs double-precision direct sum: scenario=%s n=%zu grid_dim=%d softening=%g\n",
+  std::printf("relative force error |a - a_direct| / |a_direct| per body, a_direct a double-precision direct sum: "
+              "scenario=%s n=%zu grid_dim=%d softening=%g\n",
               spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening);
   std::printf("%-10s %12s %12s %12s %12s %10s %8s\n", "pipeline", "median", "p90", "max", "rms", "ms", "samples");
-  for (core::Pipeline pipe : {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent}) {
+  for (core::Pipeline pipe : pipelines) {
     params.pipeline = pipe;
     engine->setParams(params);
     engine->reset(bodies);
@@ -148,6 +172,31 @@ int runAccuracy(const Options& o) {
     const core::ForceError fe = core::forceError(bodies, acc, params.gravity.G, params.gravity.softening);
     std::printf("%-10s %12.3e %12.3e %12.3e %12.3e %10.2f %8zu\n", core::toString(pipe), fe.median, fe.p90,
                 fe.max, fe.rms, ms, fe.samples);
+  }
+  if (o.driftBodies == 0) return 0;
+
+  // Energy drift: the same Plummer sphere (seed of the run) for every pipeline, kinetic plus
+  // softened potential energy in double before and after.
+  constexpr int kDriftSteps = 1000;
+  core::ScenarioSpec driftSpec = o.scenario;
+  driftSpec.name = "plummer";
+  driftSpec.n = o.driftBodies;
+  core::SimParams driftParams = params;
+  const core::Bodies start = core::makeScenario(driftSpec, driftParams);
+  const double e0 = core::totalEnergy(start, params.gravity.G, params.gravity.softening);
+  std::printf("\nrelative energy drift |E_%d / E_0 - 1|, leapfrog: scenario=plummer n=%zu dt=%g softening=%g E_0=%.6g\n",
+              kDriftSteps, start.size(), params.gravity.dt, params.gravity.softening, e0);
+  std::printf("%-10s %12s %10s\n", "pipeline", "drift", "ms/step");
+  for (core::Pipeline pipe : pipelines) {
+    driftParams.pipeline = pipe;
+    engine->setParams(driftParams);
+    engine->reset(start);
+    const auto t0 = std::chrono::steady_clock::now();
+    engine->step(kDriftSteps);
+    engine->synchronize();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double e1 = core::totalEnergy(engine->readBodies(), params.gravity.G, params.gravity.softening);
+    std::printf("%-10s %12.3e %10.3f\n", core::toString(pipe), std::fabs(e1 / e0 - 1.0), ms / kDriftSteps);
   }
   return 0;
 }

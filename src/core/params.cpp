@@ -1,6 +1,7 @@
 #include "core/params.h"
 
 #include <cmath>
+#include <iterator>
 #include <sstream>
 
 namespace murmur::core {
@@ -124,6 +125,11 @@ const char* const kIntegratorNames[] = {"leapfrog", "euler"};
 
 const char* toString(ForceMode v) { return kForceNames[static_cast<int>(v)]; }
 const char* toString(Pipeline v) { return kPipelineNames[static_cast<int>(v)]; }
+std::vector<Pipeline> allPipelines() {
+  std::vector<Pipeline> all;
+  for (size_t k = 0; k < std::size(kPipelineNames); ++k) all.push_back(static_cast<Pipeline>(k));
+  return all;
+}
 const char* toString(EngineKind v) { return kEngineNames[static_cast<int>(v)]; }
 const char* toString(RuleSet v) { return kRuleNames[static_cast<int>(v)]; }
 const char* toString(Integrator v) { return kIntegratorNames[static_cast<int>(v)]; }

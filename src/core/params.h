@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace murmur::core {
 
@@ -67,6 +68,8 @@ inline float activeDt(const SimParams& p) {
 
 const char* toString(ForceMode v);
 const char* toString(Pipeline v);
+// Every pipeline, in the order of their names (and number keys): reports iterate over this.
+std::vector<Pipeline> allPipelines();
 const char* toString(EngineKind v);
 const char* toString(RuleSet v);
 const char* toString(Integrator v);
