@@ -311,7 +311,7 @@ struct Viewer {
     const auto& names = core::scenarioNames();
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == scenario.name) scen = static_cast<int>(i);
-    const bool scenChanged = ImGui::Combo("scenario", &scen, "uniform\0dense\0plummer\0galaxies\0");
+    const bool scenChanged = ImGui::Combo("scenario", &scen, "uniform\0dense\0plummer\0galaxies\0galaxy\0");
     if (ImGui::Button("reset (R)") || scenChanged || (ImGui::IsItemDeactivatedAfterEdit())) {
       if (scenChanged) {
         scenario.name = names[static_cast<size_t>(scen)];
