@@ -19,7 +19,7 @@ namespace murmur::app {
 // minutes, and the next size up would take hours. The CPU engine's grid beyond 2M bodies is
 // minutes per configuration as well.
 constexpr uint64_t kCudaNaiveBoidsMaxN = 2000000;
-constexpr uint64_t kCudaNaiveGravityMaxN = 1000000;
+constexpr uint64_t kCudaNaiveGravityMaxN = uint64_t(1) << 20;  // 1M as 2^20, NVIDIA's sample's largest
 constexpr uint64_t kCpuNaiveMaxN = 50000;
 constexpr uint64_t kCpuGridMaxN = 2000000;
 // Gravity on the CPU grid: the near field of a centrally concentrated cluster is close to all

@@ -102,7 +102,7 @@ double plummerDensity(double a, double r) { return std::pow(1.0 + r * r / (a * a
 // of passing through each other. Velocities come from equilibrium, not guesses:
 // - halo and bulge: isotropic Gaussian speeds with the Jeans dispersion of their density in the
 //   potential of all three components (enclosed mass, spherical approximation);
-// - disk: circular speed from the same enclosed mass, radial dispersion from a Toomre Q of
+// - disk: circular speed of the spherical components plus the thin disk's own, radial dispersion from a Toomre Q of
 //   kToomreQ (what keeps a disk from clumping), the epicyclic ratio for the azimuthal one,
 //   vertical dispersion of a self-gravitating sech^2 sheet of the disk's thickness (what keeps
 //   it from thickening or collapsing), and the asymmetric drift for the mean rotation.
@@ -115,6 +115,19 @@ struct GalaxyShape {
   static constexpr double kHaloCut = 15.0;       // R_d: halo bodies beyond are redrawn
   static constexpr double kToomreQ = 1.5;
 };
+
+// Circular speed^2 of a thin exponential disk (Freeman 1970): 4 pi G Sigma_0 R_d y^2
+// (I0 K0 - I1 K1)(y), y = R / 2 R_d, with Sigma_0 normalised to the disk's mass inside the cut.
+// The spherical approximation (enclosed mass / r) underestimates it by up to a fifth near
+// 2 R_d: a disk started on those speeds sub-rotates and contracts.
+double diskCircularSpeed2(double mDisk, double r) {
+  const double rd = GalaxyShape::kDiskScale, cut = GalaxyShape::kDiskCut;
+  const double inside = 1.0 - (1.0 + cut / rd) * std::exp(-cut / rd);
+  const double sigma0 = mDisk / (2.0 * kPi * rd * rd * inside);
+  const double y = r / (2.0 * rd);
+  return 4.0 * kPi * sigma0 * rd * y * y *
+         (std::cyl_bessel_i(0.0, y) * std::cyl_bessel_k(0.0, y) - std::cyl_bessel_i(1.0, y) * std::cyl_bessel_k(1.0, y));
+}
 
 double diskEnclosedMass(double mDisk, double r) {
   const double rd = GalaxyShape::kDiskScale, cut = GalaxyShape::kDiskCut;
@@ -200,7 +213,8 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double luminousMa
     const double phi = rng.uniform(0.0, 2.0 * kPi);
     // sech^2 sheet: z = z0 atanh(2u - 1).
     const double z = z0 * std::atanh(rng.uniform(-0.999, 0.999));
-    const double vc2 = menc(r) / r;
+    const double vc2 = (plummerEnclosed(mBulge, S::kBulgeScale, r) + plummerEnclosed(mHalo, S::kHaloScale, r)) / r +
+                       diskCircularSpeed2(mDisk, r);
     const double omega = std::sqrt(vc2) / r;
     const double kappa = std::sqrt(2.0) * omega;  // flat-rotation-curve epicycle frequency
     const double sigma0 = mDisk / (2.0 * kPi * rd * rd) * std::exp(-r / rd);  // surface density
