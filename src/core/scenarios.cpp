@@ -295,7 +295,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
   } else {
     // galaxies: two equal disk galaxies on a parabolic orbit (they fall together from rest at
     // infinity: relative speed sqrt(2 G M / D) at separation D) with pericentre kPericentre,
-    // the first disk prograde in the orbital plane, the second tilted by 60 degrees. Prograde
+    // the first disk prograde in the orbital plane, the second tilted by 1 rad about x. Prograde
     // encounters raise the long tidal tails and the bridge (Toomre & Toomre 1972).
     constexpr double kSeparation = 16.0, kPericentre = 3.0;
     const double total = 2.0 * (1.0 + kGalaxyHaloToLuminous) * kGalaxyLuminousMass;
@@ -306,7 +306,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     diskGalaxy(b, 0, half, rng, kGalaxyLuminousMass, V3d{-0.5 * kSeparation, 0.0, 0.0},
                V3d{0.5 * vr, -0.5 * vt, 0.0}, 0.0, 1.0);
     diskGalaxy(b, half, spec.n, rng, kGalaxyLuminousMass, V3d{0.5 * kSeparation, 0.0, 0.0},
-               V3d{-0.5 * vr, 0.5 * vt, 0.0}, kPi / 3.0, 1.0);
+               V3d{-0.5 * vr, 0.5 * vt, 0.0}, 1.0, 1.0);
   }
   return b;
 }
