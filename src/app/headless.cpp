@@ -157,7 +157,8 @@ int runAccuracy(const Options& o) {
   core::ScenarioSpec spec = o.scenario;
   if (!o.forceSet && spec.name == "uniform") spec.name = "plummer";
   if (!o.nSet) spec.n = 20000;
-  checkFits(o.engine, std::max<uint64_t>(spec.n, o.driftBodies), params);
+  const uint64_t driftBodies = o.driftSet ? o.driftBodies : (o.engine == core::EngineKind::Cuda ? 16384 : 1000);
+  checkFits(o.engine, std::max<uint64_t>(spec.n, driftBodies), params);
   const core::Bodies bodies = core::makeScenario(spec, params);
   auto engine = makeEngine(o.engine, params);
   const std::vector<core::Pipeline> pipelines = core::allPipelines();
@@ -177,14 +178,14 @@ int runAccuracy(const Options& o) {
     std::printf("%-10s %12.3e %12.3e %12.3e %12.3e %10.2f %8zu\n", core::toString(pipe), fe.median, fe.p90,
                 fe.max, fe.rms, ms, fe.samples);
   }
-  if (o.driftBodies == 0) return 0;
+  if (driftBodies == 0) return 0;
 
   // Energy drift: the same Plummer sphere (seed of the run) for every pipeline, kinetic plus
   // softened potential energy in double before and after.
   constexpr int kDriftSteps = 1000;
   core::ScenarioSpec driftSpec = o.scenario;
   driftSpec.name = "plummer";
-  driftSpec.n = o.driftBodies;
+  driftSpec.n = driftBodies;
   core::SimParams driftParams = params;
   const core::Bodies start = core::makeScenario(driftSpec, driftParams);
   const double e0 = core::totalEnergy(start, params.gravity.G, params.gravity.softening);
