@@ -26,12 +26,13 @@ namespace murmur::app {
 
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
-  params.profile = o.profile;
   if (o.scenario.name.rfind("file:", 0) != 0) checkFits(o.engine, o.scenario.n, params);
-  core::Bodies bodies = core::makeScenario(o.scenario, params);
+  core::Scenario scenario = core::makeScenario(o.scenario, params);
+  params.halfSize = scenario.halfSize;
   auto engine = makeEngine(o.engine, params);
-  engine->setParams(params);  // the scenario may have resized the world
-  engine->reset(bodies);
+  engine->setProfiling(o.profile);
+  engine->reset(scenario.bodies);
+  scenario.bodies = core::Bodies{};  // the engine has its own copy
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
   // One frame per iteration (as in the window), after --steps-per-frame steps.
@@ -159,7 +160,9 @@ int runAccuracy(const Options& o) {
   if (!o.nSet) spec.n = 20000;
   const uint64_t driftBodies = o.driftSet ? o.driftBodies : (o.engine == core::EngineKind::Cuda ? 16384 : 1000);
   checkFits(o.engine, std::max<uint64_t>(spec.n, driftBodies), params);
-  const core::Bodies bodies = core::makeScenario(spec, params);
+  const core::Scenario scenario = core::makeScenario(spec, params);
+  const core::Bodies& bodies = scenario.bodies;
+  params.halfSize = scenario.halfSize;
   auto engine = makeEngine(o.engine, params);
   const std::vector<core::Pipeline> pipelines = core::allPipelines();
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
@@ -187,7 +190,7 @@ int runAccuracy(const Options& o) {
   driftSpec.name = "plummer";
   driftSpec.n = driftBodies;
   core::SimParams driftParams = params;
-  const core::Bodies start = core::makeScenario(driftSpec, driftParams);
+  const core::Bodies start = core::makeScenario(driftSpec, driftParams).bodies;
   const double e0 = core::totalEnergy(start, params.gravity.G, params.gravity.softening);
   std::printf("\nrelative energy drift |E_%d / E_0 - 1|, leapfrog: scenario=plummer n=%zu dt=%g softening=%g E_0=%.6g\n",
               kDriftSteps, start.size(), params.gravity.dt, params.gravity.softening, e0);

@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(1024)
     self = CoherentT ? t : __ldg(dg.sortedIndex + t);
     pi = ldg4(pos + self);
     own = core::cellFromKey(g, __ldg(dg.sortedKeys + t));
-    forEachInCells<CoherentT>(g, core::nearCells(g, own), dg.cellStart, dg.cellEnd, dg.sortedIndex,
+    core::forEachInCells<CoherentT>(g, core::nearCells(g, own), dg.cellStart, dg.cellEnd, dg.sortedIndex,
                               [&](uint32_t j) { a += core::gravityPair(pi, ldg4(pos + j), eps2); });
   }
   for (uint32_t base = 0; base < dg.numCells; base += blockDim.x) {

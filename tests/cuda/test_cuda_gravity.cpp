@@ -184,7 +184,7 @@ TEST_F(CudaGravityTest, IsolatedGalaxyKeepsItsShape) {
   spec.name = "galaxy";
   spec.n = 32768;
   spec.seed = 4;
-  const Bodies b = core::makeScenario(spec, p);
+  const Bodies b = core::makeScenario(spec, p).bodies;
   auto gpu = cuda::createCudaEngine(p);
   gpu->reset(b);
   const DiskShape s0 = diskShape(b);
