@@ -35,8 +35,10 @@ int runHeadless(const Options& o) {
   scenario.bodies = core::Bodies{};  // the engine has its own copy
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
-  // One frame per iteration (as in the window), after --steps-per-frame steps.
+  // One frame per iteration (as in the window), after --steps-per-frame steps, except that a run
+  // that only wants a screenshot renders only the last frame (nothing else would be seen).
   const int iterations = o.frames > 0 ? o.frames : o.steps;
+  const bool renderEveryStep = o.screenshot.empty() || !o.record.empty() || o.frames > 0;
   long pngWritten = 0;
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view;
@@ -83,7 +85,7 @@ int runHeadless(const Options& o) {
                      o.stepsPerFrame);
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
-    if (view) {
+    if (view && (renderEveryStep || s + 1 == iterations)) {
       renderMs.push_back(view->renderFrame(*engine));
       if (video) video->addFrame(view->pixels());
       if (pngFrames) {
@@ -136,7 +138,8 @@ int runHeadless(const Options& o) {
               totalMs, core::stateChecksum(final));
   if (rendered) {
     const double r = stepStats(renderMs).median;
-    std::printf(" render_ms=%.4f fps=%.1f interop=%s", r, 1000.0 / std::max(1e-6, med + r), interop ? "on" : "off");
+    std::printf(" render_ms=%.4f fps=%.1f interop=%s frames_rendered=%zu", r, 1000.0 / std::max(1e-6, med + r),
+                interop ? "on" : "off", renderMs.size());
   }
   std::printf("\n");
   if (o.profile && iterations > 0) {
