@@ -25,6 +25,10 @@
 #include "core/errors.h"
 #include "core/scenarios.h"
 
+#if defined(MURMUR_HAVE_CUDA)
+#include "cuda/textbook_coherent.h"
+#endif
+
 // Set by CMake at configure time (git rev-parse --short HEAD).
 #ifndef MURMUR_GIT_SHA
 #define MURMUR_GIT_SHA "unknown"
@@ -49,14 +53,23 @@ void cis565Params(core::SimParams& p) {
   p.boids.alignmentRadius = 5.0f;
 }
 
+// FLAME GPU 2's "Circles" density: one boid per unit volume, radius 2 (about 33 neighbours).
+void flameParams(core::SimParams& p) {
+  p.halfSize = 50.0f;
+  p.boids.cohesionRadius = 2.0f;
+  p.boids.separationRadius = 2.0f;
+  p.boids.alignmentRadius = 2.0f;
+}
+
 const std::vector<std::string> kAllPipelines = {"naive", "scattered", "coherent"};
+const std::vector<std::string> kClassicAndTextbook = {"naive", "scattered", "coherent", kTextbookPipeline};
 
 }  // namespace
 
 const std::vector<BenchPreset>& benchPresets() {
   static const std::vector<BenchPreset> presets = {
       {"cis565", "boids, uniform cube of half-size 100, radii 5/3/5, N 5k..5M, block 128",
-       {"boids"}, kAllPipelines,
+       {"boids"}, kClassicAndTextbook,
        {5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2000000, 5000000},
        {128}, {}, "uniform", cis565Params},
       {"constant-density", "boids, world grown with N so every boid has ~8 neighbours, N 25k..10M",
@@ -67,6 +80,9 @@ const std::vector<BenchPreset>& benchPresets() {
        {"gravity"}, kAllPipelines,
        {16000, 32000, 64000, 128000, 256000, 512000, 1000000},
        {64, 128, 256, 512, 1024}, {}, "plummer", nullptr},
+      {"flame", "boids at FLAME GPU 2 Circles density: half-size 50, radii 2/2/2, 1M, cell widths 1 and 2, block 128",
+       {"boids"}, {"scattered", "coherent", kTextbookPipeline},
+       {1000000}, {128}, {1, 2}, "uniform", flameParams},
   };
   return presets;
 }
@@ -87,6 +103,15 @@ void fillFromPreset(const BenchPreset& preset, BenchOptions& b) {
   if (b.blockSizes.empty()) b.blockSizes = preset.blockSizes;
   if (b.cellWidths.empty()) b.cellWidths = preset.cellWidths;
   if (b.scenario.empty()) b.scenario = preset.scenario;
+}
+
+const std::vector<std::string>& benchPipelineNames() {
+  static const std::vector<std::string> names = kClassicAndTextbook;
+  return names;
+}
+
+std::string pipelineLabel(const BenchConfig& c) {
+  return c.textbook ? std::string(kTextbookPipeline) : std::string(core::toString(c.pipeline));
 }
 
 std::string shellQuotedCommandLine(int argc, char** argv) {
@@ -157,7 +182,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
       b.cellWidths.empty() ? std::vector<int>{o.params.cellWidthFactor} : b.cellWidths;
 
   std::vector<BenchConfig> plan;
-  std::set<std::tuple<int, int, int, std::string, uint64_t, int, int>> seen;
+  std::set<std::tuple<int, int, int, bool, std::string, uint64_t, int, int>> seen;
   for (EngineKind engine : engines) {
     const bool baseline = engine != o.engine;
     for (const std::string& forceName : forces) {
@@ -169,21 +194,32 @@ std::vector<BenchConfig> planBench(const Options& o) {
       for (uint64_t n : fromFile ? std::vector<uint64_t>{0} : counts) {
         if (baseline && n > kCpuBaselineMaxN) continue;
         for (const std::string& pipeName : pipelines) {
-          Pipeline pipeline{};
-          core::parse(pipeName, pipeline);
+          const bool textbook = pipeName == kTextbookPipeline;
+          // The baseline repeats GPU measurements only; the CPU engine has no textbook variant.
+          if (textbook && baseline) continue;
+          Pipeline pipeline = Pipeline::Coherent;
+          if (!textbook) core::parse(pipeName, pipeline);
           for (int bs : blockSizes) {
             for (int cw : cellWidths) {
               BenchConfig c;
               c.engine = engine;
               c.force = force;
               c.pipeline = pipeline;
+              c.textbook = textbook;
               c.scenario = scenario;
               c.n = n;
               c.blockSize = engine == EngineKind::Cuda ? bs : 0;
               c.cellWidth = (pipeline == Pipeline::Naive || force == ForceMode::Gravity) ? 0 : cw;
-              if (!seen.insert({int(engine), int(force), int(pipeline), scenario, n, c.blockSize, c.cellWidth}).second)
+              if (!seen.insert({int(engine), int(force), int(pipeline), textbook, scenario, n, c.blockSize,
+                                c.cellWidth})
+                       .second)
                 continue;
-              if (n > 0) c.skipReason = sizeLimitReason(engine, force, pipeline, n);
+              if (textbook && engine != EngineKind::Cuda)
+                c.skipReason = std::string(kTextbookPipeline) + " runs on the CUDA engine only";
+              else if (textbook && force != ForceMode::Boids)
+                c.skipReason = std::string(kTextbookPipeline) + " is a boids baseline";
+              else if (n > 0)
+                c.skipReason = sizeLimitReason(engine, force, pipeline, n);
               plan.push_back(c);
             }
           }
@@ -196,7 +232,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
 
 std::string describe(const BenchConfig& c) {
   std::ostringstream s;
-  s << core::toString(c.engine) << ' ' << core::toString(c.force) << ' ' << core::toString(c.pipeline)
+  s << core::toString(c.engine) << ' ' << core::toString(c.force) << ' ' << pipelineLabel(c)
     << " n=" << (c.n ? std::to_string(c.n) : c.scenario) << " block="
     << (c.blockSize ? std::to_string(c.blockSize) : "-") << " cw=" << (c.cellWidth ? std::to_string(c.cellWidth) : "-");
   return s.str();
@@ -444,7 +480,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
   }
   row.set("engine", std::string(core::toString(c.engine)));
   row.set("force", std::string(core::toString(c.force)));
-  row.set("pipeline", std::string(core::toString(c.pipeline)));
+  row.set("pipeline", pipelineLabel(c));
   row.set("scenario", c.scenario);
   row.set("n", static_cast<long long>(m.n));
   if (c.blockSize) row.set("block_size", static_cast<long long>(c.blockSize));
@@ -485,7 +521,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
 json configJson(const BenchConfig& c, size_t n) {
   return json{{"engine", core::toString(c.engine)},
               {"force", core::toString(c.force)},
-              {"pipeline", core::toString(c.pipeline)},
+              {"pipeline", pipelineLabel(c)},
               {"scenario", c.scenario},
               {"n", n},
               {"block_size", c.blockSize ? json(c.blockSize) : json(nullptr)},
@@ -526,17 +562,37 @@ class Eta {
   }
 
  private:
-  static std::tuple<int, int, int> key(const BenchConfig& c) { return {int(c.engine), int(c.force), int(c.pipeline)}; }
+  static std::tuple<int, int, int, bool> key(const BenchConfig& c) {
+    return {int(c.engine), int(c.force), int(c.pipeline), c.textbook};
+  }
   double cost(const BenchConfig& c, size_t n) const {
     const double x = double(std::max<size_t>(n, 1));
     if (c.pipeline == Pipeline::Naive) return x * x;
     return c.force == ForceMode::Gravity ? x * std::min(x, gravityCells_) : x;
   }
   double gravityCells_;
-  std::map<std::tuple<int, int, int>, std::pair<double, double>> groups_;  // seconds, cost
+  std::map<std::tuple<int, int, int, bool>, std::pair<double, double>> groups_;  // seconds, cost
   double total_ = 0;
   int count_ = 0;
 };
+
+// Engine slots: (engine kind, textbook baseline).
+using SlotKey = std::pair<EngineKind, bool>;
+SlotKey slotKey(const BenchConfig& c) { return {c.engine, c.textbook}; }
+
+std::unique_ptr<core::Engine> makeBenchEngine(const BenchConfig& c, core::SimParams p) {
+  if (!c.textbook) return makeEngine(c.engine, p);
+#if defined(MURMUR_HAVE_CUDA)
+  std::string why;
+  if (!cudaAvailable(&why))
+    throw UsageError(std::string("--pipeline ") + kTextbookPipeline + " needs the CUDA engine: " + why);
+  p.force = ForceMode::Boids;
+  return cuda::createTextbookCoherentEngine(p);
+#else
+  throw UsageError(std::string("--pipeline ") + kTextbookPipeline +
+                   " needs the CUDA engine: this build has no CUDA compiler");
+#endif
+}
 
 }  // namespace
 
@@ -544,27 +600,30 @@ int runBench(const Options& o) {
   const std::vector<BenchConfig> plan = planBench(o);
   const auto sweepStart = Clock::now();
 
-  // Engines first, one per kind, reused by every configuration: an --engine that cannot run
-  // here is a usage error before any file is touched.
-  std::map<EngineKind, EngineSlot> slots;
+  // Engines first, one per kind (and one for the textbook baseline), reused by every
+  // configuration: an --engine that cannot run here is a usage error before any file is touched.
+  std::map<SlotKey, EngineSlot> slots;
   for (const BenchConfig& c : plan) {
-    if (slots.count(c.engine)) continue;
-    EngineSlot& s = slots[c.engine];
-    s.engine = makeEngine(c.engine, o.params);
+    if (slots.count(slotKey(c)) || (c.textbook && !c.skipReason.empty())) continue;
+    EngineSlot& s = slots[slotKey(c)];
+    s.engine = makeBenchEngine(c, o.params);
     s.deviceName = s.engine->deviceName();
     s.info = queryDeviceInfo(c.engine);
-    std::fprintf(stderr, "bench: %s engine on %s\n", core::toString(c.engine), s.deviceName.c_str());
+    std::fprintf(stderr, "bench: %s engine%s on %s\n", core::toString(c.engine),
+                 c.textbook ? " (textbook coherent baseline)" : "", s.deviceName.c_str());
   }
   if (o.engine == EngineKind::Cpu && o.bench.blockSizes.size() > 1)
     std::fprintf(stderr, "bench: the CPU engine has no block size; each configuration runs once\n");
-  if (o.bench.cpuBaseline && o.engine != EngineKind::Cpu && !slots.count(EngineKind::Cpu))
+  if (o.bench.cpuBaseline && o.engine != EngineKind::Cpu && !slots.count(SlotKey{EngineKind::Cpu, false}))
     std::fprintf(stderr, "bench: --cpu-baseline: no configuration has n <= %s\n", withSuffix(kCpuBaselineMaxN).c_str());
 
   core::CsvWriter csv(o.bench.csv, o.bench.append);
   Sidecar sidecar(o.bench.csv + ".json", o.bench.append);
   {
     json devices = json::object();
-    for (const auto& [kind, s] : slots) {
+    for (const auto& [key, s] : slots) {
+      if (key.second) continue;  // the baseline runs on the CUDA engine's device
+      const EngineKind kind = key.first;
       json d = deviceJson(s.info);
       d["engine_device"] = s.deviceName;
       devices[core::toString(kind)] = d;
@@ -591,7 +650,7 @@ int runBench(const Options& o) {
   int measured = 0, skipped = 0;
   for (size_t i = 0; i < plan.size(); ++i) {
     const BenchConfig& c = plan[i];
-    EngineSlot& slot = slots[c.engine];
+    EngineSlot& slot = slots[slotKey(c)];
     std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, plan.size(), describe(c).c_str());
     std::fflush(stderr);
     json entry = configJson(c, c.n);
@@ -619,7 +678,7 @@ int runBench(const Options& o) {
         try {
           slot.engine.reset();
           cache = ScenarioCache{};
-          slot.engine = makeEngine(c.engine, o.params);
+          slot.engine = makeBenchEngine(c, o.params);
         } catch (const std::exception& e) {
           slot.brokenReason = std::string("the engine failed earlier and cannot be recreated: ") + e.what();
         }

@@ -60,6 +60,7 @@ struct BenchConfig {
   uint64_t n = 0;
   int blockSize = 0;       // 0: not applicable (the CPU engine has no launch configuration)
   int cellWidth = 0;       // 0: not applicable (naive has no grid; gravity sizes its own grid)
+  bool textbook = false;   // the textbook coherent baseline (cuda/textbook_coherent.h), not the engine's
   std::string skipReason;  // set when the size limits above rule the configuration out
 };
 
@@ -67,6 +68,14 @@ struct BenchConfig {
 // then the CPU baseline), force, N, pipeline, block size, cell width. Dimensions that do not
 // apply to a configuration collapse, so no two configurations measure the same thing.
 std::vector<BenchConfig> planBench(const Options& o);
+
+// The bench's pipeline names: the engine's three, then the textbook coherent grid, which the
+// bench runs beside them as a yardstick (boids, CUDA engine only; not a pipeline of the viewer).
+const std::vector<std::string>& benchPipelineNames();
+constexpr const char* kTextbookPipeline = "textbook-coherent";
+
+// The pipeline as the CSV names it: "coherent", or "textbook-coherent" for the baseline.
+std::string pipelineLabel(const BenchConfig& c);
 
 // "cuda boids coherent n=1000000 block=256 cw=1" (a dash where a dimension does not apply).
 std::string describe(const BenchConfig& c);

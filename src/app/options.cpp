@@ -31,7 +31,8 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_flag("--no-render", noRender, "With --headless: simulate only, no GL at all");
   app.add_option("--engine", r.engine, "cpu | cuda (default: cuda when a GPU is present)");
   app.add_option("--force", r.force, "boids | gravity (default: the scenario's)");
-  app.add_option("--pipeline", r.pipeline, "naive | scattered | coherent (default coherent)");
+  app.add_option("--pipeline", r.pipeline,
+                 "naive | scattered | coherent (default coherent); bench also: textbook-coherent");
   app.add_option("--n", r.n, "Number of bodies, e.g. 100000, 100k, 1M (bench: a list)");
   app.add_option("--steps", r.steps, "Steps to run headless (default 100)");
   app.add_option("--dt", r.dt, "Time step of the active force mode");
@@ -66,7 +67,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
 
   auto* accuracy = app.add_subcommand("accuracy", "Force error of each gravity pipeline against a double-precision direct sum");
   auto* bench = app.add_subcommand("bench", "Benchmark sweeps over force, pipeline, N and block size");
-  bench->add_option("--preset", o.bench.preset, "Named sweep: cis565 | constant-density | gravity");
+  bench->add_option("--preset", o.bench.preset, "Named sweep: cis565 | constant-density | gravity | flame");
   std::string warmup, repeats;
   bench->add_option("--warmup", warmup, "Warm-up steps per configuration");
   bench->add_option("--repeats", repeats, "Timed repeats per configuration (median reported)");
@@ -130,7 +131,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!r.pipeline.empty()) {
     if (benchMode) {
       for (const auto& s : splitList("--pipeline", r.pipeline))
-        o.bench.pipelines.push_back(parseName("--pipeline", s, {"naive", "scattered", "coherent"}));
+        o.bench.pipelines.push_back(parseName("--pipeline", s, benchPipelineNames()));
     } else {
       core::parse(parseName("--pipeline", r.pipeline, {"naive", "scattered", "coherent"}), p.pipeline);
     }

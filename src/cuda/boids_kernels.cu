@@ -1,6 +1,7 @@
-// Boids kernels. Compiled without FMA contraction (see CMakeLists.txt): the neighbour test
-// d^2 < r^2 is a discontinuous decision, and with the same rounding as the CPU reference both
-// engines find exactly the same neighbour sets. The rules themselves come from core/physics.h.
+// Boids kernels. Compiled with FMA contraction on: the discontinuous decisions (d^2 < r^2, the
+// cell range, the wrap) spell out their roundings in core (mulRn, distance2), so both engines find
+// exactly the same neighbour sets while the rest of the arithmetic fuses. The rules themselves
+// come from core/physics.h.
 #include "cuda/boids_kernels.h"
 
 #include "core/grid.h"
@@ -66,26 +67,79 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
   if (active) st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
 }
 
+// Neighbour data is read through L1's ordinary load path (ld.global.ca), not the read-only path
+// that __ldg and const __restrict__ select. Threads of a warp mostly sit in the same cells and
+// read the same body at the same time (at cell width 2x nearly always); for such warp-uniform
+// reads the read-only path was the slower one (README, Performance).
+__device__ __forceinline__ Vec4 ldNeighbour4(const Vec4* p) {
+  return toVec4(__ldca(reinterpret_cast<const float4*>(p)));
+}
+
+// The sorted slots [begin, end) of the cells key .. key + count - 1 of one row: cells adjacent
+// along x are adjacent in key order, so their bodies form one run. Empty cells hold kEmptyCell
+// in both buffers and are skipped; begin == end when the whole row is empty. Slots fit an int:
+// the engine holds at most INT_MAX bodies.
+struct SlotRun {
+  int begin, end;
+};
+
+__device__ __forceinline__ SlotRun rowSlots(const DeviceGrid& dg, uint32_t key, int count) {
+  SlotRun run{0, 0};
+  bool found = false;
+  for (int k = 0; k < count; ++k) {
+    const uint32_t s = __ldca(dg.cellStart + key + k);
+    if (s == core::kEmptyCell) continue;
+    if (!found) run.begin = static_cast<int>(s);
+    found = true;
+    run.end = static_cast<int>(__ldca(dg.cellEnd + key + k));
+  }
+  return run;
+}
+
 // Grid neighbour search, one thread per sorted slot so that neighbouring threads visit the same
 // cells. Scattered: the slot names the body through the sorted index (random reads of pos/vel);
 // coherent: the data is in cell order and slot == body. Same-body test by index, never by distance.
+// Candidates come in the CPU engine's order (z, y, x, slot), so the sums agree with it.
+//
+//
+// Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids): the loop is
+// bound by L1/TEX throughput and latency, not by DRAM. What paid off: contraction on (the
+// per-candidate arithmetic fuses), one loop per row of cells instead of one per cell (fewer bound
+// loads and loop exits), two candidates per iteration (two pairs of loads in flight), and the
+// ordinary L1 load path for the neighbour reads (ldNeighbour4). Capping registers for full
+// occupancy (__launch_bounds__(1024, 2), 32 registers) was slower.
 template <bool CoherentT>
 __global__ void __launch_bounds__(1024)
     boidsGridKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, DeviceGrid dg,
                     BoidParams b, float searchRadius, Vec4* __restrict__ velOut) {
   const uint32_t t = globalThreadIndex();
   if (t >= n) return;
-  const uint32_t i = CoherentT ? t : __ldg(dg.sortedIndex + t);
+  const int self = static_cast<int>(CoherentT ? t : __ldg(dg.sortedIndex + t));
   const GridSpec g = *dg.grid;
-  const Vec4 pi = ldg4(pos + i);
-  const Vec4 vi = ldg4(vel + i);
+  const Vec4 pi = ldg4(pos + self);
   const BoidRadii2 r2 = core::boidRadii2(b);
   BoidAccum acc = core::boidAccumInit();
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
-  forEachInCells<CoherentT>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
-    if (j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
-  });
-  st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
+  const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldca(dg.sortedIndex + q)); };
+  for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
+    for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy) {
+      const SlotRun run = rowSlots(dg, core::cellKey(g, cr.lo.x, cy, cz), cr.hi.x - cr.lo.x + 1);
+      int q = run.begin;
+      for (; q + 1 < run.end; q += 2) {
+        const int ja = body(q), jb = body(q + 1);
+        const Vec4 pa = ldNeighbour4(pos + ja), va = ldNeighbour4(vel + ja);
+        const Vec4 pb = ldNeighbour4(pos + jb), vb = ldNeighbour4(vel + jb);
+        if (ja != self) core::boidAccumulate(acc, pi, pa, va, r2);
+        if (jb != self) core::boidAccumulate(acc, pi, pb, vb, r2);
+      }
+      if (q < run.end) {
+        const int j = body(q);
+        if (j != self) core::boidAccumulate(acc, pi, ldNeighbour4(pos + j), ldNeighbour4(vel + j), r2);
+      }
+    }
+  // The own velocity is read after the loop: it is not needed there, and holding it would cost
+  // four registers across it.
+  st4(velOut + self, core::make4(core::boidVelocity(acc, pi, ldg4(vel + self), b), 0.0f));
 }
 
 __global__ void __launch_bounds__(1024)
@@ -97,8 +151,7 @@ __global__ void __launch_bounds__(1024)
 }
 
 __device__ __forceinline__ bool withinRadius(const Vec4& pi, const Vec4& pj, float radius2) {
-  const Vec3 d = core::xyz(pj) - core::xyz(pi);
-  return core::dot(d, d) < radius2;
+  return core::distance2(core::xyz(pj) - core::xyz(pi)) < radius2;
 }
 
 // Statistics are diagnostics, not the hot path: plain loops, one atomic per block.
