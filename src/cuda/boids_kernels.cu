@@ -67,14 +67,6 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
   if (active) st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
 }
 
-// Neighbour data is read through L1's ordinary load path (ld.global.ca), not the read-only path
-// that __ldg and const __restrict__ select. Threads of a warp mostly sit in the same cells and
-// read the same body at the same time (at cell width 2x nearly always); for such warp-uniform
-// reads the read-only path was the slower one (README, Performance).
-__device__ __forceinline__ Vec4 ldNeighbour4(const Vec4* p) {
-  return toVec4(__ldca(reinterpret_cast<const float4*>(p)));
-}
-
 // The sorted slots [begin, end) of the cells key .. key + count - 1 of one row: cells adjacent
 // along x are adjacent in key order, so their bodies form one run. Empty cells hold kEmptyCell
 // in both buffers and are skipped; begin == end when the whole row is empty. Slots fit an int:
@@ -87,11 +79,11 @@ __device__ __forceinline__ SlotRun rowSlots(const DeviceGrid& dg, uint32_t key, 
   SlotRun run{0, 0};
   bool found = false;
   for (int k = 0; k < count; ++k) {
-    const uint32_t s = __ldca(dg.cellStart + key + k);
+    const uint32_t s = __ldg(dg.cellStart + key + k);
     if (s == core::kEmptyCell) continue;
     if (!found) run.begin = static_cast<int>(s);
     found = true;
-    run.end = static_cast<int>(__ldca(dg.cellEnd + key + k));
+    run.end = static_cast<int>(__ldg(dg.cellEnd + key + k));
   }
   return run;
 }
@@ -101,13 +93,15 @@ __device__ __forceinline__ SlotRun rowSlots(const DeviceGrid& dg, uint32_t key, 
 // coherent: the data is in cell order and slot == body. Same-body test by index, never by distance.
 // Candidates come in the CPU engine's order (z, y, x, slot), so the sums agree with it.
 //
-//
-// Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids): the loop is
-// bound by L1/TEX throughput and latency, not by DRAM. What paid off: contraction on (the
-// per-candidate arithmetic fuses), one loop per row of cells instead of one per cell (fewer bound
-// loads and loop exits), two candidates per iteration (two pairs of loads in flight), and the
-// ordinary L1 load path for the neighbour reads (ldNeighbour4). Capping registers for full
-// occupancy (__launch_bounds__(1024, 2), 32 registers) was slower.
+// Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids): at cell
+// width 2x the loop is bound by L1/TEX throughput (97%), at 1x by load latency. What paid off:
+// - a neighbour's velocity is read only when it is inside the alignment radius: most candidates
+//   are not neighbours (15% are at 1x, 6% at 2x), and the velocity reads were half the L1 traffic;
+// - contraction on: the per-candidate arithmetic fuses (distance2 keeps the test exact);
+// - one loop per row of cells instead of one per cell: fewer bound loads and loop exits;
+// - two candidates per iteration, positions first, so that two loads are in flight.
+// The read-only path (__ldg) beat plain L1 loads (ld.global.ca) here; capping registers for
+// full occupancy (__launch_bounds__(1024, 2), 32 registers) was slower.
 template <bool CoherentT>
 __global__ void __launch_bounds__(1024)
     boidsGridKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, DeviceGrid dg,
@@ -120,21 +114,26 @@ __global__ void __launch_bounds__(1024)
   const BoidRadii2 r2 = core::boidRadii2(b);
   BoidAccum acc = core::boidAccumInit();
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
-  const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldca(dg.sortedIndex + q)); };
+  const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldg(dg.sortedIndex + q)); };
+  const auto consider = [&](int j, const Vec4& pj) {
+    if (j == self) return;
+    // boidAccumulate reads vj only inside the alignment radius; the same test decides here.
+    const bool aligns = core::distance2(core::xyz(pj) - core::xyz(pi)) < r2.r3;
+    core::boidAccumulate(acc, pi, pj, aligns ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
+  };
   for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
     for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy) {
       const SlotRun run = rowSlots(dg, core::cellKey(g, cr.lo.x, cy, cz), cr.hi.x - cr.lo.x + 1);
       int q = run.begin;
       for (; q + 1 < run.end; q += 2) {
         const int ja = body(q), jb = body(q + 1);
-        const Vec4 pa = ldNeighbour4(pos + ja), va = ldNeighbour4(vel + ja);
-        const Vec4 pb = ldNeighbour4(pos + jb), vb = ldNeighbour4(vel + jb);
-        if (ja != self) core::boidAccumulate(acc, pi, pa, va, r2);
-        if (jb != self) core::boidAccumulate(acc, pi, pb, vb, r2);
+        const Vec4 pa = ldg4(pos + ja), pb = ldg4(pos + jb);
+        consider(ja, pa);
+        consider(jb, pb);
       }
       if (q < run.end) {
         const int j = body(q);
-        if (j != self) core::boidAccumulate(acc, pi, ldNeighbour4(pos + j), ldNeighbour4(vel + j), r2);
+        consider(j, ldg4(pos + j));
       }
     }
   // The own velocity is read after the loop: it is not needed there, and holding it would cost
