@@ -96,7 +96,10 @@ __device__ __forceinline__ SlotRun rowSlots(const DeviceGrid& dg, uint32_t key, 
 // Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids): at cell
 // width 2x the loop is bound by L1/TEX throughput (97%), at 1x by load latency. What paid off:
 // - a neighbour's velocity is read only when it is inside the alignment radius: most candidates
-//   are not neighbours (15% are at 1x, 6% at 2x), and the velocity reads were half the L1 traffic;
+//   are not neighbours (15% are at 1x, 6% at 2x), and the velocity reads were half the L1 traffic.
+//   This wins at 2x (force 2.39 -> 1.87 ms) but costs at 1x, where the loop waits on latency and
+//   the dependent read lengthens each candidate (0.66 -> 0.75 ms): choosing by cell width is the
+//   next step;
 // - contraction on: the per-candidate arithmetic fuses (distance2 keeps the test exact);
 // - one loop per row of cells instead of one per cell: fewer bound loads and loop exits;
 // - two candidates per iteration, positions first, so that two loads are in flight.

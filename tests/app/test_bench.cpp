@@ -187,7 +187,9 @@ TEST(BenchPlan, TextbookBaselineIsABenchOnlyCudaBoidsConfiguration) {
   EXPECT_NE(skip["cuda gravity textbook-coherent n=1000 block=256 cw=-"].find("boids baseline"), std::string::npos);
   for (const auto& c : plan) {
     EXPECT_EQ(c.textbook, app::pipelineLabel(c) == "textbook-coherent");
-    if (c.textbook) EXPECT_EQ(c.engine, core::EngineKind::Cuda);
+    if (c.textbook) {
+      EXPECT_EQ(c.engine, core::EngineKind::Cuda);
+    }
   }
   const auto cpu = app::planBench(parsed({"bench", "--engine", "cpu", "--pipeline", "textbook-coherent"}));
   ASSERT_EQ(cpu.size(), 1u);
