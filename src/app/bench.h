@@ -1,8 +1,8 @@
 // `murmur bench`: sweeps over engine x force x pipeline x N x block size x cell width. Each
 // configuration is timed per step (step + synchronize, wall clock) and written as one tidy CSV
-// row (DESIGN.md §7) plus an entry in a JSON sidecar (<csv>.json) that keeps what the CSV cannot:
-// the command line, the full parameters, the device, the skipped configurations and why.
-// bench/README.md documents the presets, the columns and how to plot them.
+// row (DESIGN.md §7) plus an entry in a JSON sidecar (<csv>.json). Three parts: the plan (this
+// header, bench_plan.cpp), the run (bench.cpp, runBench in run.h) and the files
+// (bench_output.h). bench/README.md documents the presets, the columns and how to plot them.
 #pragma once
 
 #include <cstdint>
@@ -33,11 +33,13 @@ constexpr uint64_t kCpuBaselineMaxN = 50000;
 struct BenchPreset {
   std::string name;
   std::string summary;  // one line for --help and the README
-  std::vector<std::string> forces, pipelines;
+  std::vector<core::ForceMode> forces;
+  std::vector<core::Pipeline> pipelines;
   std::vector<uint64_t> counts;
   std::vector<int> blockSizes, cellWidths;
   std::string scenario;                          // empty: per-force default
   void (*applyParams)(core::SimParams&) = nullptr;  // parameters the preset fixes
+  bool textbook = false;                            // also the textbook coherent baseline
 };
 
 const std::vector<BenchPreset>& benchPresets();
@@ -50,6 +52,12 @@ void fillFromPreset(const BenchPreset& preset, BenchOptions& b);
 
 // argv as one line a shell would accept, program name shortened to "murmur".
 std::string shellQuotedCommandLine(int argc, char** argv);
+
+// 5000 -> "5k", 2500000 -> "2.5M", 1234 -> "1234".
+std::string withSuffix(uint64_t n);
+
+// Why a configuration of this size is not run (the limits above); empty when it is.
+std::string sizeLimitReason(core::EngineKind engine, core::ForceMode force, core::Pipeline pipeline, uint64_t n);
 
 // One point of the sweep.
 struct BenchConfig {
@@ -69,9 +77,8 @@ struct BenchConfig {
 // apply to a configuration collapse, so no two configurations measure the same thing.
 std::vector<BenchConfig> planBench(const Options& o);
 
-// The bench's pipeline names: the engine's three, then the textbook coherent grid, which the
-// bench runs beside them as a yardstick (boids, CUDA engine only; not a pipeline of the viewer).
-const std::vector<std::string>& benchPipelineNames();
+// The textbook coherent grid's name in --pipeline lists and the CSV: the bench runs it beside the
+// engine's pipelines as a yardstick (boids, CUDA engine only; not a pipeline of the simulator).
 constexpr const char* kTextbookPipeline = "textbook-coherent";
 
 // The pipeline as the CSV names it: "coherent", or "textbook-coherent" for the baseline.

@@ -94,7 +94,8 @@ __device__ __forceinline__ SlotRun rowSlots(const DeviceGrid& dg, uint32_t key, 
 // Candidates come in the CPU engine's order (z, y, x, slot), so the sums agree with it.
 //
 // Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids): at cell
-// width 2x the loop is bound by L1/TEX throughput (97%), at 1x by load latency. What paid off:
+// width 2x the loop was bound by L1/TEX throughput (97% busy while every velocity was read, 77%
+// now), at 1x by load latency (L1/TEX 44% busy, 45% occupancy at 61 registers). What paid off:
 // - a neighbour's velocity is read only when it is inside the alignment radius: most candidates
 //   are not neighbours (15% are at 1x, 6% at 2x), and the velocity reads were half the L1 traffic.
 //   This wins at 2x (force 2.39 -> 1.87 ms) but costs at 1x, where the loop waits on latency and
@@ -144,6 +145,8 @@ __global__ void __launch_bounds__(1024)
   st4(velOut + self, core::make4(core::boidVelocity(acc, pi, ldg4(vel + self), b), 0.0f));
 }
 
+// A kernel of its own, after the force kernel: every boid's new velocity is computed from the old
+// positions, so no position may move until all velocities are done (a grid-wide barrier).
 __global__ void __launch_bounds__(1024)
     boidsIntegrateKernel(Vec4* __restrict__ pos, const Vec4* __restrict__ velNew, uint32_t n, float dt,
                          float halfSize) {
@@ -181,7 +184,7 @@ __global__ void __launch_bounds__(1024)
     const GridSpec g = *dg.grid;
     const Vec4 pi = ldg4(pos + i);
     const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
-    forEachInCells<false>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
+    core::forEachInCells<false>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
       if (j == i) return;
       ++candidates;
       if (withinRadius(pi, ldg4(pos + j), radius2)) ++neighbours;
@@ -195,25 +198,17 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-template <int BlockT>
-void launchBoidsNaiveT(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const BoidParams& b, Vec4* d_velOut,
-                       const LaunchConfig& lc) {
-  const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
-  boidsNaiveKernel<BlockT><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, b, d_velOut);
-  MURMUR_CUDA_LAUNCH_CHECK();
-}
-
 }  // namespace
 
 void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const BoidParams& b, Vec4* d_velOut,
                       const LaunchConfig& lc) {
-  switch (lc.block) {
-    case 64: return launchBoidsNaiveT<64>(d_pos, d_vel, n, b, d_velOut, lc);
-    case 128: return launchBoidsNaiveT<128>(d_pos, d_vel, n, b, d_velOut, lc);
-    case 256: return launchBoidsNaiveT<256>(d_pos, d_vel, n, b, d_velOut, lc);
-    case 512: return launchBoidsNaiveT<512>(d_pos, d_vel, n, b, d_velOut, lc);
-    default: return launchBoidsNaiveT<0>(d_pos, d_vel, n, b, d_velOut, lc);
-  }
+  // One tile of positions and one of velocities per block.
+  const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
+  withStaticBlockSize(lc.block, [&](auto blockT) {
+    boidsNaiveKernel<decltype(blockT)::value><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, b,
+                                                                                              d_velOut);
+  });
+  MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchBoidsGrid(bool coherent, const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const DeviceGrid& grid,

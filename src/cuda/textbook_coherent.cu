@@ -110,6 +110,7 @@ class TextbookCoherentEngine final : public core::Engine {
 
   core::EngineKind kind() const override { return core::EngineKind::Cuda; }
   std::string deviceName() const override { return name_; }
+  core::DeviceInfo deviceInfo() const override { return cuda::deviceInfo(); }
 
   void setParams(const SimParams& p) override {
     const std::string err = core::validateParams(p);
@@ -148,7 +149,7 @@ class TextbookCoherentEngine final : public core::Engine {
 
   void step(int numSteps) override {
     for (int s = 0; s < numSteps; ++s) {
-      timer_.beginStep(params_.profile, nullptr);
+      timer_.beginStep(profiling(), nullptr);
       if (n_ > 0) stepOnce();
       profile_ = timer_.endStep();
     }
