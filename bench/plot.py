@@ -21,8 +21,8 @@ import os
 import sys
 from collections import defaultdict
 
-PIPELINES = ["naive", "scattered", "coherent"]
-PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c"}
+PIPELINES = ["naive", "scattered", "coherent", "rows"]
+PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c", "rows": "#9467bd"}
 ENGINE_STYLES = {"cuda": "-", "cpu": "--"}
 MARKERS = ["o", "s", "^", "D", "v", "P"]
 STAGES = [("label_ms", "label"), ("sort_ms", "sort"), ("bounds_ms", "bounds"), ("reorder_ms", "reorder"),

@@ -49,7 +49,9 @@ void cis565Params(core::SimParams& p) {
   p.boids.alignmentRadius = 5.0f;
 }
 
-const std::vector<std::string> kAllPipelines = {"naive", "scattered", "coherent"};
+const std::vector<std::string> kAllPipelines = {"naive", "scattered", "coherent", "rows"};
+// Gravity on the rows pipeline is the coherent grid (core/params.h): measured once, as coherent.
+const std::vector<std::string> kGravityPipelines = {"naive", "scattered", "coherent"};
 
 }  // namespace
 
@@ -64,7 +66,7 @@ const std::vector<BenchPreset>& benchPresets() {
        {25000, 100000, 250000, 1000000, 2500000, 5000000, 10000000},
        {}, {}, "dense", nullptr},
       {"gravity", "gravity, Plummer sphere, N 16k..1M, block sizes 64..1024",
-       {"gravity"}, kAllPipelines,
+       {"gravity"}, kGravityPipelines,
        {16000, 32000, 64000, 128000, 256000, 512000, 1000000},
        {64, 128, 256, 512, 1024}, {}, "plummer", nullptr},
   };
@@ -149,7 +151,6 @@ std::vector<BenchConfig> planBench(const Options& o) {
   std::vector<EngineKind> engines = {o.engine};
   if (b.cpuBaseline && o.engine != EngineKind::Cpu) engines.push_back(EngineKind::Cpu);
   const std::vector<std::string> forces = b.forces.empty() ? std::vector<std::string>{"boids"} : b.forces;
-  const std::vector<std::string> pipelines = b.pipelines.empty() ? kAllPipelines : b.pipelines;
   const std::vector<uint64_t> counts =
       b.counts.empty() ? std::vector<uint64_t>{o.engine == EngineKind::Cuda ? 100000u : 10000u} : b.counts;
   const std::vector<int> blockSizes = b.blockSizes.empty() ? std::vector<int>{o.params.blockSize} : b.blockSizes;
@@ -168,6 +169,8 @@ std::vector<BenchConfig> planBench(const Options& o) {
       const bool fromFile = scenario.rfind("file:", 0) == 0;
       for (uint64_t n : fromFile ? std::vector<uint64_t>{0} : counts) {
         if (baseline && n > kCpuBaselineMaxN) continue;
+        const std::vector<std::string>& pipelines =
+            !b.pipelines.empty() ? b.pipelines : force == ForceMode::Gravity ? kGravityPipelines : kAllPipelines;
         for (const std::string& pipeName : pipelines) {
           Pipeline pipeline{};
           core::parse(pipeName, pipeline);
@@ -465,7 +468,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
     row.set("sort_ms", s.sortMs);
     row.set("bounds_ms", s.boundsMs);
   }
-  if (c.pipeline == Pipeline::Coherent) row.set("reorder_ms", s.reorderMs);
+  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Rows) row.set("reorder_ms", s.reorderMs);
   row.set("force_ms", s.forceMs);
   row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {

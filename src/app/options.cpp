@@ -31,7 +31,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_flag("--no-render", noRender, "With --headless: simulate only, no GL at all");
   app.add_option("--engine", r.engine, "cpu | cuda (default: cuda when a GPU is present)");
   app.add_option("--force", r.force, "boids | gravity (default: the scenario's)");
-  app.add_option("--pipeline", r.pipeline, "naive | scattered | coherent (default coherent)");
+  app.add_option("--pipeline", r.pipeline, "naive | scattered | coherent | rows (default rows: the fastest exact boids search)");
   app.add_option("--n", r.n, "Number of bodies, e.g. 100000, 100k, 1M (bench: a list)");
   app.add_option("--steps", r.steps, "Steps to run headless (default 100)");
   app.add_option("--dt", r.dt, "Time step of the active force mode");
@@ -130,9 +130,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!r.pipeline.empty()) {
     if (benchMode) {
       for (const auto& s : splitList("--pipeline", r.pipeline))
-        o.bench.pipelines.push_back(parseName("--pipeline", s, {"naive", "scattered", "coherent"}));
+        o.bench.pipelines.push_back(parseName("--pipeline", s, {"naive", "scattered", "coherent", "rows"}));
     } else {
-      core::parse(parseName("--pipeline", r.pipeline, {"naive", "scattered", "coherent"}), p.pipeline);
+      core::parse(parseName("--pipeline", r.pipeline, {"naive", "scattered", "coherent", "rows"}), p.pipeline);
     }
   }
   if (!r.n.empty()) {

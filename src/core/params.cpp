@@ -1,5 +1,7 @@
 #include "core/params.h"
 
+#include "core/row_search.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -8,7 +10,7 @@ namespace murmur::core {
 SimParams defaultParams() {
   SimParams p{};
   p.force = ForceMode::Boids;
-  p.pipeline = Pipeline::Coherent;
+  p.pipeline = Pipeline::Rows;
   p.boids.cohesionRadius = 5.0f;
   p.boids.separationRadius = 3.0f;
   p.boids.alignmentRadius = 5.0f;
@@ -91,11 +93,13 @@ std::string validateParams(const SimParams& p) {
     return e.str();
   }
   if (static_cast<int>(p.force) < 0 || static_cast<int>(p.force) > 1 ||
-      static_cast<int>(p.pipeline) < 0 || static_cast<int>(p.pipeline) > 2) {
+      static_cast<int>(p.pipeline) < 0 || static_cast<int>(p.pipeline) > 3) {
     return "force or pipeline enum out of range";
   }
   // The boids grid must stay addressable with 32-bit cell keys.
-  double cells = std::ceil(2.0 * p.halfSize / (maxRuleRadius(b) * p.cellWidthFactor));
+  // The rows pipeline's cells are finer (core/row_search.h).
+  const double fine = p.pipeline == Pipeline::Rows ? double(kRowCellsPerRadius) : 1.0;
+  double cells = std::ceil(2.0 * p.halfSize * fine / (maxRuleRadius(b) * p.cellWidthFactor));
   if (cells * cells * cells > 4.0e9) {
     e << "halfSize " << p.halfSize << " with radius " << maxRuleRadius(b)
       << " needs more than 2^32 grid cells: use a smaller world or a larger cell width";
@@ -116,7 +120,7 @@ bool parseNames(const std::string& s, const char* const (&names)[N], EnumT& out)
   return false;
 }
 const char* const kForceNames[] = {"boids", "gravity"};
-const char* const kPipelineNames[] = {"naive", "scattered", "coherent"};
+const char* const kPipelineNames[] = {"naive", "scattered", "coherent", "rows"};
 const char* const kEngineNames[] = {"cpu", "cuda"};
 const char* const kRuleNames[] = {"cis565", "reynolds"};
 const char* const kIntegratorNames[] = {"leapfrog", "euler"};

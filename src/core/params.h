@@ -8,7 +8,8 @@
 namespace murmur::core {
 
 enum class ForceMode : int { Boids = 0, Gravity = 1 };
-enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2 };
+// Rows: the exact fast boids search of core/row_search.h (gravity runs the coherent grid there).
+enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3 };
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
 enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
