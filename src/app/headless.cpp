@@ -7,6 +7,7 @@
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
+#include "app/progress.h"
 #include "app/run.h"
 #include "core/body_io.h"
 #include "core/errors.h"
@@ -62,7 +63,9 @@ int runHeadless(const Options& o) {
   stepMs.reserve(static_cast<size_t>(iterations));
   core::StepProfile stageSum;
   const auto t0 = std::chrono::steady_clock::now();
+  Progress progress(o.frames > 0 ? "frames" : "steps", iterations);
   for (int s = 0; s < iterations; ++s) {
+    progress.update(s);
     const auto a = std::chrono::steady_clock::now();
     engine->step(1);
     engine->synchronize();
@@ -75,6 +78,7 @@ int runHeadless(const Options& o) {
     }
 #endif
   }
+  progress.finish();
 #if defined(MURMUR_HAVE_RENDER)
   if (view && iterations == 0) renderMs.push_back(view->renderFrame(*engine));
   if (view && !o.screenshot.empty()) {
