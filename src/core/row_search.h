@@ -1,11 +1,13 @@
 // The `rows` pipeline's neighbour search (boids), shared by the CPU engine and the CUDA kernel.
 //
-// Cells are kRowCellsPerRadius times finer than the classic grid's (half the search radius at
-// cell width 1x) and bodies are sorted by cell with x fastest, so every row of cells along x is
+// Cells are up to kRowCellsPerRadius times finer than the classic grid's (half the search radius
+// at cell width 1x, where classic cells are crowded: rowCellsPerRadius) and bodies are sorted by
+// cell with x fastest, so every row of cells along x is
 // one contiguous range of the sorted order. A body visits, for each (y, z) row its sphere can
 // reach, only the x-range of cells that the sphere reaches at that row's distance: one
-// contiguous loop per row, no per-cell bookkeeping, and about 2.5x fewer candidates than the
-// 27 cells of the classic grid (the volume searched shrinks from (3r)^3 towards the sphere).
+// contiguous loop per row, no per-cell bookkeeping, and with half-width cells about 2.5x fewer
+// candidates than the 27 cells of the classic grid (the volume searched shrinks from (3r)^3
+// towards the sphere).
 //
 // Exactness: a row or cell is skipped only when a lower bound of the distance from the body to
 // every position the cell can hold is at least the radius. The bound is taken in cell units,
