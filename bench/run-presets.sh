@@ -27,12 +27,12 @@ for s in $sweeps; do
         --max-seconds 1.5 --csv "$out/gravity-naive-blocks.csv" ;;
     render)
       # Rendering on: a step plus an offscreen 1280x720 frame through CUDA-GL interop.
-      "$m" bench --render --pipeline scattered,coherent --n 100k,250k,500k,1M,2M,5M,10M --max-seconds 2 \
+      "$m" bench --render --pipeline scattered,coherent,rows --n 100k,250k,500k,1M,2M,5M,10M --max-seconds 2 \
         --csv "$out/render.csv"
       "$m" bench --render --pipeline naive --n 25k,50k,100k,250k --max-seconds 2 --csv "$out/render.csv" --append ;;
     blocks)
       # Block size and cell width: the grid pipelines at 1M, all-pairs at 100k (CIS 565 world).
-      "$m" bench --pipeline scattered,coherent --n 1M --block-size 32,64,128,256,512,1024 --cell-width 1,2 \
+      "$m" bench --pipeline scattered,coherent,rows --n 1M --block-size 32,64,128,256,512,1024 --cell-width 1,2 \
         --max-seconds 1.5 --csv "$out/blocks.csv"
       "$m" bench --pipeline naive --n 100k --block-size 32,64,128,256,512,1024 --max-seconds 1.5 \
         --csv "$out/blocks.csv" --append ;;

@@ -51,12 +51,12 @@ const std::vector<BenchPreset>& benchPresets() {
        {25000, 100000, 250000, 1000000, 2500000, 5000000, 10000000},
        {}, {}, "dense", nullptr},
       {"gravity", "gravity, Plummer sphere, N 16k..1M, block sizes 64..1024",
-       {ForceMode::Gravity}, kAllPipelines,
+       {ForceMode::Gravity}, core::gravityPipelines(),
        {16000, 32000, 64000, 128000, 256000, 512000, 1000000},
        {64, 128, 256, 512, 1024}, {}, "plummer", nullptr},
       {"gravity-pipelines",
        "gravity, Plummer sphere, every pipeline and the nbody sample's kernel, N 16k..10M, block 256",
-       {ForceMode::Gravity}, kAllPipelines,
+       {ForceMode::Gravity}, core::gravityPipelines(),
        {16384, 65536, 262144, 1048576, 4194304, 10000000},
        {256}, {}, "plummer", nullptr, true},
       {"flame", "boids at FLAME GPU 2 Circles density: half-size 50, radii 2/2/2, 1M, cell widths 1 and 2, block 128",
@@ -146,10 +146,15 @@ std::vector<BenchConfig> planBench(const Options& o) {
   std::vector<EngineKind> engines = {o.engine};
   if (b.cpuBaseline && o.engine != EngineKind::Cpu) engines.push_back(EngineKind::Cpu);
   const std::vector<ForceMode> forces = b.forces.empty() ? std::vector<ForceMode>{ForceMode::Boids} : b.forces;
-  // (pipeline, textbook baseline): the engine's pipelines, then the baseline when asked for.
-  std::vector<std::pair<Pipeline, bool>> pipelines;
-  for (Pipeline p : b.pipelines.empty() && !b.textbook ? core::allPipelines() : b.pipelines) pipelines.push_back({p, false});
-  if (b.textbook) pipelines.push_back({Pipeline::Coherent, true});
+  // (pipeline, textbook baseline): the engine's pipelines (those with a method of their own for the
+  // force), then the baseline when asked for.
+  const auto pipelinesFor = [&](ForceMode force) {
+    std::vector<std::pair<Pipeline, bool>> list;
+    const std::vector<Pipeline> own = force == ForceMode::Gravity ? core::gravityPipelines() : core::allPipelines();
+    for (Pipeline p : b.pipelines.empty() && !b.textbook ? own : b.pipelines) list.push_back({p, false});
+    if (b.textbook) list.push_back({Pipeline::Coherent, true});
+    return list;
+  };
   const std::vector<uint64_t> counts =
       b.counts.empty() ? std::vector<uint64_t>{o.engine == EngineKind::Cuda ? 100000u : 10000u} : b.counts;
   const std::vector<int> blockSizes = b.blockSizes.empty() ? std::vector<int>{o.params.blockSize} : b.blockSizes;
@@ -166,7 +171,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
       const bool fromFile = scenario.rfind("file:", 0) == 0;
       for (uint64_t n : fromFile ? std::vector<uint64_t>{0} : counts) {
         if (baseline && n > kCpuBaselineMaxN) continue;
-        for (const auto& [pipeline, textbook] : pipelines) {
+        for (const auto& [pipeline, textbook] : pipelinesFor(force)) {
           // The baseline repeats GPU measurements only; the CPU engine has no textbook variant.
           if (textbook && baseline) continue;
           for (int bs : blockSizes) {
