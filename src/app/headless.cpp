@@ -12,6 +12,9 @@
 #include "core/errors.h"
 #include "core/metrics.h"
 #include "core/scenarios.h"
+#include "dist/dist_engine.h"
+#include "dist/dist_factory.h"
+#include "dist/launch.h"
 #if defined(MURMUR_HAVE_RENDER)
 #include "app/offscreen.h"
 #include "render/screenshot.h"
@@ -23,19 +26,25 @@ namespace murmur::app {
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
   params.profile = o.profile;
-  if (o.scenario.name.rfind("file:", 0) != 0) checkFits(o.engine, o.scenario.n, params);
+  // Several ranks (mpirun): every rank runs this loop on its share; rank 0 speaks for the job.
+  const bool ranks = dist::launchedRanks() > 1;
+  const bool speaker = dist::launchedRank() == 0;
+  if (ranks && !o.record.empty()) throw core::UsageError("--record " + o.record + ": not over several ranks");
+  // Over several ranks each GPU holds a share; the engine checks that share on every rank.
+  if (o.scenario.name.rfind("file:", 0) != 0) checkFits(ranks ? core::EngineKind::Cpu : o.engine, o.scenario.n, params);
   core::Bodies bodies = core::makeScenario(o.scenario, params);
-  auto engine = makeEngine(o.engine, params);
+  auto engine = ranks ? dist::createDistEngine(o.engine, params) : makeEngine(o.engine, params);
   engine->setParams(params);  // the scenario may have resized the world
   engine->reset(bodies);
-  std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
+  bodies = core::Bodies{};
+  if (speaker) std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
   // One step per iteration; with rendering, one frame per step as in the window.
   const int iterations = o.frames > 0 ? o.frames : o.steps;
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view;
   std::unique_ptr<render::VideoRecorder> video;
-  if (o.render) {
+  if (o.render && speaker) {
     std::string why;
     view = createOffscreenView(o, *engine, &why);
     if (!view) {
@@ -69,14 +78,16 @@ int runHeadless(const Options& o) {
     stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
-    if (view) {
+    if (view && !ranks) {  // over several ranks only the final frame is drawn (a gather per frame)
       renderMs.push_back(view->renderFrame(*engine));
       if (video) video->addFrame(view->pixels());
     }
 #endif
   }
+  // Collective: every rank takes part in the gather that rank 0's frame and files read.
+  if (ranks) engine->readBodies();
 #if defined(MURMUR_HAVE_RENDER)
-  if (view && iterations == 0) renderMs.push_back(view->renderFrame(*engine));
+  if (view && (iterations == 0 || ranks)) renderMs.push_back(view->renderFrame(*engine));
   if (view && !o.screenshot.empty()) {
     try {
       render::writePng(o.screenshot, view->width(), view->height(), view->pixels());
@@ -102,6 +113,7 @@ int runHeadless(const Options& o) {
       return 1;
     }
   }
+  if (!speaker) return 0;
   if (!o.out.empty()) core::writeBodiesFile(o.out, final);
   const double med = stepStats(stepMs).median;
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
@@ -114,11 +126,12 @@ int runHeadless(const Options& o) {
     std::printf(" render_ms=%.4f fps=%.1f interop=%s", r, 1000.0 / std::max(1e-6, med + r), interop ? "on" : "off");
   }
   std::printf("\n");
+  if (const auto* d = dynamic_cast<const dist::DistEngine*>(engine.get())) std::printf("%s\n", d->summary().c_str());
   if (o.profile && iterations > 0) {
     const double k = 1.0 / iterations;
-    std::printf("stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f force=%.4f integrate=%.4f\n",
+    std::printf("stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f force=%.4f integrate=%.4f comm=%.4f\n",
                 stageSum.labelMs * k, stageSum.sortMs * k, stageSum.boundsMs * k, stageSum.reorderMs * k,
-                stageSum.forceMs * k, stageSum.integrateMs * k);
+                stageSum.forceMs * k, stageSum.integrateMs * k, stageSum.commMs * k);
   }
   return 0;
 }

@@ -14,12 +14,13 @@ namespace murmur::core {
 // Milliseconds spent per stage in the last step (all zero unless SimParams::profile).
 // label: cell key per body; sort: order by key; bounds: cell start/end (and gravity monopoles);
 // reorder: gather into cell order (coherent); force: neighbour/pair loop; integrate: kicks,
-// drifts and the boundary; render: copy into the draw buffer (filled by the renderer).
+// drifts and the boundary; render: copy into the draw buffer (filled by the renderer);
+// comm: moving bodies between ranks (several ranks only: halos, migration, gathers).
 struct StepProfile {
   double labelMs = 0, sortMs = 0, boundsMs = 0, reorderMs = 0, forceMs = 0, integrateMs = 0,
-         renderMs = 0;
+         renderMs = 0, commMs = 0;
   double totalMs() const {
-    return labelMs + sortMs + boundsMs + reorderMs + forceMs + integrateMs + renderMs;
+    return labelMs + sortMs + boundsMs + reorderMs + forceMs + integrateMs + renderMs + commMs;
   }
   StepProfile& operator+=(const StepProfile& o) {
     labelMs += o.labelMs;
@@ -29,6 +30,7 @@ struct StepProfile {
     forceMs += o.forceMs;
     integrateMs += o.integrateMs;
     renderMs += o.renderMs;
+    commMs += o.commMs;
     return *this;
   }
 };

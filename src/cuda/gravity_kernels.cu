@@ -21,13 +21,16 @@ namespace {
 // block float4) and every thread consumes it. The last tile is padded with zero-mass bodies,
 // which add exactly zero, so every tile runs the full (unrolled, for BlockT > 0) inner loop.
 // The self pair also adds exactly zero (r = 0, eps2 > 0), so it needs no test.
+// Targets may be a subset of the sources (one rank's bodies against every rank's): the sum over
+// sources then runs in the same order as on one GPU, so the result is the same to the bit.
 template <int BlockT>
 __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
-    gravityNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, float eps2, float G, Vec4* __restrict__ acc) {
+    gravityNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, const Vec4* __restrict__ targets,
+                       uint32_t numTargets, float eps2, float G, Vec4* __restrict__ acc) {
   extern __shared__ float4 tile[];
   const uint32_t block = BlockT > 0 ? static_cast<uint32_t>(BlockT) : blockDim.x;
   const uint32_t i = blockIdx.x * block + threadIdx.x;
-  const Vec4 pi = i < n ? ldg4(pos + i) : Vec4{0, 0, 0, 0};
+  const Vec4 pi = i < numTargets ? ldg4(targets + i) : Vec4{0, 0, 0, 0};
   Vec3 a{0, 0, 0};
   for (uint32_t base = 0; base < n; base += block) {
     const uint32_t j = base + threadIdx.x;
@@ -41,7 +44,7 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     }
     __syncthreads();  // the next tile overwrites what slower warps may still be reading
   }
-  if (i < n) st4(acc + i, core::make4(a * G, 0.0f));
+  if (i < numTargets) st4(acc + i, core::make4(a * G, 0.0f));
 }
 
 // Cell coordinates of a far-field tile entry, packed 10 bits per axis (gridDim <= 128).
@@ -125,22 +128,30 @@ __global__ void __launch_bounds__(1024) dampedEulerKernel(Vec4* __restrict__ pos
 }
 
 template <int BlockT>
-void launchGravityNaiveT(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
+void launchGravityNaiveT(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
+                         float G, Vec4* d_acc, const LaunchConfig& lc) {
   const size_t smem = static_cast<size_t>(lc.block) * sizeof(float4);
-  gravityNaiveKernel<BlockT><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, n, eps2, G, d_acc);
+  gravityNaiveKernel<BlockT><<<lc.blocksFor(numTargets), lc.block, smem, lc.stream>>>(d_pos, n, d_targets, numTargets,
+                                                                                      eps2, G, d_acc);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 }  // namespace
 
-void launchGravityNaive(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
+void launchGravityNaiveTargets(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
+                               float G, Vec4* d_acc, const LaunchConfig& lc) {
+  if (numTargets == 0) return;
   switch (lc.block) {
-    case 64: return launchGravityNaiveT<64>(d_pos, n, eps2, G, d_acc, lc);
-    case 128: return launchGravityNaiveT<128>(d_pos, n, eps2, G, d_acc, lc);
-    case 256: return launchGravityNaiveT<256>(d_pos, n, eps2, G, d_acc, lc);
-    case 512: return launchGravityNaiveT<512>(d_pos, n, eps2, G, d_acc, lc);
-    default: return launchGravityNaiveT<0>(d_pos, n, eps2, G, d_acc, lc);
+    case 64: return launchGravityNaiveT<64>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 128: return launchGravityNaiveT<128>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 256: return launchGravityNaiveT<256>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 512: return launchGravityNaiveT<512>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    default: return launchGravityNaiveT<0>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
   }
+}
+
+void launchGravityNaive(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
+  launchGravityNaiveTargets(d_pos, n, d_pos, n, eps2, G, d_acc, lc);
 }
 
 void launchGravityGrid(bool coherent, const Vec4* d_pos, uint32_t n, const DeviceGrid& grid, const Vec4* d_monopole,
