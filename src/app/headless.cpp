@@ -67,6 +67,9 @@ int runHeadless(const Options& o) {
   if (o.render && (!o.screenshot.empty() || !o.record.empty()))
     throw core::UsageError("--screenshot/--record: this build has no renderer");
 #endif
+  // Untimed steps first, so the medians describe a settled flock.
+  engine->step(o.warmup);
+  engine->synchronize();
   std::vector<double> stepMs, renderMs;
   stepMs.reserve(static_cast<size_t>(iterations));
   core::StepProfile stageSum;

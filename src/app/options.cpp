@@ -34,6 +34,8 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--pipeline", r.pipeline, "naive | scattered | coherent (default coherent)");
   app.add_option("--n", r.n, "Number of bodies, e.g. 100000, 100k, 1M (bench: a list)");
   app.add_option("--steps", r.steps, "Steps to run headless (default 100)");
+  std::string headlessWarmup;
+  app.add_option("--warmup", headlessWarmup, "Headless: untimed steps before the timed --steps (default 0)");
   app.add_option("--dt", r.dt, "Time step of the active force mode");
   app.add_option("--block-size", r.blockSize, "CUDA threads per block: 32..1024, multiple of 32");
   app.add_option("--cell-width", r.cellWidth, "Grid cell width in rule radii: 1 (27 cells) or 2 (8)");
@@ -146,6 +148,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!r.steps.empty()) o.steps = static_cast<int>(parseInt("--steps", r.steps, benchMode ? 1 : 0, 100000000));
   if (benchMode && !r.steps.empty()) o.bench.steps = o.steps;
   if (!warmup.empty()) o.bench.warmup = static_cast<int>(parseInt("--warmup", warmup, 0, 1000000));
+  if (!headlessWarmup.empty()) {
+    o.warmup = static_cast<int>(parseInt("--warmup", headlessWarmup, 0, 100000000));
+    if (benchMode && warmup.empty()) o.bench.warmup = o.warmup;
+  }
   if (!maxSeconds.empty()) o.bench.maxSeconds = parseFloat("--max-seconds", maxSeconds, true);
   if (!repeats.empty()) o.bench.repeats = static_cast<int>(parseInt("--repeats", repeats, 1, 1000));
   if (!r.blockSize.empty()) {

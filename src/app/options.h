@@ -42,6 +42,7 @@ struct Options {
   bool nSet = false;
   float dt = 0;           // --dt for the active force mode (0 = the parameter default)
   int steps = 100;
+  int warmup = 0;         // --warmup K: headless steps before the timed ones (not timed, not counted)
   bool render = true;     // --no-render clears it
   bool profile = false;   // print per-stage times
   std::string out;        // --out FILE: final state

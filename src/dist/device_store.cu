@@ -10,6 +10,7 @@
 #include <thrust/sort.h>
 
 #include <chrono>
+#include <utility>
 #include <cstdio>
 #include <string>
 
@@ -36,11 +37,16 @@ __device__ __forceinline__ int columnOfDev(const core::GridSpec& g, const Vec4& 
   return core::cellCoord(p.x, g.origin.x, g.invCellWidth, g.dims.x);
 }
 
-// Bit r set: rank r needs body i next step (slabs.h ranksNeeding).
-__global__ void needMaskKernel(const Vec4* __restrict__ pos, uint32_t n, SlabLayout l, core::GridSpec g,
-                               unsigned long long* __restrict__ mask) {
+// Bit r set: rank r needs body i next step (slabs.h ranksNeeding). Halo bodies of the last step
+// (not owned) are nobody's to send.
+__global__ void needMaskKernel(const Vec4* __restrict__ pos, const unsigned char* __restrict__ owned, uint32_t n,
+                               SlabLayout l, core::GridSpec g, unsigned long long* __restrict__ mask) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
+  if (!owned[i]) {
+    mask[i] = 0;
+    return;
+  }
   int need[3];
   const int k = ranksNeeding(l, columnOfDev(g, pos[i]), need);
   unsigned long long m = 0;
@@ -126,10 +132,10 @@ __global__ void finishBoidsKernel(const uint32_t* __restrict__ sortedKeys, const
   tagOut[i] = (static_cast<uint64_t>(key) << 32) | static_cast<uint64_t>(i - cellStart[key]);
 }
 
-__global__ void columnHistogramKernel(const Vec4* __restrict__ pos, uint32_t n, core::GridSpec g,
-                                      unsigned long long* __restrict__ counts) {
+__global__ void columnHistogramKernel(const Vec4* __restrict__ pos, const unsigned char* __restrict__ owned,
+                                      uint32_t n, core::GridSpec g, unsigned long long* __restrict__ counts) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) atomicAdd(counts + columnOfDev(g, pos[i]), 1ull);
+  if (i < n && owned[i]) atomicAdd(counts + columnOfDev(g, pos[i]), 1ull);
 }
 
 template <typename T>
@@ -188,9 +194,13 @@ class DeviceStore final : public LocalStore {
     upload(vel_.get(), owned.vel.data(), n_);
     upload(id_.get(), owned.id.data(), n_);
     upload(tag_.get(), tags.data(), n_);
+    ensure(owned_, n_);
+    if (n_) MURMUR_CUDA_CHECK(cudaMemsetAsync(owned_.get(), 1, n_, stream_));
+    compact_ = true;
   }
-  size_t numOwned() const override { return n_; }
+  size_t numOwned() const override { return compact_ ? n_ : ownedCount_; }
   core::Bodies readOwned() override {
+    compact();
     core::Bodies b;
     b.resize(n_);
     download(b.pos.data(), pos_.get(), n_);
@@ -206,7 +216,7 @@ class DeviceStore final : public LocalStore {
     ensure(mask_, n_), ensure(index_, n_);
     std::vector<uint64_t> counts(static_cast<size_t>(l.numRanks), 0);
     if (n) {
-      needMaskKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(pos_.get(), n, l, g, mask_.get());
+      needMaskKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(pos_.get(), owned_.get(), n, l, g, mask_.get());
       MURMUR_CUDA_LAUNCH_CHECK();
     }
     // The bodies this rank keeps, in order.
@@ -308,18 +318,15 @@ class DeviceStore final : public LocalStore {
                                                                   params_.halfSize, bPos_.get(), aTag_.get(),
                                                                   owned_.get());
     MURMUR_CUDA_LAUNCH_CHECK();
-    // Keep the owned bodies, in cell order: pos_ and friends become the owned set.
-    const auto policy = thrust::cuda::par.on(stream_);
-    const uint32_t* end = thrust::copy_if(policy, thrust::counting_iterator<uint32_t>(0),
-                                          thrust::counting_iterator<uint32_t>(n), owned_.get(), index_.get(), IsSet());
-    const size_t kept = static_cast<size_t>(end - index_.get());
-    if (kept) {
-      gatherBodiesKernel<<<lc.blocksFor(kept), lc.block, 0, stream_>>>(
-          index_.get(), static_cast<uint32_t>(kept), bPos_.get(), velNew_.get(), aId_.get(), aTag_.get(), pos_.get(),
-          vel_.get(), id_.get(), tag_.get());
-      MURMUR_CUDA_LAUNCH_CHECK();
-    }
-    n_ = kept;
+    // The new state is the local set in cell order with its owned flags: halo entries stay in
+    // place until packOutgoing skips them, which saves a compaction pass over every body.
+    std::swap(pos_, bPos_);
+    std::swap(vel_, velNew_);
+    std::swap(id_, aId_);
+    std::swap(tag_, aTag_);
+    compact_ = false;
+    ownedCount_ = static_cast<size_t>(
+        thrust::count(thrust::cuda::par.on(stream_), owned_.get(), owned_.get() + n, static_cast<unsigned char>(1)));
     lap(prof.integrateMs);
   }
 
@@ -329,8 +336,8 @@ class DeviceStore final : public LocalStore {
     MURMUR_CUDA_CHECK(cudaMemsetAsync(hist_.get(), 0, cols * sizeof(unsigned long long), stream_));
     const cuda::LaunchConfig lc = launch();
     if (n_) {
-      columnHistogramKernel<<<lc.blocksFor(n_), lc.block, 0, stream_>>>(pos_.get(), static_cast<uint32_t>(n_), g,
-                                                                        hist_.get());
+      columnHistogramKernel<<<lc.blocksFor(n_), lc.block, 0, stream_>>>(pos_.get(), owned_.get(),
+                                                                        static_cast<uint32_t>(n_), g, hist_.get());
       MURMUR_CUDA_LAUNCH_CHECK();
     }
     std::vector<unsigned long long> h(cols);
@@ -338,7 +345,10 @@ class DeviceStore final : public LocalStore {
     return std::vector<uint64_t>(h.begin(), h.end());
   }
 
-  const void* ownedPositions() override { return pos_.get(); }
+  const void* ownedPositions() override {
+    compact();
+    return pos_.get();
+  }
   void* allPositions(size_t n) override {
     ensure(all_, n);
     return all_.get();
@@ -361,6 +371,7 @@ class DeviceStore final : public LocalStore {
       cuda::launchDampedEuler(pos_.get(), vel_.get(), acc_.get(), static_cast<uint32_t>(n_), dt, damping, launch());
   }
   std::vector<Vec4> readOwnedAcc() override {
+    compact();
     std::vector<Vec4> a(n_);
     download(a.data(), acc_.get(), n_);
     return a;
@@ -378,6 +389,34 @@ class DeviceStore final : public LocalStore {
   void download(T* h, const T* d, size_t count) {
     if (count) MURMUR_CUDA_CHECK(cudaMemcpyAsync(h, d, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     synchronize();
+  }
+
+  // Drops the last step's halo entries (readOwned and gathers need the owned bodies contiguous).
+  void compact() {
+    if (compact_) return;
+    const cuda::LaunchConfig lc = launch();
+    ensure(index_, n_);
+    const uint32_t* end =
+        n_ ? thrust::copy_if(thrust::cuda::par.on(stream_), thrust::counting_iterator<uint32_t>(0),
+                             thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(n_)), owned_.get(),
+                             index_.get(), IsSet())
+           : index_.get();
+    const size_t kept = static_cast<size_t>(end - index_.get());
+    ensure(aPos_, kept), ensure(aVel_, kept), ensure(aId_, kept), ensure(aTag_, kept);
+    if (kept) {
+      gatherBodiesKernel<<<lc.blocksFor(kept), lc.block, 0, stream_>>>(index_.get(), static_cast<uint32_t>(kept),
+                                                                        pos_.get(), vel_.get(), id_.get(), tag_.get(),
+                                                                        aPos_.get(), aVel_.get(), aId_.get(),
+                                                                        aTag_.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+    }
+    std::swap(pos_, aPos_);
+    std::swap(vel_, aVel_);
+    std::swap(id_, aId_);
+    std::swap(tag_, aTag_);
+    n_ = kept;
+    if (n_) MURMUR_CUDA_CHECK(cudaMemsetAsync(owned_.get(), 1, n_, stream_));
+    compact_ = true;
   }
 
   // Indices (into index_) of the bodies whose mask has `bit`, in order; returns how many.
@@ -416,7 +455,8 @@ class DeviceStore final : public LocalStore {
   cudaStream_t stream_;
   std::string name_;
   core::SimParams params_{};
-  size_t n_ = 0, nKeep_ = 0, sortTempFor_ = 0;
+  size_t n_ = 0, nKeep_ = 0, sortTempFor_ = 0, ownedCount_ = 0;
+  bool compact_ = true;  // no halo entries among the n_ bodies (all owned)
   DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, bPos_, velNew_, kPos_, kVel_;
   DeviceBuffer<uint32_t> id_, aId_, kId_, index_, rPerm_, keys_[2], idx_[2], cellStart_, cellEnd_;
   DeviceBuffer<uint64_t> tag_, aTag_, kTag_, rTag_;
