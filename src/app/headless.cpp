@@ -44,6 +44,8 @@ int runHeadless(const Options& o) {
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view;
   std::unique_ptr<render::VideoRecorder> video;
+  // Collective: rank 0's view frames the scene from every body, gathered once here.
+  if (o.render && ranks) engine->readBodies();
   if (o.render && speaker) {
     std::string why;
     view = createOffscreenView(o, *engine, &why);
