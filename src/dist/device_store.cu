@@ -98,7 +98,7 @@ __global__ void recordTagsKernel(const BodyRecord* __restrict__ rec, uint32_t m,
   perm[k] = k;
 }
 
-// out[k] = kept[perm[k]] or received[perm[k] & ~kFromReceived].
+// out[k] = the local body perm[k] or the received record perm[k] & ~kFromReceived.
 __global__ void mergeGatherKernel(const uint32_t* __restrict__ perm, uint32_t m, const Vec4* __restrict__ kPos,
                                   const Vec4* __restrict__ kVel, const uint32_t* __restrict__ kId,
                                   const uint64_t* __restrict__ kTag, const BodyRecord* __restrict__ rec,
@@ -171,7 +171,7 @@ class DeviceStore final : public LocalStore {
   void setParams(const core::SimParams& p) override { params_ = p; }
 
   void checkFits(size_t owned, size_t total, const core::SimParams& p) override {
-    // Boids: three copies of the local set (current, reordered, kept) of 44 B, the new
+    // Boids: three copies of the local set (current, merged/reordered, integrated) of 44 B, the new
     // velocities, masks, sort keys and indices twice, with a quarter of room for halo and drift;
     // the grid's start/end. Gravity: owned state and accelerations plus every position.
     size_t need = 0;
@@ -219,15 +219,9 @@ class DeviceStore final : public LocalStore {
       needMaskKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(pos_.get(), owned_.get(), n, l, g, mask_.get());
       MURMUR_CUDA_LAUNCH_CHECK();
     }
-    // The bodies this rank keeps, in order.
-    nKeep_ = select(n, 1ull << me);
-    ensure(kPos_, nKeep_), ensure(kVel_, nKeep_), ensure(kId_, nKeep_), ensure(kTag_, nKeep_);
-    if (nKeep_) {
-      gatherBodiesKernel<<<lc.blocksFor(nKeep_), lc.block, 0, stream_>>>(
-          index_.get(), static_cast<uint32_t>(nKeep_), pos_.get(), vel_.get(), id_.get(), tag_.get(), kPos_.get(),
-          kVel_.get(), kId_.get(), kTag_.get());
-      MURMUR_CUDA_LAUNCH_CHECK();
-    }
+    // The bodies this rank keeps, in order: only their indices (mergeReceived reads them in place).
+    ensure(keepIdx_, n_);
+    nKeep_ = select(n, 1ull << me, keepIdx_.get());
     // Records for every other rank, packed by peer, in order.
     size_t total = 0;
     for (int p = 0; p < l.numRanks; ++p) {
@@ -239,7 +233,7 @@ class DeviceStore final : public LocalStore {
     size_t at = 0;
     for (int p = 0; p < l.numRanks; ++p) {
       if (p == me || counts[static_cast<size_t>(p)] == 0) continue;
-      const size_t m = select(n, 1ull << p);
+      const size_t m = select(n, 1ull << p, index_.get());
       packRecordsKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(index_.get(), static_cast<uint32_t>(m), pos_.get(),
                                                                     vel_.get(), id_.get(), tag_.get(),
                                                                     send_.get() + at);
@@ -264,20 +258,30 @@ class DeviceStore final : public LocalStore {
       MURMUR_CUDA_LAUNCH_CHECK();
       thrust::sort_by_key(policy, rTag_.get(), rTag_.get() + m, rPerm_.get());
     }
-    n_ = nKeep_ + records;
-    ensureLocal(n_);
-    // Merge the kept bodies (in tag order) with the received ones by tag: a permutation first.
-    auto keptIdx = thrust::counting_iterator<uint32_t>(0);
+    // Merge the kept bodies (in tag order, read in place through keepIdx_) with the received
+    // ones by tag: a permutation first, then one gather into the other buffers, which become
+    // the local set. The current buffers hold live data until then, so only the others grow.
+    const size_t total = nKeep_ + records;
+    ensure(aPos_, total), ensure(aVel_, total), ensure(aId_, total), ensure(aTag_, total), ensure(index_, total);
+    auto keptTags = thrust::make_permutation_iterator(tag_.get(), keepIdx_.get());
     auto recvIdx = thrust::make_permutation_iterator(
         thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), FromReceived()), rPerm_.get());
-    thrust::merge_by_key(policy, kTag_.get(), kTag_.get() + nKeep_, rTag_.get(), rTag_.get() + m, keptIdx, recvIdx,
-                         tag_.get(), index_.get());
-    if (n_) {
-      mergeGatherKernel<<<lc.blocksFor(n_), lc.block, 0, stream_>>>(
-          index_.get(), static_cast<uint32_t>(n_), kPos_.get(), kVel_.get(), kId_.get(), kTag_.get(), recv_.get(),
-          pos_.get(), vel_.get(), id_.get(), tag_.get());
+    thrust::merge_by_key(policy, keptTags, keptTags + nKeep_, rTag_.get(), rTag_.get() + m, keepIdx_.get(), recvIdx,
+                         aTag_.get(), index_.get());
+    if (total) {
+      mergeGatherKernel<<<lc.blocksFor(total), lc.block, 0, stream_>>>(
+          index_.get(), static_cast<uint32_t>(total), pos_.get(), vel_.get(), id_.get(), tag_.get(), recv_.get(),
+          aPos_.get(), aVel_.get(), aId_.get(), aTag_.get());
       MURMUR_CUDA_LAUNCH_CHECK();
     }
+    std::swap(pos_, aPos_);
+    std::swap(vel_, aVel_);
+    std::swap(id_, aId_);
+    std::swap(tag_, aTag_);
+    n_ = total;
+    // The gather still reads the old buffers: let it finish before any of them is replaced.
+    synchronize();
+    ensureLocal(n_);  // the new current buffers already hold n_; this grows the scratch ones
   }
 
   void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override {
@@ -419,13 +423,12 @@ class DeviceStore final : public LocalStore {
     compact_ = true;
   }
 
-  // Indices (into index_) of the bodies whose mask has `bit`, in order; returns how many.
-  size_t select(uint32_t n, unsigned long long bit) {
+  // Indices of the bodies whose mask has `bit`, in order, into out; returns how many.
+  size_t select(uint32_t n, unsigned long long bit, uint32_t* out) {
     if (n == 0) return 0;
     const uint32_t* end = thrust::copy_if(thrust::cuda::par.on(stream_), thrust::counting_iterator<uint32_t>(0),
-                                          thrust::counting_iterator<uint32_t>(n), index_.get(),
-                                          HasBit{mask_.get(), bit});
-    return static_cast<size_t>(end - index_.get());
+                                          thrust::counting_iterator<uint32_t>(n), out, HasBit{mask_.get(), bit});
+    return static_cast<size_t>(end - out);
   }
   size_t countBit(uint32_t n, unsigned long long bit) {
     if (n == 0) return 0;
@@ -457,9 +460,9 @@ class DeviceStore final : public LocalStore {
   core::SimParams params_{};
   size_t n_ = 0, nKeep_ = 0, sortTempFor_ = 0, ownedCount_ = 0;
   bool compact_ = true;  // no halo entries among the n_ bodies (all owned)
-  DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, bPos_, velNew_, kPos_, kVel_;
-  DeviceBuffer<uint32_t> id_, aId_, kId_, index_, rPerm_, keys_[2], idx_[2], cellStart_, cellEnd_;
-  DeviceBuffer<uint64_t> tag_, aTag_, kTag_, rTag_;
+  DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, bPos_, velNew_;
+  DeviceBuffer<uint32_t> id_, aId_, index_, keepIdx_, rPerm_, keys_[2], idx_[2], cellStart_, cellEnd_;
+  DeviceBuffer<uint64_t> tag_, aTag_, rTag_;
   DeviceBuffer<unsigned long long> mask_, hist_;
   DeviceBuffer<unsigned char> owned_, sortTemp_;
   DeviceBuffer<BodyRecord> send_, recv_;
