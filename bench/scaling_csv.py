@@ -95,18 +95,26 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    multi = [r for r in rows if r["ranks"] > 1 and r["speedup"] not in ("", None)]
+    multi = [dict(r) for r in rows if r["ranks"] > 1 and r["speedup"] not in ("", None)]
+    # A weak pair measured as a one-GPU row at N plus a strong row at K N on K GPUs.
+    for one in [r for r in rows if r["ranks"] == 1 and r["scaling"] == "weak"]:
+        for r in rows:
+            if r["ranks"] > 1 and r["force"] == one["force"] and r["n"] == one["n"] * r["ranks"] and \
+                    not any(m["scaling"] == "weak" and m["n"] == r["n"] and m["force"] == r["force"] for m in multi):
+                multi.append(dict(r, scaling="weak", speedup=round(one["sim_ms_median"] / r["sim_ms_median"], 3)))
     multi.sort(key=lambda r: (r["force"] != "gravity", r["scaling"] != "strong", r["n"]))
     fig, ax = plt.subplots(figsize=(9, 4.6))
     colours = {"gravity": "#1f77b4", "boids": "#2ca02c"}
     for i, r in enumerate(multi):
         ms, comm = r["sim_ms_median"], float(r["comm_ms"] or 0)
         ax.bar(i, r["speedup"], color=colours[r["force"]], alpha=0.55 if r["scaling"] == "weak" else 1.0)
-        ax.text(i, r["speedup"] + 0.03, f"{r['speedup']:.2f}x\ncomm {comm:.2g} of {ms:.3g} ms", ha="center",
+        ax.text(i, r["speedup"] + 0.03, f"{r['speedup']:.2f}x\ncomm {comm:.2g} of {ms:.4g} ms", ha="center",
                 va="bottom", fontsize=8)
     ax.set_xticks(range(len(multi)))
-    ax.set_xticklabels([f"{r['force']} {r['scaling']}\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" for r in multi],
-                       fontsize=8)
+    # All pairs is O(N^2): with N per GPU fixed each GPU does K times the work, so 1/K is ideal.
+    ideal = {("gravity", "weak"): "\n(ideal 1/K: N\u00b2 work)", ("boids", "weak"): "\n(ideal 1)"}
+    ax.set_xticklabels([f"{r['force']} {r['scaling']}\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" +
+                        ideal.get((r["force"], r["scaling"]), "") for r in multi], fontsize=8)
     ax.axhline(1.9, color="#1f77b4", ls="--", lw=1, label="gravity target (strong) 1.9x")
     ax.axhline(1.8, color="#2ca02c", ls=":", lw=1, label="boids target (strong) 1.8x")
     ax.set_ylim(0, max([2.3] + [r["speedup"] + 0.4 for r in multi]))
