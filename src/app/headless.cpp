@@ -3,10 +3,12 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
+#include "app/progress.h"
 #include "app/run.h"
 #include "core/body_io.h"
 #include "core/errors.h"
@@ -76,7 +78,10 @@ int runHeadless(const Options& o) {
   stepMs.reserve(static_cast<size_t>(iterations));
   core::StepProfile stageSum;
   const auto t0 = std::chrono::steady_clock::now();
+  std::optional<Progress> progress;  // rank 0's alone over several ranks
+  if (speaker) progress.emplace(o.frames > 0 ? "frames" : "steps", iterations);
   for (int s = 0; s < iterations; ++s) {
+    if (progress) progress->update(s);
     const auto a = std::chrono::steady_clock::now();
     engine->step(1);
     engine->synchronize();
@@ -89,6 +94,7 @@ int runHeadless(const Options& o) {
     }
 #endif
   }
+  if (progress) progress->finish();
   // Collective: every rank takes part in the gather that rank 0's frame and files read.
   if (ranks) engine->readBodies();
 #if defined(MURMUR_HAVE_RENDER)

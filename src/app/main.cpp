@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "app/openmp_policy.h"
 #include "app/options.h"
 #include "app/run.h"
 #include "core/errors.h"
@@ -12,6 +13,7 @@
 
 int main(int argc, char** argv) {
   using namespace murmur;
+  app::preferPassiveOpenMpWait(argv);
   try {
     app::Options o;
     if (!app::parseOptions(argc, argv, o)) return 0;
