@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   } catch (const dist::JobError& e) {
     // Every rank failed the same way; rank 0 says it once.
     if (dist::launchedRank() == 0) std::fprintf(stderr, "murmur: %s\n", e.what());
-    return e.status();
+    return dist::agreedExitStatus(e.status());
   } catch (const core::UsageError& e) {
     return dist::reportError(e.what(), 2);
   } catch (const std::invalid_argument& e) {

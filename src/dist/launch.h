@@ -53,11 +53,17 @@ class JobError : public std::runtime_error {
   int status_;
 };
 
-// main's last word on an error. Alone, or before MPI started (every rank fails the same way on
-// the same options): prints "murmur: <what>" (on rank 0 only) and returns status. Once MPI runs
-// with several ranks, a failure on one rank cannot be agreed on: it prints
+// main's last word on an error. Alone: prints "murmur: <what>", returns status. Before MPI
+// started, every rank fails the same way on the same command line: rank 0 prints and returns
+// status, which mpirun makes the job's, and the other ranks return 0 quietly (a rank that exits
+// non-zero first would have mpirun kill rank 0 before it could print); so also for bad input
+// (status 2) once MPI runs, which comes from the same command line on every rank. Any other
+// failure once MPI runs with several ranks may be one rank's alone: it prints
 // "murmur: rank R: <what>" and ends the whole job, so no rank waits for it.
 int reportError(const std::string& what, int status);
+
+// The status a rank exits with for a failure every rank agreed on (JobError): rank 0's carries it.
+inline int agreedExitStatus(int status) { return launchedRank() == 0 ? status : 0; }
 
 // Collective: every rank passes its status (0 = fine) and what went wrong; when any failed,
 // every rank throws JobError("rank R: what", status) for the first failed rank R.

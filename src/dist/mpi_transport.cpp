@@ -24,12 +24,15 @@ int reportError(const std::string& what, int status) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   }
-  if (size > 1) {
+  // Bad input (status 2) comes from the command line and the parameters, the same on every rank;
+  // checks that can differ between ranks (memory, devices) are agreed on before they throw.
+  if (size > 1 && status != 2) {
     std::fprintf(stderr, "murmur: rank %d: %s\n", rank, what.c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, status);
   }
-  if (launchedRank() == 0) std::fprintf(stderr, "murmur: %s\n", what.c_str());
+  if (launchedRank() != 0) return 0;
+  std::fprintf(stderr, "murmur: %s\n", what.c_str());
   return status;
 }
 
