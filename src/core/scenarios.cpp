@@ -147,14 +147,18 @@ const std::vector<std::string>& scenarioNames() {
 }
 
 ForceMode naturalForce(const std::string& name) {
-  return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;
+  return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;  // files: gravity
 }
 
-Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
+Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
+  Scenario sc;
+  sc.halfSize = params.halfSize;
+  sc.force = naturalForce(spec.name);
   if (spec.name.rfind("file:", 0) == 0) {
     const std::string path = spec.name.substr(5);
     if (path.empty()) throw UsageError("--scenario file: needs a path (file:PATH)");
-    return readBodiesFile(path);
+    sc.bodies = readBodiesFile(path);
+    return sc;
   }
   bool known = false;
   for (const auto& s : scenarioNames()) known = known || s == spec.name;
@@ -167,7 +171,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     e << "--n " << spec.n << " is out of range: allowed is 1 to " << kMaxBodies;
     throw UsageError(e.str());
   }
-  Bodies b;
+  Bodies& b = sc.bodies;
   b.resize(spec.n);
   Rng rng(spec.seed);
   if (spec.name == "uniform") {
@@ -178,8 +182,8 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     // below two search radii so the grid keeps at least a few cells.
     const double r = maxRuleRadius(params.boids);
     const double side = std::cbrt(double(spec.n) * 4.0 / 3.0 * kPi * r * r * r / spec.denseNeighbours);
-    params.halfSize = float(std::max(side * 0.5, 2.0 * r));
-    uniformCube(b, rng, params.halfSize, 0.5 * params.boids.maxSpeed);
+    sc.halfSize = float(std::max(side * 0.5, 2.0 * r));
+    uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed);
   } else if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});
   } else {  // galaxies: two equal disks on a collision course, the second tilted
@@ -187,7 +191,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     diskGalaxy(b, 0, half, rng, 0.5, V3d{-4.0, -1.0, 0.0}, V3d{0.18, 0.04, 0.0}, 0.0, 1.0);
     diskGalaxy(b, half, spec.n, rng, 0.5, V3d{4.0, 1.0, 0.0}, V3d{-0.18, -0.04, 0.0}, 1.0, -1.0);
   }
-  return b;
+  return sc;
 }
 
 }  // namespace murmur::core

@@ -169,6 +169,8 @@ class DeviceStore final : public LocalStore {
   core::EngineKind kind() const override { return core::EngineKind::Cuda; }
   std::string deviceName() const override { return name_; }
   void setParams(const core::SimParams& p) override { params_ = p; }
+  void setProfiling(bool on) override { profile_ = on; }
+  core::DeviceInfo deviceInfo() const override { return cuda::deviceInfo(); }
 
   void checkFits(size_t owned, size_t total, const core::SimParams& p) override {
     // Boids: three copies of the local set (current, merged/reordered, integrated) of 44 B, the new
@@ -288,7 +290,7 @@ class DeviceStore final : public LocalStore {
     const uint32_t n = static_cast<uint32_t>(n_);
     if (n == 0) return;
     const cuda::LaunchConfig lc = launch();
-    const bool timing = params_.profile;
+    const bool timing = profile_;
     auto t0 = std::chrono::steady_clock::now();
     auto lap = [&](double& slot) {
       if (!timing) return;
@@ -362,7 +364,7 @@ class DeviceStore final : public LocalStore {
     ensure(acc_, n_);
     cuda::launchGravityNaiveTargets(all_.get(), static_cast<uint32_t>(n), pos_.get(), static_cast<uint32_t>(n_), eps2,
                                     G, acc_.get(), launch());
-    if (params_.profile) synchronize(), prof.forceMs = msSince(t0);
+    if (profile_) synchronize(), prof.forceMs = msSince(t0);
   }
   void leapfrogKickDrift(float dt) override {
     if (n_) cuda::launchLeapfrogKickDrift(pos_.get(), vel_.get(), acc_.get(), static_cast<uint32_t>(n_), dt, launch());
@@ -458,6 +460,7 @@ class DeviceStore final : public LocalStore {
   cudaStream_t stream_;
   std::string name_;
   core::SimParams params_{};
+  bool profile_ = false;
   size_t n_ = 0, nKeep_ = 0, sortTempFor_ = 0, ownedCount_ = 0;
   bool compact_ = true;  // no halo entries among the n_ bodies (all owned)
   DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, bPos_, velNew_;

@@ -55,6 +55,12 @@ std::string DistEngine::deviceName() const {
   return std::to_string(ranks()) + " ranks x " + store_->deviceName() + " (" + transport_->name() + ")";
 }
 
+core::DeviceInfo DistEngine::deviceInfo() const {
+  core::DeviceInfo d = store_->deviceInfo();
+  d.name += " x" + std::to_string(ranks()) + " ranks (" + transport_->name() + ")";
+  return d;
+}
+
 void DistEngine::setParams(const core::SimParams& p) {
   const std::string err = validateDistParams(p, ranks());
   if (!err.empty()) throw std::invalid_argument(err);
@@ -94,6 +100,10 @@ void DistEngine::agreed(F&& f) {
 }
 
 void DistEngine::reset(const core::Bodies& bodies) {
+  {
+    const std::string err = core::checkBodies(bodies);  // the same bodies, so the same verdict, everywhere
+    if (!err.empty()) throw std::invalid_argument("reset: " + err);
+  }
   const size_t n = bodies.size();
   const int me = rank(), k = ranks();
   total_ = n;
@@ -116,16 +126,16 @@ void DistEngine::reset(const core::Bodies& bodies) {
       if (!ownsColumn(layout_, me, c)) continue;
       owned.pos.push_back(bodies.pos[i]);
       owned.vel.push_back(bodies.vel[i]);
-      owned.id.push_back(static_cast<uint32_t>(i));
-      tags.push_back(i);  // before the first step the global order is the id order
+      owned.id.push_back(bodies.id[i]);
+      tags.push_back(i);  // before the first step the global order is the order given
     }
   } else {
     const size_t first = firstIdOfRank(n, k, me), last = firstIdOfRank(n, k, me + 1);
     owned.pos.assign(bodies.pos.begin() + static_cast<long>(first), bodies.pos.begin() + static_cast<long>(last));
     owned.vel.assign(bodies.vel.begin() + static_cast<long>(first), bodies.vel.begin() + static_cast<long>(last));
-    owned.id.resize(last - first);
-    std::iota(owned.id.begin(), owned.id.end(), static_cast<uint32_t>(first));
-    tags.assign(owned.id.begin(), owned.id.end());
+    owned.id.assign(bodies.id.begin() + static_cast<long>(first), bodies.id.begin() + static_cast<long>(last));
+    tags.resize(owned.id.size());
+    std::iota(tags.begin(), tags.end(), uint64_t(first));  // unused by gravity; the order given
   }
   agreed([&] {
     store_->checkFits(owned.size(), n, params_);
@@ -135,6 +145,7 @@ void DistEngine::reset(const core::Bodies& bodies) {
 }
 
 void DistEngine::step(int numSteps) {
+  store_->setProfiling(profiling());
   for (int s = 0; s < numSteps; ++s) {
     profile_ = core::StepProfile{};
     gathered_ = false;
@@ -152,13 +163,13 @@ void DistEngine::stepBoids() {
   // Who needs which body next: owners and the neighbouring slabs (halo).
   const std::vector<uint64_t> sendCounts = store_->packOutgoing(layout_, grid_, me);
   auto t0 = std::chrono::steady_clock::now();
-  if (params_.profile) store_->synchronize(), t0 = std::chrono::steady_clock::now();
+  if (profiling()) store_->synchronize(), t0 = std::chrono::steady_clock::now();
   const std::vector<uint64_t> recvCounts = transport_->alltoall(sendCounts);
   const uint64_t incoming = std::accumulate(recvCounts.begin(), recvCounts.end(), uint64_t(0));
   void* recv = store_->recvBuffer(static_cast<size_t>(incoming));
   transport_->alltoallv(store_->sendBuffer(), bytesOf(sendCounts, sizeof(BodyRecord)), recv,
                         bytesOf(recvCounts, sizeof(BodyRecord)));
-  if (params_.profile) store_->synchronize(), profile_.commMs = msSince(t0);
+  if (profiling()) store_->synchronize(), profile_.commMs = msSince(t0);
   const uint64_t sent = std::accumulate(sendCounts.begin(), sendCounts.end(), uint64_t(0));
   stats_.haloRecords += sent;
   stats_.bytesMoved += sent * sizeof(BodyRecord);
@@ -187,9 +198,9 @@ void DistEngine::gravityForces() {
         (firstIdOfRank(total_, k, r + 1) - firstIdOfRank(total_, k, r)) * sizeof(core::Vec4);
   void* all = store_->allPositions(total_);
   auto t0 = std::chrono::steady_clock::now();
-  if (params_.profile) store_->synchronize(), t0 = std::chrono::steady_clock::now();
+  if (profiling()) store_->synchronize(), t0 = std::chrono::steady_clock::now();
   transport_->allgatherv(store_->ownedPositions(), store_->numOwned() * sizeof(core::Vec4), all, bytes);
-  if (params_.profile) store_->synchronize(), profile_.commMs += msSince(t0);
+  if (profiling()) store_->synchronize(), profile_.commMs += msSince(t0);
   stats_.bytesMoved += total_ * sizeof(core::Vec4) * static_cast<size_t>(k - 1);
   const float eps2 = params_.gravity.softening * params_.gravity.softening;
   store_->gravityForces(total_, eps2, params_.gravity.G, profile_);

@@ -42,6 +42,8 @@ class DistEngine final : public core::Engine {
 
   core::EngineKind kind() const override { return store_->kind(); }
   std::string deviceName() const override;
+  // Rank 0's device; the name says how many ranks ("NVIDIA H200 x2 ranks (nccl)").
+  core::DeviceInfo deviceInfo() const override;
   void setParams(const core::SimParams& p) override;
   const core::SimParams& params() const override { return params_; }
   // Every rank passes the same bodies; each keeps what it owns. A failure on any rank (memory)

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "core/cpu_engine.h"
 #include "core/physics.h"
 #include "dist/local_store.h"
 
@@ -26,7 +27,7 @@ int columnOf(const core::GridSpec& g, const Vec4& p) {
 
 class HostStore final : public LocalStore {
  public:
-  explicit HostStore(const core::SimParams& p) : profile_(p.profile) {}
+  explicit HostStore(const core::SimParams& p) : params_(p) {}
 
   core::EngineKind kind() const override { return core::EngineKind::Cpu; }
   std::string deviceName() const override {
@@ -34,7 +35,9 @@ class HostStore final : public LocalStore {
     s << "CPU (OpenMP, " << omp_get_max_threads() << " threads)";
     return s.str();
   }
-  void checkFits(size_t, size_t, const core::SimParams& p) override { profile_ = p.profile; }
+  void checkFits(size_t, size_t, const core::SimParams&) override {}
+  void setProfiling(bool on) override { profile_ = on; }
+  core::DeviceInfo deviceInfo() const override { return cpu_.deviceInfo(); }
 
   void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) override {
     pos_ = owned.pos;
@@ -215,10 +218,7 @@ class HostStore final : public LocalStore {
   }
   std::vector<Vec4> readOwnedAcc() override { return acc_; }
 
-  void setParams(const core::SimParams& p) override {
-    params_ = p;
-    profile_ = p.profile;
-  }
+  void setParams(const core::SimParams& p) override { params_ = p; }
 
  private:
   template <typename T>
@@ -230,6 +230,7 @@ class HostStore final : public LocalStore {
   }
 
   core::SimParams params_{};
+  core::CpuEngine cpu_{params_};  // for deviceInfo: the CPU engine describes the host the same way
   bool profile_ = false;
   std::vector<Vec4> pos_, vel_, acc_, all_, altPos_, altVel_;
   std::vector<uint32_t> id_, altId_;

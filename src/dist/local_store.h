@@ -35,8 +35,12 @@ class LocalStore {
 
   virtual core::EngineKind kind() const = 0;
   virtual std::string deviceName() const = 0;
-  // Validated parameters of the next step (rules, dt, block size, profiling).
+  // Validated parameters of the next step (rules, dt, block size).
   virtual void setParams(const core::SimParams& p) = 0;
+  // Per-stage timing of the next steps (waits for the device between stages when on).
+  virtual void setProfiling(bool on) = 0;
+  // What the benchmark records about this rank's device.
+  virtual core::DeviceInfo deviceInfo() const = 0;
   // Bytes of device memory a store for `owned` bodies (plus halo room) needs; throws
   // core::UsageError naming the shortfall when they do not fit. Host stores check nothing.
   virtual void checkFits(size_t owned, size_t total, const core::SimParams& p) = 0;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "core/cpu_engine.h"
 #include "core/rng.h"
@@ -60,9 +61,9 @@ core::SimParams paramsFor(const Case& c, core::Bodies& bodies) {
   spec.seed = 7;
   p.force = c.force;
   p.pipeline = c.pipeline;
-  bodies = core::makeScenario(spec, p);
-  p.force = c.force;
-  p.pipeline = c.pipeline;
+  core::Scenario scenario = core::makeScenario(spec, p);
+  bodies = std::move(scenario.bodies);
+  p.halfSize = scenario.halfSize;
   return p;
 }
 
