@@ -7,6 +7,7 @@
 #include "app/engine_factory.h"
 #include "app/params_json.h"
 #include "app/parse.h"
+#include "core/body_io.h"
 #include "core/errors.h"
 
 namespace murmur::app {
@@ -112,6 +113,14 @@ bool parseOptions(int argc, char** argv, Options& o) {
     }
     if (!o.csv.empty()) o.bench.csv = o.csv;
   }
+  // A saved state carries the parameters it ran with; --params and the options override them.
+  if (r.scenario.rfind("file:", 0) == 0 && r.scenario.size() > 5) {
+    const core::StateHeader h = core::readStateHeader(r.scenario.substr(5));
+    if (!h.paramsJson.empty()) loadParamsText("--scenario " + r.scenario + ": params", h.paramsJson, o.params);
+    if (h.halfSize > 0) o.params.halfSize = h.halfSize;
+    o.fileForce = h.force;
+    o.startStep = h.step;
+  }
   // --params first: command-line options override the file.
   if (!r.params.empty()) loadParamsFile(r.params, o.params);
   core::SimParams& p = o.params;
@@ -208,7 +217,11 @@ void resolveDefaults(Options& o) {
   if (!o.nSet) o.scenario.n = o.engine == core::EngineKind::Cuda ? 100000 : 10000;
   if (!o.forceSet && o.mode != Mode::Bench) {
     const std::string& s = o.scenario.name;
-    o.params.force = s.rfind("file:", 0) == 0 ? core::ForceMode::Gravity : core::naturalForce(s);
+    // A saved state says which force it was simulated with; a plain body file is gravity.
+    if (s.rfind("file:", 0) != 0)
+      o.params.force = core::naturalForce(s);
+    else if (o.fileForce.empty() || !core::parse(o.fileForce, o.params.force))
+      o.params.force = core::ForceMode::Gravity;
   }
   if (o.dt > 0) (o.params.force == core::ForceMode::Boids ? o.params.boids.dt : o.params.gravity.dt) = o.dt;
 }

@@ -42,6 +42,8 @@ struct Options {
   bool nSet = false;
   float dt = 0;           // --dt for the active force mode (0 = the parameter default)
   int steps = 100;
+  uint64_t startStep = 0;  // the step a saved state (file: with a header) was written at
+  std::string fileForce;   // the force a saved state records ("" = not recorded)
   bool render = true;     // --no-render clears it
   bool profile = false;   // print per-stage times
   std::string out;        // --out FILE: final state

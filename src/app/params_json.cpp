@@ -1,11 +1,14 @@
 #include "app/params_json.h"
 
+#include <climits>
+#include <cstdint>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/body_io.h"
 #include "core/errors.h"
 
 namespace murmur::app {
@@ -28,6 +31,10 @@ void readFloat(const std::string& where, const json& v, float& out) {
 
 void readInt(const std::string& where, const json& v, int& out) {
   if (!v.is_number_integer()) throw UsageError(where + " = " + v.dump() + " must be an integer");
+  // get<int>() would wrap 4294967297 to 1.
+  const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(INT_MAX)
+                                           : v.get<int64_t>() >= INT_MIN && v.get<int64_t>() <= INT_MAX;
+  if (!fits) throw UsageError(where + " = " + v.dump() + " is out of range for an integer");
   out = v.get<int>();
 }
 
@@ -49,13 +56,24 @@ void applyObject(const std::string& where, const json& obj, const std::map<std::
 }  // namespace
 
 void loadParamsFile(const std::string& path, core::SimParams& p) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--params " + path + ": cannot open");
+  const std::string where = "--params " + (path.empty() ? std::string("''") : path);
+  core::requireRegularFile(where, path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(where + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw UsageError(where + ": read error");
+  loadParamsText(where, text.str(), p);
+}
+
+void loadParamsText(const std::string& where, const std::string& textIn, core::SimParams& p) {
+  std::string text = textIn;
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
   json doc;
   try {
-    in >> doc;
+    doc = json::parse(text);  // the whole text: junk after the value is an error
   } catch (const json::exception& e) {
-    throw UsageError("--params " + path + ": not valid JSON (" + std::string(e.what()) + ")");
+    throw UsageError(where + ": not valid JSON (" + std::string(e.what()) + ")");
   }
   auto F = [](float& f) { return Setter([&f](const std::string& w, const json& v) { readFloat(w, v, f); }); };
   auto I = [](int& i) { return Setter([&i](const std::string& w, const json& v) { readInt(w, v, i); }); };
@@ -81,9 +99,9 @@ void loadParamsFile(const std::string& path, core::SimParams& p) {
       {"halfSize", F(p.halfSize)},
       {"cellWidthFactor", I(p.cellWidthFactor)},
       {"blockSize", I(p.blockSize)}};
-  applyObject("--params " + path, doc, top);
+  applyObject(where, doc, top);
   const std::string err = core::validateParams(p);
-  if (!err.empty()) throw UsageError("--params " + path + ": " + err);
+  if (!err.empty()) throw UsageError(where + ": " + err);
 }
 
 std::string paramsToJson(const core::SimParams& p, int indent) {
