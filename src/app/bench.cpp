@@ -1,4 +1,6 @@
 #include "app/bench.h"
+#include "app/stop_signal.h"
+#include "core/atomic_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -286,15 +288,7 @@ class Sidecar {
   }
   json& run() { return doc_["runs"].back(); }
   void beginRun(json run) { doc_["runs"].push_back(std::move(run)); }
-  void save() const {
-    const std::string tmp = path_ + ".tmp";
-    {
-      std::ofstream out(tmp);
-      if (!out) throw UsageError("--csv: cannot write the sidecar " + path_);
-      out << doc_.dump(2) << "\n";
-    }
-    if (std::rename(tmp.c_str(), path_.c_str()) != 0) throw UsageError("--csv: cannot write the sidecar " + path_);
-  }
+  void save() const { core::writeFileAtomically("--csv (sidecar)", path_, doc_.dump(2) + "\n"); }
   const std::string& path() const { return path_; }
 
  private:
@@ -353,7 +347,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     spec.name = c.scenario;
     if (c.n) spec.n = c.n;
     cache.bodies = core::Bodies{};  // release the previous N before building the next
-    if (c.n) checkFits(c.engine, c.n, m.params);  // UsageError: reported as skipped
+    if (c.n) checkFits(c.engine, c.n, m.params, &spec);  // UsageError: reported as skipped
     core::SimParams scratch = m.params;
     cache.bodies = core::makeScenario(spec, scratch);
     cache.name = c.scenario;
@@ -393,6 +387,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     const auto t0 = Clock::now();
     engine.step(1);
     engine.synchronize();
+    if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
     if (view) view->renderFrame(engine);
     const double ms = msBetween(t0, Clock::now());
     ++m.warmup;
@@ -410,6 +405,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
       const auto t0 = Clock::now();
       engine.step(1);
       engine.synchronize();
+      if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
       const double ms = msBetween(t0, Clock::now());
       repeatMs.push_back(ms);
       m.stageMean += engine.lastProfile();
@@ -542,6 +538,9 @@ class Eta {
 
 int runBench(const Options& o) {
   const std::vector<BenchConfig> plan = planBench(o);
+  // Before anything is printed or measured: a CSV that cannot be written fails in one line.
+  core::checkWritable("--csv", o.bench.csv);
+  core::checkWritable("--csv (sidecar)", o.bench.csv + ".json");
   const auto sweepStart = Clock::now();
 
   // Engines first, one per kind, reused by every configuration: an --engine that cannot run
@@ -589,7 +588,10 @@ int runBench(const Options& o) {
   ScenarioCache cache;
   Eta eta(o.params.gravity.gridDim);
   int measured = 0, skipped = 0;
-  for (size_t i = 0; i < plan.size(); ++i) {
+  // The CSV and the sidecar are consistent after every configuration; a signal stops the sweep
+  // between two of them (the one in progress finishes, or is skipped if it had not started).
+  StopSignal stop;
+  for (size_t i = 0; i < plan.size() && !StopSignal::received(); ++i) {
     const BenchConfig& c = plan[i];
     EngineSlot& slot = slots[c.engine];
     std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, plan.size(), describe(c).c_str());
@@ -663,10 +665,19 @@ int runBench(const Options& o) {
     sidecar.save();
   }
   sidecar.run()["finished_utc"] = isoUtcNow();
+  if (StopSignal::received()) {
+    sidecar.run()["interrupted"] = StopSignal::name();
+    sidecar.run()["configurations_not_run"] = plan.size() - static_cast<size_t>(measured + skipped);
+  }
   sidecar.save();
   std::printf("bench: %d measured, %d skipped in %s; rows in %s, parameters in %s\n", measured, skipped,
               clockText(msBetween(sweepStart, Clock::now()) / 1000).c_str(), csv.path().c_str(),
               sidecar.path().c_str());
+  if (StopSignal::received()) {
+    std::fprintf(stderr, "bench: stopped by %s after %d of %zu configurations\n", StopSignal::name(),
+                 measured + skipped, plan.size());
+    return StopSignal::exitStatus();
+  }
   if (measured == 0) {
     std::fprintf(stderr, "bench: every configuration was skipped\n");
     return 1;

@@ -105,7 +105,7 @@ struct Viewer {
 
   void resetScenario() {
     core::SimParams p = params;
-    if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params);
+    if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params, &scenario);
     core::Bodies bodies = core::makeScenario(scenario, p);
     params.halfSize = p.halfSize;  // `dense` sizes the world
     engine->setParams(params);

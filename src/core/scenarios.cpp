@@ -150,6 +150,12 @@ ForceMode naturalForce(const std::string& name) {
   return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;
 }
 
+float denseHalfSize(size_t n, const BoidParams& boids, double neighbours) {
+  const double r = maxRuleRadius(boids);
+  const double side = std::cbrt(double(n) * 4.0 / 3.0 * kPi * r * r * r / neighbours);
+  return float(std::max(side * 0.5, 2.0 * r));
+}
+
 Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
   if (spec.name.rfind("file:", 0) == 0) {
     const std::string path = spec.name.substr(5);
@@ -176,9 +182,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     if (!(spec.denseNeighbours > 0)) throw UsageError("dense: neighbours per boid must be > 0");
     // Expected neighbours k = rho * 4/3 pi r^3 with rho = N / (2h)^3; the world never shrinks
     // below two search radii so the grid keeps at least a few cells.
-    const double r = maxRuleRadius(params.boids);
-    const double side = std::cbrt(double(spec.n) * 4.0 / 3.0 * kPi * r * r * r / spec.denseNeighbours);
-    params.halfSize = float(std::max(side * 0.5, 2.0 * r));
+    params.halfSize = denseHalfSize(spec.n, params.boids, spec.denseNeighbours);
     uniformCube(b, rng, params.halfSize, 0.5 * params.boids.maxSpeed);
   } else if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});

@@ -31,6 +31,9 @@ ForceMode naturalForce(const std::string& name);
 // name, N out of range, or an unreadable/malformed file.
 Bodies makeScenario(const ScenarioSpec& spec, SimParams& params);
 
+// The world half-size `dense` gives n boids (spec.denseNeighbours neighbours each).
+float denseHalfSize(size_t n, const BoidParams& boids, double neighbours);
+
 // Largest N a generated scenario accepts (a sanity bound, not a memory check).
 constexpr size_t kMaxBodies = size_t(1) << 30;
 
