@@ -1,5 +1,8 @@
 #include "app/engine_factory.h"
 
+#include <sys/resource.h>
+
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -32,16 +35,36 @@ core::EngineKind defaultEngineKind() {
 
 namespace {
 
-// MemAvailable from /proc/meminfo in bytes; 0 when unknown (then nothing is checked).
+// What this process may still allocate, in bytes: the least of MemAvailable (/proc/meminfo), the
+// address-space limit (ulimit -v) and the cgroup's memory.max less its usage (containers, CI
+// runners). 0 when none is known (then nothing is checked).
 size_t hostAvailableBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  size_t kb = 0;
-  while (in >> key) {
-    if (key == "MemAvailable:" && (in >> kb)) return kb * 1024;
-    in.ignore(1 << 12, '\n');
+  size_t best = 0;
+  const auto consider = [&best](size_t v) {
+    if (v > 0 && (best == 0 || v < best)) best = v;
+  };
+  {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    size_t kb = 0;
+    while (in >> key) {
+      if (key == "MemAvailable:" && (in >> kb)) {
+        consider(kb * 1024);
+        break;
+      }
+      in.ignore(1 << 12, '\n');
+    }
   }
-  return 0;
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) consider(static_cast<size_t>(as.rlim_cur));
+  std::ifstream maxFile("/sys/fs/cgroup/memory.max"), curFile("/sys/fs/cgroup/memory.current");
+  std::string maxText;
+  size_t cur = 0;
+  if ((maxFile >> maxText) && maxText != "max" && (curFile >> cur)) {
+    const size_t limit = std::strtoull(maxText.c_str(), nullptr, 10);
+    consider(limit > cur ? limit - cur : 1);
+  }
+  return best;
 }
 
 std::string gib(size_t bytes) {
