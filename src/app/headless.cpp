@@ -10,6 +10,7 @@
 #include "app/bench.h"
 #include "app/engine_factory.h"
 #include "app/params_json.h"
+#include "app/progress.h"
 #include "app/run.h"
 #include "app/stop_signal.h"
 #include "core/atomic_file.h"
@@ -134,8 +135,10 @@ int runHeadless(const Options& o) {
   // From here on a signal stops the loop after the step in progress; everything below still runs.
   StopSignal stop;
   const auto t0 = std::chrono::steady_clock::now();
+  Progress progress(o.frames > 0 ? "frames" : "steps", iterations);
   int done = 0;
   for (; done < iterations && !StopSignal::received(); ++done) {
+    progress.update(done);
     const auto a = std::chrono::steady_clock::now();
     engine->step(1);
     engine->synchronize();
@@ -148,6 +151,7 @@ int runHeadless(const Options& o) {
     }
 #endif
   }
+  progress.finish();
   const bool interrupted = StopSignal::received() != 0;
   if (interrupted)
     std::fprintf(stderr, "murmur: %s: stopping after step %d of %d; writing the outputs (a second signal ends at once)\n",

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -86,7 +87,10 @@ CpuEngine::CpuEngine(const SimParams& p) { setParams(p); }
 
 std::string CpuEngine::deviceName() const {
   std::ostringstream s;
-  s << "CPU (OpenMP, " << omp_get_max_threads() << " threads)";
+  // The wait policy decides how the engine behaves on a busy machine (app/openmp_policy.h).
+  const char* wait = std::getenv("OMP_WAIT_POLICY");
+  s << "CPU (OpenMP, " << omp_get_max_threads() << " threads, " << (wait ? wait : "default")
+    << " wait)";
   return s.str();
 }
 

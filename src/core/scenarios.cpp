@@ -104,7 +104,7 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d 
   const double aBulge = 0.2, rd = 1.0, rMax = 4.0, eps = 0.05;
   plummer(b, begin, begin + nBulge, rng, mBulge, aBulge, V3d{0, 0, 0}, V3d{0, 0, 0});
   const double m = mass / double(n);
-  const double ct = std::cos(tilt), st = std::sin(tilt);
+  const double cosTilt = std::cos(tilt), sinTilt = std::sin(tilt);
   // Disk mass inside radius r for an exponential disk, normalised to the cut at rMax.
   auto diskEnclosed = [&](double r) {
     auto f = [&](double x) { return 1.0 - (1.0 + x / rd) * std::exp(-x / rd); };
@@ -125,12 +125,12 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d 
     const V3d p{r * std::cos(phi), r * std::sin(phi), z};
     // A cold disk without a halo fragments into clumps within a rotation; random motions of a
     // fifth of the circular speed (a tenth vertically) keep it a smooth disk through the encounter.
-    const double sr = 0.2 * vc * rng.normal(), st = 0.2 * vc * rng.normal(), sz = 0.1 * vc * rng.normal();
-    const double vphi = spin * (vc + st);
+    const double sr = 0.2 * vc * rng.normal(), sphi = 0.2 * vc * rng.normal(), sz = 0.1 * vc * rng.normal();
+    const double vphi = spin * (vc + sphi);
     const V3d v{-vphi * std::sin(phi) + sr * std::cos(phi), vphi * std::cos(phi) + sr * std::sin(phi), sz};
     // tilt about x
-    const V3d pt{p.x, ct * p.y - st * p.z, st * p.y + ct * p.z};
-    const V3d vt{v.x, ct * v.y - st * v.z, st * v.y + ct * v.z};
+    const V3d pt{p.x, cosTilt * p.y - sinTilt * p.z, sinTilt * p.y + cosTilt * p.z};
+    const V3d vt{v.x, cosTilt * v.y - sinTilt * v.z, sinTilt * v.y + cosTilt * v.z};
     setBody(b, i, pt, vt, m);
   }
   for (size_t i = begin; i < end; ++i) {

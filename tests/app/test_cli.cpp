@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include "app/engine_factory.h"
+#include "app/progress.h"
 #include "run_command.h"
 
 using namespace murmur;
@@ -144,4 +146,24 @@ TEST(Cli, WindowViewerRunsUnderAVirtualDisplay) {
   std::string head(8, '\0');
   f.read(&head[0], 8);
   EXPECT_EQ(head, std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+TEST(Cli, CudaEngineWithoutAGpuSaysSo) {
+  if (app::cudaAvailable()) GTEST_SKIP() << "a CUDA device is present";
+  const Result r = run("--headless --no-render --engine cuda --n 10 --steps 1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(lineCount(r.out), 1) << r.out;
+  // Either there is no driver at all, or a driver without a device: never "driver version is
+  // insufficient" when what is missing is the GPU.
+  EXPECT_NE(r.out.find("no NVIDIA GPU"), std::string::npos) << r.out;
+}
+
+TEST(Progress, ClockTextAndQuietShortRuns) {
+  EXPECT_EQ(app::clockText(0), "0:00");
+  EXPECT_EQ(app::clockText(61.4), "1:01");
+  EXPECT_EQ(app::clockText(3725), "1:02:05");
+  // A short run into a pipe prints the device line and the summary, no progress lines.
+  const Result r = run(kHeadless + "--n 500 --steps 50");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(lineCount(r.out), 2) << r.out;
 }
