@@ -4,6 +4,8 @@
 # libFuzzer targets of the body-file and parameter readers and runs each for a short while.
 # Skips (exit 0 with a note) when clang is not installed. MURMUR_FUZZ_SECONDS sets the fuzzing
 # time per target (default 30).
+# Warnings are enforced by the main (gcc) build; here they are shown but not fatal, since clang
+# warns about fields that only the CUDA build uses.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MURMUR_UBSAN_BUILD_DIR:-$root/build-ubsan}
@@ -17,7 +19,7 @@ command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ] && gen=(-G Ninja)
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S "$root" -B "$build" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DMURMUR_ENABLE_CUDA=OFF -DMURMUR_BUILD_FUZZERS=ON \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DMURMUR_ENABLE_CUDA=OFF -DMURMUR_BUILD_FUZZERS=ON -DMURMUR_WERROR=OFF \
   -DCMAKE_CXX_FLAGS="$san" -DCMAKE_C_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=undefined" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target murmur murmur_tests_core murmur_tests_app fuzz_body_file fuzz_params
 
