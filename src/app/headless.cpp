@@ -187,7 +187,8 @@ int runHeadless(const Options& o) {
     h.paramsJson = paramsToJson(params, -1);
     core::writeBodiesFile(o.out, final, h);
   }
-  if (!o.csv.empty()) core::CsvWriter(o.csv, false).write(headlessRow(o, params, *engine, final.size(), stepMs, renderMs, stageSum));
+  if (!o.csv.empty())
+    core::writeCsvFile("--csv", o.csv, {headlessRow(o, params, *engine, final.size(), stepMs, renderMs, stageSum)});
   const double med = stepStats(stepMs).median;
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
               "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,

@@ -65,6 +65,22 @@ std::string csvEscape(const std::string& s) {
   return out + "\"";
 }
 
+namespace {
+std::string csvLine(const CsvRow& row) {
+  const auto& cols = benchCsvColumns();
+  std::string line;
+  for (size_t i = 0; i < cols.size(); ++i) line += (i ? "," : "") + csvEscape(row.get(cols[i]));
+  return line + "\n";
+}
+
+std::string csvHeader() {
+  const auto& cols = benchCsvColumns();
+  std::string line;
+  for (size_t i = 0; i < cols.size(); ++i) line += (i ? "," : "") + cols[i];
+  return line + "\n";
+}
+}  // namespace
+
 CsvWriter::CsvWriter(const std::string& path, bool append, std::string option)
     : path_(path), option_(std::move(option)) {
   if (append) {
@@ -76,22 +92,21 @@ CsvWriter::CsvWriter(const std::string& path, bool append, std::string option)
       if (!contents_.empty() && contents_.back() != '\n') contents_ += '\n';
     }
   }
-  if (contents_.empty()) {
-    const auto& cols = benchCsvColumns();
-    for (size_t i = 0; i < cols.size(); ++i) contents_ += (i ? "," : "") + cols[i];
-    contents_ += "\n";
-  }
+  if (contents_.empty()) contents_ = csvHeader();
   save();
+}
+
+void writeCsvFile(const std::string& option, const std::string& path, const std::vector<CsvRow>& rows) {
+  std::string text = csvHeader();
+  for (const CsvRow& r : rows) text += csvLine(r);
+  writeFileAtomically(option, path, text);
 }
 
 void CsvWriter::save() const { writeFileAtomically(option_, path_, contents_); }
 
 void CsvWriter::write(const CsvRow& row) {
-  const auto& cols = benchCsvColumns();
-  std::string line;
-  for (size_t i = 0; i < cols.size(); ++i) line += (i ? "," : "") + csvEscape(row.get(cols[i]));
   const size_t before = contents_.size();
-  contents_ += line + "\n";
+  contents_ += csvLine(row);
   try {
     save();
   } catch (...) {

@@ -43,6 +43,10 @@ class CsvWriter {
   std::string contents_;  // everything the file holds
 };
 
+// The header and `rows` as one new file, written atomically in one go (the old file stays whole
+// if anything fails).
+void writeCsvFile(const std::string& option, const std::string& path, const std::vector<CsvRow>& rows);
+
 // Quotes a cell when it holds a comma, quote or newline.
 std::string csvEscape(const std::string& s);
 
