@@ -81,7 +81,6 @@ core::CsvRow headlessRow(const Options& o, const core::SimParams& params, const 
 
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
-  params.profile = o.profile;
   // Every output is checked before the run, not found unwritable after an hour of it.
   if (!o.out.empty()) core::checkWritable("--out", o.out);
   if (!o.csv.empty()) core::checkWritable("--csv", o.csv);
@@ -92,11 +91,13 @@ int runHeadless(const Options& o) {
                            ": needs rendering (drop --no-render)");
   const bool fromFile = o.scenario.name.rfind("file:", 0) == 0;
   if (!fromFile) checkFits(o.engine, o.scenario.n, params, &o.scenario);
-  core::Bodies bodies = core::makeScenario(o.scenario, params);
-  if (fromFile) checkFits(o.engine, bodies.size(), params, &o.scenario);
+  core::Scenario scenario = core::makeScenario(o.scenario, params);
+  params.halfSize = scenario.halfSize;
+  if (fromFile) checkFits(o.engine, scenario.bodies.size(), params, &o.scenario);
   auto engine = makeEngine(o.engine, params);
-  engine->setParams(params);  // the scenario may have resized the world
-  engine->reset(bodies);
+  engine->setProfiling(o.profile);
+  engine->reset(scenario.bodies);
+  scenario.bodies = core::Bodies{};  // the engine has its own copy
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
   // One step per iteration; with rendering, one frame per step as in the window.
@@ -220,13 +221,16 @@ int runAccuracy(const Options& o) {
   if (!o.forceSet && spec.name == "uniform") spec.name = "plummer";
   if (!o.nSet) spec.n = 20000;
   checkFits(o.engine, spec.n, params, &spec);
-  const core::Bodies bodies = core::makeScenario(spec, params);
+  const core::Scenario scenario = core::makeScenario(spec, params);
+  const core::Bodies& bodies = scenario.bodies;
+  params.halfSize = scenario.halfSize;
   auto engine = makeEngine(o.engine, params);
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
   std::printf("gravity force error vs double-precision direct sum: scenario=%s n=%zu grid_dim=%d softening=%g\n",
               spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening);
   std::printf("%-10s %12s %12s %12s %12s %10s %8s\n", "pipeline", "median", "p90", "max", "rms", "ms", "samples");
-  for (core::Pipeline pipe : {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent}) {
+  for (int p = 0; p < core::enumCount<core::Pipeline>(); ++p) {
+    const core::Pipeline pipe = static_cast<core::Pipeline>(p);
     params.pipeline = pipe;
     engine->setParams(params);
     engine->reset(bodies);

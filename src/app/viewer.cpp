@@ -20,6 +20,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/async_stepper.h"
@@ -32,6 +33,7 @@
 #include "app/view_setup.h"
 #include "core/csv.h"
 #include "core/errors.h"
+#include "core/param_table.h"
 #include "core/scenarios.h"
 #include "render/screenshot.h"
 #include "render/video.h"
@@ -64,8 +66,8 @@ std::string isoNow() {
   return buf;
 }
 
-const char* kHelp[][2] = {
-    {"1 / 2 / 3", "naive / scattered / coherent"}, {"G", "boids <-> gravity"},
+const char* kKeyHelp[][2] = {
+    {"G", "boids <-> gravity"},
     {"[ / ]", "block size down / up"},             {"Space / N", "pause / single step"},
     {"+ / -", "point size"},                       {"D / C", "draw mode / colour mode"},
     {"R", "reset the scenario"},                   {"Tab / H", "panel / this help"},
@@ -73,6 +75,18 @@ const char* kHelp[][2] = {
     {"P", "screenshot (PNG)"},                     {"F9", "start/stop video (ffmpeg)"},
     {"mouse", "left: orbit, right: pan, wheel: zoom"}, {"Home", "reset the camera"},
     {"Esc", "quit"}};
+
+// The help overlay; the first row names every pipeline by its number key.
+std::vector<std::pair<std::string, std::string>> helpRows() {
+  std::string keys, names;
+  for (int i = 0; i < core::enumCount<core::Pipeline>(); ++i) {
+    keys += (i ? " / " : "") + std::to_string(i + 1);
+    names += (i ? " / " : "") + std::string(core::toString(static_cast<core::Pipeline>(i)));
+  }
+  std::vector<std::pair<std::string, std::string>> rows = {{keys, names}};
+  for (const auto& k : kKeyHelp) rows.emplace_back(k[0], k[1]);
+  return rows;
+}
 
 struct Viewer {
   Options opts;
@@ -128,10 +142,10 @@ struct Viewer {
   static constexpr int kPanelWidth = 330;
 
   void resetScenario() {
-    core::SimParams p = params;
     if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params, &scenario);
-    core::Bodies bodies = core::makeScenario(scenario, p);
-    params.halfSize = p.halfSize;  // `dense` sizes the world
+    const core::Scenario built = core::makeScenario(scenario, params);
+    const core::Bodies& bodies = built.bodies;
+    params.halfSize = built.halfSize;
     engine->setParams(params);
     engine->reset(bodies);
     // Fresh sizes and scales for the new bodies; the chosen draw and colour modes stay, except
@@ -225,13 +239,16 @@ struct Viewer {
     if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
     if (ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureKeyboard) return;
     const bool press = action == GLFW_PRESS;
+    // Number keys pick the pipeline with that number (1 = the first).
+    if (key >= GLFW_KEY_1 && key < GLFW_KEY_1 + core::enumCount<core::Pipeline>()) {
+      params.pipeline = static_cast<core::Pipeline>(key - GLFW_KEY_1);
+      paramsDirty = true;
+      return;
+    }
     switch (key) {
-      case GLFW_KEY_1: params.pipeline = core::Pipeline::Naive; paramsDirty = true; break;
-      case GLFW_KEY_2: params.pipeline = core::Pipeline::Scattered; paramsDirty = true; break;
-      case GLFW_KEY_3: params.pipeline = core::Pipeline::Coherent; paramsDirty = true; break;
       case GLFW_KEY_G: if (press) toggleForce(); break;
-      case GLFW_KEY_LEFT_BRACKET: changeBlockSize(-32); break;
-      case GLFW_KEY_RIGHT_BRACKET: changeBlockSize(32); break;
+      case GLFW_KEY_LEFT_BRACKET: changeBlockSize(-core::kBlockSizeStep); break;
+      case GLFW_KEY_RIGHT_BRACKET: changeBlockSize(core::kBlockSizeStep); break;
       case GLFW_KEY_SPACE: if (press) paused = !paused; break;
       case GLFW_KEY_N: stepOnce = true; break;
       case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: style.pointSize = std::min(32.0f, style.pointSize * 1.25f); style.bodySize *= 1.25f; break;
@@ -340,41 +357,56 @@ struct Viewer {
       ImGui::Text("frame %.3f ms  %.0f FPS", frameMs, fps);
       ImGui::Text("label %.3f sort %.3f bounds %.3f", prof.labelMs, prof.sortMs, prof.boundsMs);
       ImGui::Text("reorder %.3f force %.3f integ. %.3f", prof.reorderMs, prof.forceMs, prof.integrateMs);
-      ImGui::Text("draw (fill + submit) %.3f ms", renderMs);
+      ImGui::Text("render %.3f ms (fill + draw + finish)", renderMs);
       ImGui::TextWrapped("%s", engine->deviceName().c_str());
       ImGui::TextWrapped("GL: %s | interop %s%s%s", glRenderer.c_str(), source->interop() ? "on" : "off",
                          source->interop() ? "" : ": ", source->interop() ? "" : source->interopOffReason().c_str());
     }
     if (ImGui::CollapsingHeader("simulation", ImGuiTreeNodeFlags_DefaultOpen)) drawSimulationSection();
-    if (ImGui::CollapsingHeader("boids")) drawBoidsSection();
-    if (ImGui::CollapsingHeader("gravity")) drawGravitySection();
+    if (ImGui::CollapsingHeader("boids")) paramWidgets("boids");
+    if (ImGui::CollapsingHeader("gravity")) paramWidgets("gravity");
     if (ImGui::CollapsingHeader("view")) drawViewSection();
     ImGui::PopItemWidth();
     ImGui::End();
   }
 
-  void drawSimulationSection() {
-    int pipe = static_cast<int>(params.pipeline);
-    if (ImGui::Combo("pipeline", &pipe, "naive\0scattered\0coherent\0")) {
-      params.pipeline = static_cast<core::Pipeline>(pipe);
-      paramsDirty = true;
-    }
-    int force = static_cast<int>(params.force);
-    if (ImGui::Combo("force (G)", &force, "boids\0gravity\0") && force != static_cast<int>(params.force)) toggleForce();
-    if (engine->kind() == core::EngineKind::Cuda) {
-      int block = params.blockSize / 32;
-      if (ImGui::SliderInt("block / 32", &block, 1, core::kMaxBlockSize / 32)) {
-        params.blockSize = block * 32;
-        paramsDirty = true;
+  // The widgets of the parameter-table rows whose key sits directly under `group` ("" for the
+  // top level, "boids", "gravity"): enums as combos, numbers as sliders over the row's panel
+  // range. Changes are applied (and validated) before the next step.
+  void paramWidgets(const std::string& group) {
+    const std::string lead = group.empty() ? "" : group + ".";
+    for (const core::ParamDesc& d : core::paramTable()) {
+      const std::string key = d.key;
+      if (key.compare(0, lead.size(), lead) != 0 || key.find('.', lead.size()) != std::string::npos) continue;
+      const double v = d.get(params);
+      if (key == "force") {  // switching the force may switch the scenario too
+        int i = static_cast<int>(v);
+        if (ImGui::Combo("force (G)", &i, d.spec.names, d.spec.numNames) && i != static_cast<int>(v)) toggleForce();
+      } else if (key == "blockSize" && engine->kind() != core::EngineKind::Cuda) {
+        ImGui::TextDisabled("block size: none on the CPU engine");
+      } else if (d.spec.type == core::ValueType::Enum) {
+        int i = static_cast<int>(v);
+        if (ImGui::Combo(d.label, &i, d.spec.names, d.spec.numNames)) d.set(params, i), paramsDirty = true;
+      } else if (d.panelLo == d.panelHi) {
+        continue;
+      } else if (d.spec.type == core::ValueType::Float) {
+        float f = static_cast<float>(v);
+        if (ImGui::SliderFloat(d.label, &f, float(d.panelLo), float(d.panelHi), "%.4g",
+                               d.panelLog ? ImGuiSliderFlags_Logarithmic : 0))
+          d.set(params, f), paramsDirty = true;
+      } else {
+        // Integers that come in steps (block sizes: whole warps) slide over the step count.
+        const int step = d.spec.multipleOf;
+        const std::string label = step > 1 ? std::string(d.label) + " / " + std::to_string(step) : d.label;
+        int i = static_cast<int>(v) / step;
+        if (ImGui::SliderInt(label.c_str(), &i, int(d.panelLo) / step, int(d.panelHi) / step))
+          d.set(params, double(i) * step), paramsDirty = true;
       }
-    } else {
-      ImGui::TextDisabled("block size: none on the CPU engine");
     }
-    int cw = params.cellWidthFactor - 1;
-    if (ImGui::Combo("cell width", &cw, "1x radius (27)\0" "2x radius (8)\0")) {
-      params.cellWidthFactor = cw + 1;
-      paramsDirty = true;
-    }
+  }
+
+  void drawSimulationSection() {
+    paramWidgets("");
     // N as text: "250k" and "1M" work as on the command line, Enter applies, and a value out of
     // range is refused with the command line's message instead of wrapping.
     if (nText.empty()) nText = std::to_string(scenario.n);
@@ -386,7 +418,9 @@ struct Viewer {
     const auto& names = core::scenarioNames();
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == scenario.name) scen = static_cast<int>(i);
-    const bool scenChanged = ImGui::Combo("scenario", &scen, "uniform\0dense\0plummer\0galaxies\0");
+    std::vector<const char*> scenNames;
+    for (const auto& name : names) scenNames.push_back(name.c_str());
+    const bool scenChanged = ImGui::Combo("scenario", &scen, scenNames.data(), static_cast<int>(scenNames.size()));
     const bool resetClicked = ImGui::Button("reset (R)");
     if (nEntered || scenChanged || resetClicked) {
       try {
@@ -439,38 +473,6 @@ struct Viewer {
     }
   }
 
-  void drawBoidsSection() {
-    core::BoidParams& b = params.boids;
-    paramsDirty |= ImGui::SliderFloat("cohesion r1", &b.cohesionRadius, 0.5f, 20.0f);
-    paramsDirty |= ImGui::SliderFloat("separation r2", &b.separationRadius, 0.5f, 20.0f);
-    paramsDirty |= ImGui::SliderFloat("alignment r3", &b.alignmentRadius, 0.5f, 20.0f);
-    paramsDirty |= ImGui::SliderFloat("cohesion s1", &b.cohesionScale, 0.0f, 0.1f, "%.4f");
-    paramsDirty |= ImGui::SliderFloat("separation s2", &b.separationScale, 0.0f, 0.5f);
-    paramsDirty |= ImGui::SliderFloat("alignment s3", &b.alignmentScale, 0.0f, 0.5f);
-    paramsDirty |= ImGui::SliderFloat("max speed", &b.maxSpeed, 0.05f, 5.0f);
-    paramsDirty |= ImGui::SliderFloat("dt##boids", &b.dt, 0.01f, 1.0f);
-    bool rey = b.rules == core::RuleSet::Reynolds;
-    if (ImGui::Checkbox("reynolds alignment", &rey)) {
-      b.rules = rey ? core::RuleSet::Reynolds : core::RuleSet::Cis565;
-      paramsDirty = true;
-    }
-  }
-
-  void drawGravitySection() {
-    core::GravityParams& g = params.gravity;
-    paramsDirty |= ImGui::SliderFloat("G", &g.G, 0.0f, 5.0f);
-    paramsDirty |= ImGui::SliderFloat("softening", &g.softening, 0.001f, 1.0f, "%.4f", ImGuiSliderFlags_Logarithmic);
-    paramsDirty |= ImGui::SliderFloat("dt##gravity", &g.dt, 0.0001f, 0.05f, "%.4f", ImGuiSliderFlags_Logarithmic);
-    paramsDirty |= ImGui::SliderInt("grid cells/axis", &g.gridDim, 1, 64);
-    paramsDirty |= ImGui::SliderFloat("grid spread", &g.gridSpread, 0.0f, 10.0f);
-    int integ = static_cast<int>(g.integrator);
-    if (ImGui::Combo("integrator", &integ, "leapfrog\0damped euler\0")) {
-      g.integrator = static_cast<core::Integrator>(integ);
-      paramsDirty = true;
-    }
-    paramsDirty |= ImGui::SliderFloat("damping", &g.damping, 0.9f, 1.0f, "%.4f");
-  }
-
   void drawViewSection() {
     int d = static_cast<int>(style.draw), c = static_cast<int>(style.colour);
     if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0")) style.draw = static_cast<render::DrawMode>(d);
@@ -511,7 +513,7 @@ struct Viewer {
       ImGui::SetNextWindowPos(ImVec2(left + (io.DisplaySize.x - left) * 0.5f, io.DisplaySize.y * 0.5f),
                               ImGuiCond_Always, ImVec2(0.5f, 0.5f));
       ImGui::Begin("keys (H)", &showHelp, ImGuiWindowFlags_AlwaysAutoResize);
-      for (const auto& k : kHelp) ImGui::Text("%-10s %s", k[0], k[1]);
+      for (const auto& k : helpRows()) ImGui::Text("%-10s %s", k.first.c_str(), k.second.c_str());
       ImGui::End();
     }
   }
@@ -570,6 +572,10 @@ struct Viewer {
     renderer->setViewportOrigin(left, 0);
     const auto r0 = Clock::now();
     renderer->draw(camera, style.draw, style.colour, viewW, h, style.pointSize, style.bodySize, style.worldRadius);
+    // A new state's frame is timed to completion, as DrawSource::drawFrame times it everywhere
+    // else: render_ms is fill + draw + finish in the panel, the FPS log, the headless summary and
+    // the benchmark. Redraws of an unchanged state (paused, or a step in flight) are not timed.
+    if (newFrameForVideo) glFinish();
     const double drawMs = msBetween(r0, Clock::now());
     if (newFrameForVideo) {
       renderMs += drawMs;
@@ -625,7 +631,6 @@ int runViewer(const Options& o) {
   Viewer v;
   v.opts = o;
   v.params = o.params;
-  v.params.profile = true;  // the panel shows per-stage times
   v.scenario = o.scenario;
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
@@ -652,6 +657,7 @@ int runViewer(const Options& o) {
   int status = 0;
   {
     v.engine = makeEngine(o.engine, v.params);
+    v.engine->setProfiling(true);  // the panel shows per-stage times
     v.renderer = std::make_unique<render::Renderer>();
     v.renderer->setWindowTarget();
     v.source = std::make_unique<DrawSource>(*v.renderer, v.glIsNvidia);

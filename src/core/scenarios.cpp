@@ -147,7 +147,7 @@ const std::vector<std::string>& scenarioNames() {
 }
 
 ForceMode naturalForce(const std::string& name) {
-  return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;
+  return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;  // files: gravity
 }
 
 float denseHalfSize(size_t n, const BoidParams& boids, double neighbours) {
@@ -156,11 +156,19 @@ float denseHalfSize(size_t n, const BoidParams& boids, double neighbours) {
   return float(std::max(side * 0.5, 2.0 * r));
 }
 
-Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
+Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
+  Scenario sc;
+  sc.halfSize = params.halfSize;
+  sc.force = naturalForce(spec.name);
   if (spec.name.rfind("file:", 0) == 0) {
     const std::string path = spec.name.substr(5);
     if (path.empty()) throw UsageError("--scenario file: needs a path (file:PATH)");
-    return readBodiesFile(path);
+    StateHeader header;
+    sc.bodies = readBodiesFile(path, &header);
+    // A saved state says which force it ran with (its world and parameters reach `params`
+    // through the options, see app/options.cpp); a plain body file is gravity.
+    if (!header.force.empty()) parse(header.force, sc.force);
+    return sc;
   }
   bool known = false;
   for (const auto& s : scenarioNames()) known = known || s == spec.name;
@@ -173,7 +181,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     e << "--n " << spec.n << " is out of range: allowed is 1 to " << kMaxBodies;
     throw UsageError(e.str());
   }
-  Bodies b;
+  Bodies& b = sc.bodies;
   b.resize(spec.n);
   Rng rng(spec.seed);
   if (spec.name == "uniform") {
@@ -182,8 +190,8 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     if (!(spec.denseNeighbours > 0)) throw UsageError("dense: neighbours per boid must be > 0");
     // Expected neighbours k = rho * 4/3 pi r^3 with rho = N / (2h)^3; the world never shrinks
     // below two search radii so the grid keeps at least a few cells.
-    params.halfSize = denseHalfSize(spec.n, params.boids, spec.denseNeighbours);
-    uniformCube(b, rng, params.halfSize, 0.5 * params.boids.maxSpeed);
+    sc.halfSize = denseHalfSize(spec.n, params.boids, spec.denseNeighbours);
+    uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed);
   } else if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});
   } else {  // galaxies: two equal disks on a collision course, the second tilted
@@ -191,7 +199,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     diskGalaxy(b, 0, half, rng, 0.5, V3d{-4.0, -1.0, 0.0}, V3d{0.18, 0.04, 0.0}, 0.0, 1.0);
     diskGalaxy(b, half, spec.n, rng, 0.5, V3d{4.0, 1.0, 0.0}, V3d{-0.18, -0.04, 0.0}, 1.0, -1.0);
   }
-  return b;
+  return sc;
 }
 
 }  // namespace murmur::core

@@ -52,14 +52,14 @@ bool deviceAvailable(std::string* why) {
   }
 }
 
-DeviceInfo deviceInfo() {
+core::DeviceInfo deviceInfo() {
   int dev = 0, driver = 0, runtime = 0;
   MURMUR_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
   MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   MURMUR_CUDA_CHECK(cudaDriverGetVersion(&driver));
   MURMUR_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  DeviceInfo info;
+  core::DeviceInfo info;
   info.name = prop.name;
   info.cc = std::to_string(prop.major) + "." + std::to_string(prop.minor);
   info.driver = versionString(driver);

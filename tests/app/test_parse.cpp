@@ -37,11 +37,13 @@ TEST(Parse, CountsWithSuffixes) {
 }
 
 TEST(Parse, BlockSizes) {
-  EXPECT_EQ(app::parseBlockSize("--block-size", "32"), 32);
-  EXPECT_EQ(app::parseBlockSize("--block-size", "1024"), 1024);
+  // The block size is parsed by its row of the parameter table, like every parameter.
+  const core::ParamDesc& d = *core::findParam("blockSize");
+  const auto parseBlockSize = [&](const char* text) { return app::parseOption(d.option, text, d.label, d.spec); };
+  EXPECT_EQ(parseBlockSize("32"), 32);
+  EXPECT_EQ(parseBlockSize("1024"), 1024);
   for (const char* bad : {"0", "16", "48", "1056", "2048", "-32", "abc", "256.0"})
-    EXPECT_NE(errorOf([&] { app::parseBlockSize("--block-size", bad); }).find("multiple of 32"), std::string::npos)
-        << bad;
+    EXPECT_NE(errorOf([&] { parseBlockSize(bad); }).find("multiple of 32"), std::string::npos) << bad;
 }
 
 TEST(Parse, FloatsAndNamesAndLists) {
@@ -92,7 +94,7 @@ TEST(AsyncStepper, StepsOnTheWorkerLikeADirectStep) {
   core::SimParams p = core::defaultParams();
   core::ScenarioSpec spec;
   spec.n = 3000;
-  const core::Bodies start = core::makeScenario(spec, p);
+  const core::Bodies start = core::makeScenario(spec, p).bodies;
   auto direct = core::createCpuEngine(p);
   auto viaWorker = core::createCpuEngine(p);
   direct->reset(start);

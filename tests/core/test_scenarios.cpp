@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "core/cpu_engine.h"
 #include "core/errors.h"
 #include "core/metrics.h"
@@ -8,12 +10,15 @@
 using namespace murmur::core;
 
 namespace {
+// The scenario's bodies; p takes the world the scenario was built for, as every caller does.
 Bodies make(const std::string& name, size_t n, uint64_t seed, SimParams& p) {
   ScenarioSpec s;
   s.name = name;
   s.n = n;
   s.seed = seed;
-  return makeScenario(s, p);
+  Scenario sc = makeScenario(s, p);
+  p.halfSize = sc.halfSize;
+  return std::move(sc.bodies);
 }
 }  // namespace
 
