@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
+#include <utility>
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
@@ -209,6 +210,12 @@ bool parseOptions(int argc, char** argv, Options& o) {
   addBenchOptions(*bench, benchGiven, o.bench);
   app.require_subcommand(0, 1);
 
+  // "--n=" reaches CLI11 as a missing value, which it words in its own terms.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1)
+      throw UsageError(a.substr(0, a.size() - 1) + " '' is invalid: expected a value");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -219,6 +226,15 @@ bool parseOptions(int argc, char** argv, Options& o) {
     return false;
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
+  }
+  // An empty value ("--out ''", "--preset ''") is a slip, not a request for the default. The
+  // table-driven options say so in their own parse; this covers the plain ones.
+  for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(bench)}) {
+    for (const CLI::Option* opt : a->get_options()) {
+      if (opt->get_type_size() == 0) continue;  // a flag takes no value
+      for (const std::string& v : opt->results())
+        if (v.empty()) throw UsageError(opt->get_name() + " '' is invalid: expected a value (" + opt->get_description() + ")");
+    }
   }
 
   if (*bench)
@@ -264,6 +280,20 @@ bool parseOptions(int argc, char** argv, Options& o) {
     if (o.mode == Mode::Bench) o.bench.scenario = s;
   }
   if (preset) fillFromPreset(*preset, o.bench);
+  // Options that cannot apply are refused rather than ignored.
+  if (o.nSet && o.scenario.name.rfind("file:", 0) == 0)
+    throw UsageError("--n " + (has("--n") ? text("--n") : benchGiven.at("--n").text) + " does not apply with --scenario " +
+                     o.scenario.name + ": the file sets the number of bodies");
+  if (o.mode == Mode::Accuracy) {
+    const std::pair<const char*, bool> runOnly[] = {
+        {"--steps", has("--steps")}, {"--frames", has("--frames")},       {"--dt", has("--dt")},
+        {"--out", !o.out.empty()},   {"--csv", !o.csv.empty()},           {"--screenshot", !o.screenshot.empty()},
+        {"--record", !o.record.empty()}};
+    for (const auto& [name, isGiven] : runOnly)
+      if (isGiven)
+        throw UsageError(std::string(name) + " does not apply to murmur accuracy: it compares the forces of one "
+                         "state (options: --n, --scenario, --seed, --engine and the gravity parameters)");
+  }
   const std::string err = core::validateParams(o.params);
   if (!err.empty()) throw UsageError(err);
   return true;

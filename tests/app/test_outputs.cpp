@@ -261,7 +261,15 @@ TEST(Outputs, InterruptedBenchMarksItsSidecar) {
   std::istringstream lines(slurp(csv));
   std::string header, line;
   std::getline(lines, header);
-  const auto commas = [](const std::string& x) { return std::count(x.begin(), x.end(), ','); };
+  const auto commas = [](const std::string& x) {  // separators outside quoted cells
+    int n = 0;
+    bool quoted = false;
+    for (char ch : x) {
+      if (ch == '"') quoted = !quoted;
+      n += ch == ',' && !quoted;
+    }
+    return n;
+  };
   while (std::getline(lines, line)) EXPECT_EQ(commas(line), commas(header)) << line;
 }
 
