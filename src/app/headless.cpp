@@ -100,8 +100,10 @@ int runHeadless(const Options& o) {
   scenario.bodies = core::Bodies{};  // the engine has its own copy
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
-  // One step per iteration; with rendering, one frame per step as in the window.
+  // One step per iteration; with rendering, one frame per step as in the window, except that a
+  // run that only wants a screenshot renders only the last frame (nothing else would be seen).
   const int iterations = o.frames > 0 ? o.frames : o.steps;
+  const bool renderEveryStep = o.screenshot.empty() || !o.record.empty() || o.frames > 0;
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view;
   std::unique_ptr<render::VideoRecorder> video;
@@ -146,7 +148,7 @@ int runHeadless(const Options& o) {
     stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
-    if (view) {
+    if (view && (renderEveryStep || s + 1 == iterations)) {
       renderMs.push_back(view->renderFrame(*engine));
       if (video) video->addFrame(view->pixels());
     }
@@ -198,7 +200,8 @@ int runHeadless(const Options& o) {
               totalMs, core::stateChecksum(final));
   if (rendered) {
     const double r = stepStats(renderMs).median;
-    std::printf(" render_ms=%.4f fps=%.1f interop=%s", r, 1000.0 / std::max(1e-6, med + r), interop ? "on" : "off");
+    std::printf(" render_ms=%.4f fps=%.1f interop=%s frames_rendered=%zu", r, 1000.0 / std::max(1e-6, med + r),
+                interop ? "on" : "off", renderMs.size());
   }
   if (interrupted) std::printf(" interrupted=%s", StopSignal::name());
   std::printf("\n");

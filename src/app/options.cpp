@@ -166,6 +166,7 @@ void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
   std::string presets;
   for (const auto& p : benchPresets()) presets += (presets.empty() ? "" : " | ") + p.name;
   bench.add_option("--preset", b.preset, "Named sweep: " + presets);
+  bench.add_option("--csv", b.csv, "CSV of the results (default bench.csv); the JSON sidecar is CSV.json");
   bench.add_flag("--render", b.render, "Also draw an offscreen frame per step (render_ms, frame_fps)");
   bench.add_flag("--append", b.append, "Append to the CSV instead of overwriting");
   bench.add_flag("--cpu-baseline", b.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
@@ -182,6 +183,18 @@ void applyBenchOptions(const GivenMap& given, Options& o) {
     l.apply(o.bench, values);
   }
   applyAppValues(given, true, o);
+}
+
+// Combinations of run options that would silently do less than asked.
+void checkRunShape(const Options& o, bool stepsGiven, bool framesGiven, bool noRender) {
+  if (o.mode != Mode::Headless) return;
+  if (stepsGiven && framesGiven)
+    throw UsageError("--steps " + std::to_string(o.steps) + " --frames " + std::to_string(o.frames) +
+                     ": give one of them (--steps runs that many steps; --frames renders that many frames, one step each)");
+  if (noRender && !o.screenshot.empty())
+    throw UsageError("--screenshot " + o.screenshot + " needs rendering: drop --no-render");
+  if (noRender && !o.record.empty())
+    throw UsageError("--record " + o.record + " needs rendering: drop --no-render");
 }
 
 }  // namespace
@@ -219,7 +232,14 @@ bool parseOptions(int argc, char** argv, Options& o) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << (*bench ? bench->help() : app.help());
+    if (*accuracy) {
+      // accuracy has no options of its own: the scenario, engine and gravity options pick what it measures.
+      std::cout << accuracy->help() << "\nIt takes the simulation options of murmur (the scenario, --n, --engine, "
+                << "--seed and the gravity parameters pick what it measures):\n\n"
+                << app.get_formatter()->make_help(&app, argv[0], CLI::AppFormatMode::Normal);
+    } else {
+      std::cout << (*bench ? bench->help() : app.help());
+    }
     return false;
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
@@ -275,7 +295,11 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (o.mode == Mode::Bench) applyBenchOptions(benchGiven, o);
   if (has("--scenario")) {
     const std::string& s = text("--scenario");
-    if (s.rfind("file:", 0) != 0) parseName("--scenario", s, core::scenarioNames());
+    if (s.rfind("file:", 0) != 0) {
+      std::vector<std::string> allowed = core::scenarioNames();
+      allowed.push_back("file:PATH");  // any value starting with file: is a path, never checked here
+      parseName("--scenario", s, allowed);
+    }
     o.scenario.name = s;
     if (o.mode == Mode::Bench) o.bench.scenario = s;
   }
@@ -294,6 +318,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
         throw UsageError(std::string(name) + " does not apply to murmur accuracy: it compares the forces of one "
                          "state (options: --n, --scenario, --seed, --engine and the gravity parameters)");
   }
+  checkRunShape(o, has("--steps"), has("--frames"), noRender);
   const std::string err = core::validateParams(o.params);
   if (!err.empty()) throw UsageError(err);
   return true;
