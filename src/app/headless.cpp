@@ -148,7 +148,7 @@ int runHeadless(const Options& o) {
     stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
-    if (view && (renderEveryStep || s + 1 == iterations)) {
+    if (view && (renderEveryStep || done + 1 == iterations)) {
       renderMs.push_back(view->renderFrame(*engine));
       if (video) video->addFrame(view->pixels());
     }
@@ -160,7 +160,9 @@ int runHeadless(const Options& o) {
     std::fprintf(stderr, "murmur: %s: stopping after step %d of %d; writing the outputs (a second signal ends at once)\n",
                  StopSignal::name(), done, iterations);
 #if defined(MURMUR_HAVE_RENDER)
-  if (view && done == 0) renderMs.push_back(view->renderFrame(*engine));
+  // No step ran, or a signal stopped the run before the last step drew its frame: the
+  // screenshot shows the state as it is now.
+  if (view && (done == 0 || (interrupted && !renderEveryStep))) renderMs.push_back(view->renderFrame(*engine));
   if (view && !o.screenshot.empty()) {
     render::writePng(o.screenshot, view->width(), view->height(), view->pixels(), "--screenshot");
     std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o.screenshot.c_str(), view->width(), view->height());
