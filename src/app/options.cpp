@@ -64,7 +64,8 @@ struct AppValue {
   bool bench;
 };
 
-const char* const kDrawNames[] = {"boids", "points", "sprites"};
+const char* const kDrawNames[] = {"boids", "points", "sprites", "splat"};
+const char* const kOffOn[] = {"off", "on"};
 const char* const kColourNames[] = {"velocity", "speed", "id"};
 
 template <size_t N>
@@ -90,16 +91,30 @@ const std::vector<AppValue>& appValues() {
        [](Options& o, double v) { o.scenario.seed = static_cast<uint64_t>(v); }, false},
       {"--frames", "frames", "Frames to render: headless (default --steps), or the window closes after K",
        core::intRange(1, 10000000), [](Options& o, double v) { o.frames = static_cast<int>(v); }, false},
+      {"--steps-per-frame", "steps per frame", "Headless: simulation steps between two rendered frames (default 1)",
+       core::intRange(1, 1000000), [](Options& o, double v) { o.stepsPerFrame = static_cast<int>(v); }, false},
       {"--width", "width", "Frame width in pixels", core::intRange(16, 8192),
        [](Options& o, double v) { o.width = static_cast<int>(v); }, false},
       {"--height", "height", "Frame height in pixels", core::intRange(16, 8192),
        [](Options& o, double v) { o.height = static_cast<int>(v); }, false},
       {"--zoom", "zoom", "Camera zoom over the fitted view (> 1 is closer)", core::floatAtLeast(0.01, 1000),
        [](Options& o, double v) { o.zoom = static_cast<float>(v); }, false},
-      {"--draw", "draw mode", "Draw mode", namesOf(kDrawNames),
+      {"--draw", "draw mode", "Draw mode (default splat from 250k bodies)", namesOf(kDrawNames),
        [](Options& o, double v) { o.drawMode = kDrawNames[static_cast<int>(v)]; }, false},
       {"--colour", "colour mode", "Colour mode", namesOf(kColourNames),
        [](Options& o, double v) { o.colourMode = kColourNames[static_cast<int>(v)]; }, false},
+      {"--slab", "slab", "Splat: draw only a slab this many world units thick through the target (0 = all)",
+       core::floatAtLeast(0, 1e9), [](Options& o, double v) { o.slab = static_cast<float>(v); }, false},
+      {"--fog", "fog", "Splat: how far the far side fades into the background (default 0.55)", core::floatAtLeast(0, 1),
+       [](Options& o, double v) { o.fog = static_cast<float>(v); }, false},
+      {"--edl", "eye-dome lighting", "Splat: eye-dome lighting strength, 0 = off (default 0.7)", core::floatAtLeast(0, 100),
+       [](Options& o, double v) { o.edl = static_cast<float>(v); }, false},
+      {"--warp-reduce", "warp reduce", "Splat on CUDA: combine a warp's bodies per pixel before the atomic (default off)",
+       namesOf(kOffOn), [](Options& o, double v) { o.warpReduce = v != 0; }, false},
+      {"--record-every", "record every", "Headless: record one frame every K steps (default 1)", core::intRange(1, 1000000),
+       [](Options& o, double v) { o.recordEvery = static_cast<int>(v); }, false},
+      {"--neighbours", "dense neighbours", "Scenario dense: mean boids within the largest rule radius, sets the world size (default 8)",
+       core::floatAbove(0, 1000), [](Options& o, double v) { o.scenario.denseNeighbours = v; }, false},
       {"--steps", "steps", "Timed steps per repeat (default 30)", core::intRange(1, 100000000),
        [](Options& o, double v) { o.bench.steps = static_cast<int>(v); }, true},
       {"--warmup", "warm-up steps", "Warm-up steps per configuration (default 5)", core::intRange(0, 1000000),
@@ -170,6 +185,8 @@ void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
   bench.add_flag("--render", b.render, "Also draw an offscreen frame per step (render_ms, frame_fps)");
   bench.add_flag("--append", b.append, "Append to the CSV instead of overwriting");
   bench.add_flag("--cpu-baseline", b.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
+  bench.add_flag("--reference", b.reference,
+                 "Also time all-pairs gravity as NVIDIA's nbody sample writes it (pipeline sample-reference)");
 }
 
 void applyBenchOptions(const GivenMap& given, Options& o) {
@@ -206,18 +223,22 @@ bool parseOptions(int argc, char** argv, Options& o) {
   bool headless = false, noRender = false;
   app.add_flag("--headless", headless, "Run without a window (EGL offscreen if rendering)");
   app.add_flag("--no-render", noRender, "With --headless: simulate only, no GL at all");
-  addValue(app, given, "--scenario", "uniform | dense | plummer | galaxies | file:PATH");
+  addValue(app, given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH");
   addValue(app, given, "--params", "JSON file with simulation parameters (options override it)");
   addAppValues(app, given, false);
   addParamOptions(app, given);
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
-  app.add_option("--record", o.record, "Record frames to a video through ffmpeg");
+  app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or to PNG files: a path with %d (frames/f%05d.png)");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.fallthrough();  // options of the main command are accepted after a subcommand too
 
-  auto* accuracy = app.add_subcommand("accuracy", "Force error of each gravity pipeline against a double-precision direct sum");
+  auto* accuracy = app.add_subcommand(
+      "accuracy", "Force error and energy drift of each gravity pipeline against a double-precision direct sum");
+  GivenMap accuracyGiven;
+  addValue(*accuracy, accuracyGiven, "--drift-n",
+           "Bodies of the 1000-step energy-drift run per pipeline (0 skips it; default 16k on a GPU, 1000 on the CPU)");
   auto* bench = app.add_subcommand("bench", "Benchmark sweeps over force, pipeline, N, block size and cell width");
   GivenMap benchGiven;
   addBenchOptions(*bench, benchGiven, o.bench);
@@ -293,6 +314,11 @@ bool parseOptions(int argc, char** argv, Options& o) {
   o.forceSet = has("--force") || benchGiven.at("--force").given();
   o.nSet = has("--n") || benchGiven.at("--n").given();
   if (o.mode == Mode::Bench) applyBenchOptions(benchGiven, o);
+  if (accuracyGiven.at("--drift-n").given()) {
+    o.driftBodies = static_cast<uint64_t>(parseOption("--drift-n", accuracyGiven.at("--drift-n").text, "drift bodies",
+                                                      core::countRange(0, core::kMaxBodies)));
+    o.driftSet = true;
+  }
   if (has("--scenario")) {
     const std::string& s = text("--scenario");
     if (s.rfind("file:", 0) != 0) {
