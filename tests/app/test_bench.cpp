@@ -151,7 +151,7 @@ TEST(BenchPlan, DefaultsPerEngine) {
 
 TEST(BenchPlan, PresetsAndCommandLineOverrides) {
   const auto cis = app::planBench(parsed({"bench", "--engine", "cuda", "--preset", "cis565"}));
-  ASSERT_EQ(cis.size(), 30u);  // 10 sizes x 3 pipelines at block 128
+  ASSERT_EQ(cis.size(), 40u);  // 10 sizes x (3 pipelines + the textbook baseline) at block 128
   std::set<uint64_t> sizes;
   for (const auto& c : cis) {
     EXPECT_EQ(c.blockSize, 128);
@@ -172,6 +172,29 @@ TEST(BenchPlan, PresetsAndCommandLineOverrides) {
     EXPECT_EQ(c.scenario, "plummer");
     EXPECT_EQ(c.n, 2000u);
   }
+}
+
+// The textbook coherent grid is a bench-only yardstick: boids on the CUDA engine, its own label,
+// never repeated on the CPU engine, and not a pipeline the simulator accepts.
+TEST(BenchPlan, TextbookBaselineIsABenchOnlyCudaBoidsConfiguration) {
+  const auto plan = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity", "--pipeline",
+                                           "coherent,textbook-coherent", "--n", "1k", "--cpu-baseline"}));
+  std::map<std::string, std::string> skip;  // describe -> reason
+  for (const auto& c : plan) skip[app::describe(c)] = c.skipReason;
+  EXPECT_EQ(plan.size(), 6u) << "cuda x {boids, gravity} x 2, cpu baseline x {boids, gravity} x coherent only";
+  EXPECT_EQ(skip.count("cuda boids textbook-coherent n=1000 block=256 cw=1"), 1u);
+  EXPECT_EQ(skip["cuda boids textbook-coherent n=1000 block=256 cw=1"], "");
+  EXPECT_NE(skip["cuda gravity textbook-coherent n=1000 block=256 cw=-"].find("boids baseline"), std::string::npos);
+  for (const auto& c : plan) {
+    EXPECT_EQ(c.textbook, app::pipelineName(c) == "textbook-coherent");
+    if (c.textbook) {
+      EXPECT_EQ(c.engine, core::EngineKind::Cuda);
+    }
+  }
+  const auto cpu = app::planBench(parsed({"bench", "--engine", "cpu", "--pipeline", "textbook-coherent"}));
+  ASSERT_EQ(cpu.size(), 1u);
+  EXPECT_NE(cpu[0].skipReason.find("CUDA engine only"), std::string::npos);
+  EXPECT_THROW(parsed({"--pipeline", "textbook-coherent"}), core::UsageError);
 }
 
 TEST(BenchPlan, PresetParametersYieldToOptions) {
