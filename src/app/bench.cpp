@@ -17,6 +17,8 @@
 #include "app/params_json.h"
 #include "app/progress.h"
 #include "app/run.h"
+#include "app/stop_signal.h"
+#include "core/atomic_file.h"
 #include "core/csv.h"
 #include "core/errors.h"
 #include "core/scenarios.h"
@@ -132,7 +134,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     spec.name = c.scenario;
     if (c.n) spec.n = c.n;
     cache = ScenarioCache{};  // release the previous N before building the next
-    if (c.n) checkFits(c.engine, c.n, m.params);  // UsageError: reported as skipped
+    if (c.n) checkFits(c.engine, c.n, m.params, &spec);  // UsageError: reported as skipped
     cache.scenario = core::makeScenario(spec, m.params);
     cache.name = c.scenario;
     cache.n = c.n;
@@ -176,6 +178,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     const auto t0 = Clock::now();
     engine.step(1);
     engine.synchronize();
+    if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
     if (view) view->renderFrame(engine);
     const double ms = msBetween(t0, Clock::now());
     ++m.warmup;
@@ -193,6 +196,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
       const auto t0 = Clock::now();
       engine.step(1);
       engine.synchronize();
+      if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
       const double ms = msBetween(t0, Clock::now());
       repeatMs.push_back(ms);
       m.stageMean += engine.lastProfile();
@@ -283,6 +287,9 @@ std::unique_ptr<core::Engine> makeBenchEngine(const BenchConfig& c, core::SimPar
 
 int runBench(const Options& o) {
   const std::vector<BenchConfig> plan = planBench(o);
+  // Before anything is printed or measured: a CSV that cannot be written fails in one line.
+  core::checkWritable("--csv", o.bench.csv);
+  core::checkWritable("--csv (sidecar)", o.bench.csv + ".json");
   const auto sweepStart = Clock::now();
 
   // Engines first, one per kind (and one for the textbook baseline), reused by every
@@ -333,7 +340,10 @@ int runBench(const Options& o) {
   ScenarioCache cache;
   Eta eta(o.params.gravity.gridDim);
   int measured = 0, skipped = 0;
-  for (size_t i = 0; i < plan.size(); ++i) {
+  // The CSV and the sidecar are consistent after every configuration; a signal stops the sweep
+  // between two of them (the one in progress finishes, or is skipped if it had not started).
+  StopSignal stop;
+  for (size_t i = 0; i < plan.size() && !StopSignal::received(); ++i) {
     const BenchConfig& c = plan[i];
     EngineSlot& slot = slots[slotKey(c)];
     std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, plan.size(), describe(c).c_str());
@@ -407,10 +417,19 @@ int runBench(const Options& o) {
     sidecar.save();
   }
   sidecar.run()["finished_utc"] = isoUtcNow();
+  if (StopSignal::received()) {
+    sidecar.run()["interrupted"] = StopSignal::name();
+    sidecar.run()["configurations_not_run"] = plan.size() - static_cast<size_t>(measured + skipped);
+  }
   sidecar.save();
   std::printf("bench: %d measured, %d skipped in %s; rows in %s, parameters in %s\n", measured, skipped,
               clockText(msBetween(sweepStart, Clock::now()) / 1000).c_str(), csv.path().c_str(),
               sidecar.path().c_str());
+  if (StopSignal::received()) {
+    std::fprintf(stderr, "bench: stopped by %s after %d of %zu configurations\n", StopSignal::name(),
+                 measured + skipped, plan.size());
+    return StopSignal::exitStatus();
+  }
   if (measured == 0) {
     std::fprintf(stderr, "bench: every configuration was skipped\n");
     return 1;

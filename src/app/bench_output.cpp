@@ -1,6 +1,7 @@
 // `murmur bench`, the files: one CSV row per measured configuration and the JSON sidecar.
 #include "app/bench_output.h"
 
+#include "core/atomic_file.h"
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -56,14 +57,9 @@ Sidecar::Sidecar(std::string path, bool append) : path_(std::move(path)) {
 }
 
 void Sidecar::save() const {
-  // Written aside and renamed, so that a sweep killed mid-write leaves the previous version whole.
-  const std::string tmp = path_ + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw UsageError("--csv: cannot write the sidecar " + path_);
-    out << doc_.dump(2) << "\n";
-  }
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0) throw UsageError("--csv: cannot write the sidecar " + path_);
+  // Checked writes to a temporary renamed into place: a sweep killed mid-write or a full disk
+  // leaves the previous version whole.
+  core::writeFileAtomically("--csv (sidecar)", path_, doc_.dump(2) + "\n");
 }
 
 core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const core::DeviceInfo& device,

@@ -1,10 +1,14 @@
 #include "app/engine_factory.h"
 
+#include <sys/resource.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include "core/cpu_engine.h"
+#include "core/grid.h"
 #include "core/errors.h"
 
 #if defined(MURMUR_HAVE_CUDA)
@@ -28,16 +32,36 @@ core::EngineKind defaultEngineKind() {
 
 namespace {
 
-// MemAvailable from /proc/meminfo in bytes; 0 when unknown (then nothing is checked).
+// What this process may still allocate, in bytes: the least of MemAvailable (/proc/meminfo), the
+// address-space limit (ulimit -v) and the cgroup's memory.max less its usage (containers, CI
+// runners). 0 when none is known (then nothing is checked).
 size_t hostAvailableBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  size_t kb = 0;
-  while (in >> key) {
-    if (key == "MemAvailable:" && (in >> kb)) return kb * 1024;
-    in.ignore(1 << 12, '\n');
+  size_t best = 0;
+  const auto consider = [&best](size_t v) {
+    if (v > 0 && (best == 0 || v < best)) best = v;
+  };
+  {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    size_t kb = 0;
+    while (in >> key) {
+      if (key == "MemAvailable:" && (in >> kb)) {
+        consider(kb * 1024);
+        break;
+      }
+      in.ignore(1 << 12, '\n');
+    }
   }
-  return 0;
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) consider(static_cast<size_t>(as.rlim_cur));
+  std::ifstream maxFile("/sys/fs/cgroup/memory.max"), curFile("/sys/fs/cgroup/memory.current");
+  std::string maxText;
+  size_t cur = 0;
+  if ((maxFile >> maxText) && maxText != "max" && (curFile >> cur)) {
+    const size_t limit = std::strtoull(maxText.c_str(), nullptr, 10);
+    consider(limit > cur ? limit - cur : 1);
+  }
+  return best;
 }
 
 std::string gib(size_t bytes) {
@@ -53,17 +77,48 @@ constexpr size_t kCpuEngineBytesPerBody = 100;
 
 }  // namespace
 
-void checkFits(core::EngineKind kind, size_t n, const core::SimParams& params) {
-  const size_t host = n * (kHostBytesPerBody + (kind == core::EngineKind::Cpu ? kCpuEngineBytesPerBody : 0));
+HostBytes hostBytesNeeded(core::EngineKind kind, size_t n, const core::SimParams& params) {
+  HostBytes b;
+  b.total = n * kHostBytesPerBody;
+  if (kind != core::EngineKind::Cpu) return b;
+  b.total += n * kCpuEngineBytesPerBody;
+  if (params.pipeline == core::Pipeline::Naive) return b;
+  // The CPU engine's grid: counts (cells + 1), cell start and end (uint32 each); gravity adds a
+  // monopole (float4) per cell.
+  if (params.force == core::ForceMode::Boids) {
+    b.gridCells = core::boidGrid(params).numCells;
+    b.grid = static_cast<size_t>(b.gridCells + 1) * 3 * sizeof(uint32_t);
+  } else {
+    const uint64_t d = static_cast<uint64_t>(params.gravity.gridDim);
+    b.gridCells = d * d * d;
+    b.grid = static_cast<size_t>(b.gridCells + 1) * (3 * sizeof(uint32_t) + 4 * sizeof(float));
+  }
+  b.total += b.grid;
+  return b;
+}
+
+void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn, const core::ScenarioSpec* scenario) {
+  core::SimParams params = paramsIn;
+  if (scenario && scenario->name == "dense")
+    params.halfSize = core::denseHalfSize(n, params.boids, scenario->denseNeighbours);
+  const HostBytes host = hostBytesNeeded(kind, n, params);
   const size_t avail = hostAvailableBytes();
-  if (avail > 0 && host > avail) {
-    throw core::UsageError("--n " + std::to_string(n) + ": needs " + gib(host) + " of memory for the " +
-                           core::toString(kind) + " engine, this machine has " + gib(avail) + " available");
+  if (avail > 0 && host.total > avail) {
+    std::string what = "--n " + std::to_string(n);
+    if (host.grid > host.total / 2 && params.force == core::ForceMode::Boids) {
+      char h[32];
+      std::snprintf(h, sizeof h, "%g", double(params.halfSize));
+      what += " --half-size " + std::string(h) + ": the boids grid of " + std::to_string(host.gridCells) +
+              " cells";
+      throw core::UsageError(what + " needs " + gib(host.total) + " of memory on the " + core::toString(kind) +
+                             " engine, this machine has " + gib(avail) +
+                             " available (use a smaller --half-size or --cell-width 2)");
+    }
+    throw core::UsageError(what + ": needs " + gib(host.total) + " of memory for the " + core::toString(kind) +
+                           " engine, this machine has " + gib(avail) + " available");
   }
 #if defined(MURMUR_HAVE_CUDA)
   if (kind == core::EngineKind::Cuda && cudaAvailable()) cuda::checkDeviceFits(n, params);
-#else
-  (void)params;
 #endif
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "core/scenarios.h"
 
 namespace murmur::app {
 
@@ -15,9 +16,19 @@ bool cudaAvailable(std::string* why = nullptr);
 core::EngineKind defaultEngineKind();
 
 // Throws core::UsageError with one line (bytes needed, bytes available) when n bodies do not fit:
-// host memory for the bodies and, for the CPU engine, its buffers; GPU memory for the CUDA
-// engine. Called before a scenario is built, so an absurd --n fails at once.
-void checkFits(core::EngineKind kind, size_t n, const core::SimParams& params);
+// host memory for the bodies and, for the CPU engine, its buffers and grid; GPU memory for the
+// CUDA engine (bodies, sort scratch, grid). The boids grid grows with the world's volume, not
+// with N: --half-size 3000 is 1.7e9 cells. Called before a scenario is built, so nothing is
+// allocated for a run that cannot fit. `scenario` (when given) lets `dense` size its world first.
+void checkFits(core::EngineKind kind, size_t n, const core::SimParams& params,
+               const core::ScenarioSpec* scenario = nullptr);
+
+// Host bytes a run of n bodies allocates on this engine kind, and the part of it that is grid.
+struct HostBytes {
+  size_t total = 0, grid = 0;
+  uint64_t gridCells = 0;
+};
+HostBytes hostBytesNeeded(core::EngineKind kind, size_t n, const core::SimParams& params);
 
 // Throws core::UsageError when the kind cannot be used here (e.g. cuda without a device).
 std::unique_ptr<core::Engine> makeEngine(core::EngineKind kind, const core::SimParams& params);

@@ -5,13 +5,18 @@
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
+#include <ctime>
 #include <vector>
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
+#include "app/params_json.h"
 #include "app/progress.h"
 #include "app/run.h"
+#include "app/stop_signal.h"
+#include "core/atomic_file.h"
 #include "core/body_io.h"
+#include "core/csv.h"
 #include "core/errors.h"
 #include "core/metrics.h"
 #include "core/scenarios.h"
@@ -27,6 +32,54 @@
 namespace murmur::app {
 
 namespace {
+
+// One bench-schema row for the run (--csv), so a headless run reads like a bench row.
+core::CsvRow headlessRow(const Options& o, const core::SimParams& params, const core::Engine& engine, size_t n,
+                         const std::vector<double>& stepMs, const std::vector<double>& renderMs,
+                         const core::StepProfile& stageSum) {
+  core::CsvRow row;
+  char ts[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  row.set("timestamp", std::string(ts));
+  row.set("git_sha", std::string(MURMUR_GIT_SHA));
+  row.set("gpu", engine.deviceName());
+  row.set("engine", std::string(core::toString(o.engine)));
+  row.set("force", std::string(core::toString(params.force)));
+  row.set("pipeline", std::string(core::toString(params.pipeline)));
+  row.set("scenario", o.scenario.name);
+  row.set("n", static_cast<long long>(n));
+  if (o.engine == core::EngineKind::Cuda) row.set("block_size", static_cast<long long>(params.blockSize));
+  if (params.pipeline != core::Pipeline::Naive && params.force == core::ForceMode::Boids)
+    row.set("cell_width_factor", static_cast<long long>(params.cellWidthFactor));
+  row.set("render", static_cast<long long>(renderMs.empty() ? 0 : 1));
+  row.set("warmup_steps", 0LL);
+  row.set("steps", static_cast<long long>(stepMs.size()));
+  if (!stepMs.empty()) {
+    const StepStats st = stepStats(stepMs);
+    row.set("sim_ms_median", st.median);
+    row.set("sim_ms_min", st.min);
+    row.set("sim_ms_p90", st.p90);
+    row.set("steps_per_s", 1000.0 / st.median);
+    if (!renderMs.empty()) {
+      const double r = stepStats(renderMs).median;
+      row.set("render_ms", r);
+      row.set("frame_fps", 1000.0 / (st.median + r));
+    }
+    if (o.profile) {
+      const double k = 1.0 / double(stepMs.size());
+      row.set("label_ms", stageSum.labelMs * k);
+      row.set("sort_ms", stageSum.sortMs * k);
+      row.set("bounds_ms", stageSum.boundsMs * k);
+      row.set("reorder_ms", stageSum.reorderMs * k);
+      row.set("force_ms", stageSum.forceMs * k);
+      row.set("integrate_ms", stageSum.integrateMs * k);
+    }
+  }
+  return row;
+}
 
 // "dir/f%05d.png": one conversion, %0 then digits then d, and nothing else for printf to read.
 bool isPngPattern(const std::string& p) {
@@ -51,10 +104,21 @@ int runHeadless(const Options& o) {
   // --pipeline the run takes it instead of the single-GPU default.
   if (ranks && !o.pipelineSet)
     params.pipeline = params.force == core::ForceMode::Boids ? core::Pipeline::Coherent : core::Pipeline::Naive;
+  // Every output is checked before the run, not found unwritable after an hour of it.
+  if (!o.out.empty()) core::checkWritable("--out", o.out);
+  if (!o.csv.empty()) core::checkWritable("--csv", o.csv);
+  if (!o.screenshot.empty()) core::checkWritable("--screenshot", o.screenshot);
+  if (!o.record.empty()) core::checkWritable("--record", o.record);
+  if (!o.render && (!o.screenshot.empty() || !o.record.empty()))
+    throw core::UsageError((o.screenshot.empty() ? "--record " + o.record : "--screenshot " + o.screenshot) +
+                           ": needs rendering (drop --no-render)");
   // Over several ranks each GPU holds a share; the engine checks that share on every rank.
-  if (o.scenario.name.rfind("file:", 0) != 0) checkFits(ranks ? core::EngineKind::Cpu : o.engine, o.scenario.n, params);
+  const core::EngineKind fitKind = ranks ? core::EngineKind::Cpu : o.engine;
+  const bool fromFile = o.scenario.name.rfind("file:", 0) == 0;
+  if (!fromFile) checkFits(fitKind, o.scenario.n, params, &o.scenario);
   core::Scenario scenario = core::makeScenario(o.scenario, params);
   params.halfSize = scenario.halfSize;
+  if (fromFile) checkFits(fitKind, scenario.bodies.size(), params, &o.scenario);
   auto engine = ranks ? dist::createDistEngine(o.engine, params) : makeEngine(o.engine, params);
   engine->setProfiling(o.profile);
   engine->reset(scenario.bodies);
@@ -91,6 +155,8 @@ int runHeadless(const Options& o) {
       throw core::UsageError("--record " + o.record + ": ffmpeg not found; install it with apt-get install ffmpeg");
     try {
       video = std::make_unique<render::VideoRecorder>(o.record, o.width, o.height, 30);
+    } catch (const core::UsageError&) {
+      throw;
     } catch (const std::exception& e) {
       throw core::UsageError("--record " + o.record + ": " + e.what());
     }
@@ -105,11 +171,17 @@ int runHeadless(const Options& o) {
   std::vector<double> stepMs, renderMs;
   stepMs.reserve(static_cast<size_t>(iterations));
   core::StepProfile stageSum;
+  // From here on a signal stops the loop after the step in progress; everything below still runs.
+  // Not over several ranks: a signal reaches the ranks at different steps, and a rank that stopped
+  // early would leave the others waiting in a collective; there mpirun ends the job.
+  std::optional<StopSignal> stop;
+  if (!ranks) stop.emplace();
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<Progress> progress;  // rank 0's alone over several ranks
   if (speaker) progress.emplace(o.frames > 0 ? "frames" : "steps", iterations);
-  for (int s = 0; s < iterations; ++s) {
-    if (progress) progress->update(s);
+  int done = 0;
+  for (; done < iterations && !StopSignal::received(); ++done) {
+    if (progress) progress->update(done);
     const auto a = std::chrono::steady_clock::now();
     engine->step(o.stepsPerFrame);
     engine->synchronize();
@@ -118,30 +190,32 @@ int runHeadless(const Options& o) {
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
     // Over several ranks only the final frame is drawn, after the loop (a frame is a gather).
-    if (view && !ranks && (renderEveryStep || s + 1 == iterations)) {
+    if (view && !ranks && (renderEveryStep || done + 1 == iterations)) {
       renderMs.push_back(view->renderFrame(*engine));
-      if ((video || recordPngs) && s % o.recordEvery == 0) {
+      if ((video || recordPngs) && done % o.recordEvery == 0) {
         if (video) video->addFrame(view->pixels());
         if (recordPngs) {
           char path[4096];
           std::snprintf(path, sizeof path, o.record.c_str(), pngFrames++);
-          render::writePng(path, view->width(), view->height(), view->pixels());
+          render::writePng(path, view->width(), view->height(), view->pixels(), "--record");
         }
       }
     }
 #endif
   }
   if (progress) progress->finish();
+  const bool interrupted = StopSignal::received() != 0;
+  if (interrupted)
+    std::fprintf(stderr, "murmur: %s: stopping after step %d of %d; writing the outputs (a second signal ends at once)\n",
+                 StopSignal::name(), done, iterations);
   // Collective: every rank takes part in the gather that rank 0's frame and files read.
   if (ranks) engine->readBodies();
 #if defined(MURMUR_HAVE_RENDER)
-  if (view && (iterations == 0 || ranks)) renderMs.push_back(view->renderFrame(*engine));
+  // No step ran, several ranks (frames are drawn only now), or a signal stopped the run before the
+  // last step drew its frame: the picture shows the state as it is now.
+  if (view && (done == 0 || ranks || (interrupted && !renderEveryStep))) renderMs.push_back(view->renderFrame(*engine));
   if (view && !o.screenshot.empty()) {
-    try {
-      render::writePng(o.screenshot, view->width(), view->height(), view->pixels());
-    } catch (const std::exception& e) {
-      throw core::UsageError("--screenshot " + o.screenshot + ": " + e.what());
-    }
+    render::writePng(o.screenshot, view->width(), view->height(), view->pixels(), "--screenshot");
     std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o.screenshot.c_str(), view->width(), view->height());
   }
   if (recordPngs && view) std::fprintf(stderr, "murmur: wrote %d frames to %s\n", pngFrames, o.record.c_str());
@@ -163,27 +237,38 @@ int runHeadless(const Options& o) {
     }
   }
   if (!speaker) return 0;
-  if (!o.out.empty()) core::writeBodiesFile(o.out, final);
+  if (!o.out.empty()) {
+    core::StateHeader h;
+    h.force = core::toString(params.force);
+    h.halfSize = params.halfSize;
+    h.step = o.startStep + static_cast<uint64_t>(done) * static_cast<uint64_t>(o.stepsPerFrame);
+    h.paramsJson = paramsToJson(params, -1);
+    core::writeBodiesFile(o.out, final, h);
+  }
+  if (!o.csv.empty())
+    core::writeCsvFile("--csv", o.csv, {headlessRow(o, params, *engine, final.size(), stepMs, renderMs, stageSum)});
   const double med = stepStats(stepMs).median;
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
               "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
               core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
-              o.scenario.name.c_str(), final.size(), iterations * o.stepsPerFrame, params.blockSize, params.cellWidthFactor, med,
+              o.scenario.name.c_str(), final.size(), done * o.stepsPerFrame, params.blockSize, params.cellWidthFactor, med,
               totalMs, core::stateChecksum(final));
   if (rendered) {
     const double r = stepStats(renderMs).median;
     std::printf(" render_ms=%.4f fps=%.1f interop=%s frames_rendered=%zu", r, 1000.0 / std::max(1e-6, med + r),
                 interop ? "on" : "off", renderMs.size());
   }
+  if (interrupted) std::printf(" interrupted=%s", StopSignal::name());
   std::printf("\n");
   if (const auto* d = dynamic_cast<const dist::DistEngine*>(engine.get())) std::printf("%s\n", d->summary().c_str());
-  if (o.profile && iterations > 0) {
-    const double k = 1.0 / iterations;
+  if (o.profile && done > 0) {
+    const double k = 1.0 / done;
     std::printf("stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f force=%.4f integrate=%.4f comm=%.4f\n",
                 stageSum.labelMs * k, stageSum.sortMs * k, stageSum.boundsMs * k, stageSum.reorderMs * k,
                 stageSum.forceMs * k, stageSum.integrateMs * k, stageSum.commMs * k);
   }
-  return 0;
+  std::fflush(stdout);
+  return interrupted ? StopSignal::exitStatus() : 0;
 }
 
 int runAccuracy(const Options& o) {
@@ -197,7 +282,7 @@ int runAccuracy(const Options& o) {
   if (!o.forceSet && spec.name == "uniform") spec.name = "plummer";
   if (!o.nSet) spec.n = 20000;
   const uint64_t driftBodies = o.driftSet ? o.driftBodies : (o.engine == core::EngineKind::Cuda ? 16384 : 1000);
-  checkFits(o.engine, std::max<uint64_t>(spec.n, driftBodies), params);
+  checkFits(o.engine, std::max<uint64_t>(spec.n, driftBodies), params, &spec);
   const core::Scenario scenario = core::makeScenario(spec, params);
   const core::Bodies& bodies = scenario.bodies;
   params.halfSize = scenario.halfSize;

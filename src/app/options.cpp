@@ -3,11 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
+#include <utility>
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
 #include "app/params_json.h"
 #include "app/parse.h"
+#include "core/body_io.h"
 #include "core/errors.h"
 #include "core/param_table.h"
 
@@ -253,6 +255,12 @@ bool parseOptions(int argc, char** argv, Options& o) {
   addBenchOptions(*bench, benchGiven, o.bench);
   app.require_subcommand(0, 1);
 
+  // "--n=" reaches CLI11 as a missing value, which it words in its own terms.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1)
+      throw UsageError(a.substr(0, a.size() - 1) + " '' is invalid: expected a value");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -270,6 +278,15 @@ bool parseOptions(int argc, char** argv, Options& o) {
     return false;
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
+  }
+  // An empty value ("--out ''", "--preset ''") is a slip, not a request for the default. The
+  // table-driven options say so in their own parse; this covers the plain ones.
+  for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(bench)}) {
+    for (const CLI::Option* opt : a->get_options()) {
+      if (opt->get_type_size() == 0) continue;  // a flag takes no value
+      for (const std::string& v : opt->results())
+        if (v.empty()) throw UsageError(opt->get_name() + " '' is invalid: expected a value (" + opt->get_description() + ")");
+    }
   }
 
   if (*bench)
@@ -294,6 +311,14 @@ bool parseOptions(int argc, char** argv, Options& o) {
   }
   const auto has = [&](const char* name) { return given.at(name).given(); };
   const auto text = [&](const char* name) -> const std::string& { return given.at(name).text; };
+  // A saved state carries the parameters it ran with, below --params and the options.
+  if (has("--scenario") && text("--scenario").rfind("file:", 0) == 0 && text("--scenario").size() > 5) {
+    const core::StateHeader h = core::readStateHeader(text("--scenario").substr(5));
+    if (!h.paramsJson.empty()) loadParamsText("--scenario " + text("--scenario") + ": params", h.paramsJson, o.params);
+    if (h.halfSize > 0) o.params.halfSize = h.halfSize;
+    o.fileForce = h.force;
+    o.startStep = h.step;
+  }
   if (has("--params")) loadParamsFile(text("--params"), o.params);
   applyParamOptions(given, o.params);
   applyAppValues(given, false, o);
@@ -317,6 +342,20 @@ bool parseOptions(int argc, char** argv, Options& o) {
     if (o.mode == Mode::Bench) o.bench.scenario = s;
   }
   if (preset) fillFromPreset(*preset, o.bench);
+  // Options that cannot apply are refused rather than ignored.
+  if (o.nSet && o.scenario.name.rfind("file:", 0) == 0)
+    throw UsageError("--n " + (has("--n") ? text("--n") : benchGiven.at("--n").text) + " does not apply with --scenario " +
+                     o.scenario.name + ": the file sets the number of bodies");
+  if (o.mode == Mode::Accuracy) {
+    const std::pair<const char*, bool> runOnly[] = {
+        {"--steps", has("--steps")}, {"--frames", has("--frames")},       {"--dt", has("--dt")},
+        {"--out", !o.out.empty()},   {"--csv", !o.csv.empty()},           {"--screenshot", !o.screenshot.empty()},
+        {"--record", !o.record.empty()}};
+    for (const auto& [name, isGiven] : runOnly)
+      if (isGiven)
+        throw UsageError(std::string(name) + " does not apply to murmur accuracy: it compares the forces of one "
+                         "state (options: --n, --scenario, --seed, --engine and the gravity parameters)");
+  }
   checkRunShape(o, has("--steps"), has("--frames"), noRender);
   const std::string err = core::validateParams(o.params);
   if (!err.empty()) throw UsageError(err);
@@ -326,7 +365,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
 void resolveDefaults(Options& o) {
   if (!o.engineSet) o.engine = defaultEngineKind();
   if (!o.nSet) o.scenario.n = o.engine == core::EngineKind::Cuda ? 100000 : 10000;
-  if (!o.forceSet && o.mode != Mode::Bench) o.params.force = core::naturalForce(o.scenario.name);
+  // A saved state says which force it was simulated with (a plain body file is gravity).
+  if (!o.forceSet && o.mode != Mode::Bench &&
+      (o.fileForce.empty() || !core::parse(o.fileForce, o.params.force)))
+    o.params.force = core::naturalForce(o.scenario.name);
   if (o.dt > 0) core::activeDt(o.params) = o.dt;
 }
 

@@ -48,6 +48,8 @@ struct Options {
   float dt = 0;           // --dt for the active force mode (0 = the parameter default)
   int steps = 100;        // steps to run headless (the benchmark has its own, bench.steps)
   int warmup = 0;         // --warmup K: headless steps before the timed ones (not timed, not counted)
+  uint64_t startStep = 0; // the step a saved state (file: with a header) was written at
+  std::string fileForce;  // the force a saved state records ("" = not recorded)
   bool render = true;     // --no-render clears it
   bool profile = false;   // --profile: per-stage times (Engine::setProfiling) in the summary
   std::string out;        // --out FILE: final state

@@ -1,9 +1,11 @@
 #include "app/params_json.h"
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/body_io.h"
 #include "core/errors.h"
 #include "core/param_table.h"
 
@@ -79,12 +81,23 @@ void readObject(const std::string& file, const std::string& prefix, const json& 
 }  // namespace
 
 void loadParamsFile(const std::string& path, core::SimParams& p) {
-  const std::string file = "--params " + path;
-  std::ifstream in(path);
+  const std::string file = "--params " + (path.empty() ? std::string("''") : path);
+  // A folder or a FIFO is refused by name instead of failing inside the stream (or blocking).
+  core::requireRegularFile(file, path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(file + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw UsageError(file + ": read error");
+  loadParamsText(file, text.str(), p);
+}
+
+void loadParamsText(const std::string& file, const std::string& textIn, core::SimParams& p) {
+  std::string text = textIn;
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
   json doc;
   try {
-    in >> doc;
+    doc = json::parse(text);  // the whole text: junk after the value is an error
   } catch (const json::exception& e) {
     throw UsageError(file + ": not valid JSON (" + std::string(e.what()) + ")");
   }

@@ -12,6 +12,10 @@ namespace murmur::app {
 // and the offending key or value (unknown keys are errors, not ignored).
 void loadParamsFile(const std::string& path, core::SimParams& params);
 
+// The same from JSON text; `file` starts every message ("--params cfg.json"). Trailing text after
+// the JSON value is an error.
+void loadParamsText(const std::string& file, const std::string& text, core::SimParams& params);
+
 // The full parameter set as a JSON object text.
 std::string paramsToJson(const core::SimParams& params, int indent = 2);
 

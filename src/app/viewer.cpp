@@ -143,7 +143,7 @@ struct Viewer {
   static constexpr int kPanelWidth = 330;
 
   void resetScenario() {
-    if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params);
+    if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params, &scenario);
     const core::Scenario built = core::makeScenario(scenario, params);
     const core::Bodies& bodies = built.bodies;
     params.halfSize = built.halfSize;

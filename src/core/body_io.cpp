@@ -1,6 +1,10 @@
 #include "core/body_io.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -8,25 +12,113 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
 
 namespace murmur::core {
 
-Bodies readBodiesFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw UsageError("--scenario file:" + path + ": cannot open (" + std::strerror(errno) + ")");
+namespace {
+
+constexpr const char* kStateMagic = "murmuration state 1";
+
+[[noreturn]] void lineError(const std::string& name, size_t lineNo, const std::string& what) {
+  std::ostringstream e;
+  e << "--scenario " << name << ": line " << lineNo << ": " << what;
+  throw UsageError(e.str());
+}
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return {};
+  const size_t b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+bool parseWhole(const std::string& s, uint64_t& out) {
+  if (s.empty() || s.size() > 19) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
   }
+  out = v;
+  return true;
+}
+
+// One "# key: value" header line (text after the '#'). Unknown keys inside a state header are
+// refused so that a misspelt key does not pass as a comment.
+void headerLine(const std::string& name, size_t lineNo, const std::string& text, bool inState, StateHeader& h) {
+  const std::string t = trim(text);
+  const size_t colon = t.find(':');
+  if (t.rfind("murmuration bodies:", 0) == 0 || (inState && colon != std::string::npos)) {
+    const std::string key = t.rfind("murmuration bodies:", 0) == 0 ? "bodies" : t.substr(0, colon);
+    const std::string value = trim(t.substr(t.find(':') + 1));
+    if (key == "bodies") {
+      uint64_t n = 0;
+      if (!parseWhole(value, n)) lineError(name, lineNo, "bodies: '" + value + "' is not a whole number");
+      h.hasBodies = true;
+      h.bodies = static_cast<size_t>(n);
+    } else if (key == "force") {
+      if (value != "boids" && value != "gravity") lineError(name, lineNo, "force: '" + value + "' is not boids or gravity");
+      h.force = value;
+    } else if (key == "half_size") {
+      char* end = nullptr;
+      const float v = std::strtof(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0))
+        lineError(name, lineNo, "half_size: '" + value + "' is not a finite number > 0");
+      h.halfSize = v;
+    } else if (key == "step") {
+      if (!parseWhole(value, h.step)) lineError(name, lineNo, "step: '" + value + "' is not a whole number");
+    } else if (key == "params") {
+      h.paramsJson = value;
+    } else {
+      lineError(name, lineNo, "unknown header key '" + key + "' (known: bodies, force, half_size, step, params)");
+    }
+  }
+}
+
+// strtof reports ERANGE for values below FLT_MIN too; those are subnormal (or zero) and what
+// --out writes for them must read back. Only overflow is an error.
+bool parseFloatField(const char* cur, char** end, float& x) {
+  errno = 0;
+  x = std::strtof(cur, end);
+  if (*end == cur || !std::isfinite(x)) return false;
+  return errno != ERANGE || std::fabs(x) <= FLT_MIN;
+}
+
+}  // namespace
+
+void requireRegularFile(const std::string& label, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw UsageError(label + ": cannot open (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw UsageError(label + ": is a folder, expected a file");
+  if (!S_ISREG(st.st_mode)) throw UsageError(label + ": not a regular file (reading a FIFO or device could block forever)");
+  if (::access(path.c_str(), R_OK) != 0) throw UsageError(label + ": cannot open (" + std::strerror(errno) + ")");
+}
+
+Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header) {
+  StateHeader h;
   Bodies b;
   std::string line;
   size_t lineNo = 0;
+  bool inState = false, leading = true;
   while (std::getline(in, line)) {
     ++lineNo;
+    // Editors on some systems start UTF-8 files with a byte-order mark.
+    if (lineNo == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     const size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
+    if (hash != std::string::npos) {
+      const std::string comment = line.substr(hash + 1);
+      if (leading && trim(line.substr(0, hash)).empty()) {
+        if (lineNo == 1 && trim(comment) == kStateMagic) inState = true;
+        else headerLine(name, lineNo, comment, inState, h);
+      }
+      line.resize(hash);
+    }
     const char* s = line.c_str();
     while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
     if (*s == '\0') continue;
+    leading = false;
     float v[7];
     int count = 0;
     const char* cur = s;
@@ -34,54 +126,79 @@ Bodies readBodiesFile(const std::string& path) {
       while (*cur == ' ' || *cur == '\t' || *cur == '\r' || *cur == ',') ++cur;
       if (*cur == '\0') break;
       char* endp = nullptr;
-      errno = 0;
-      const float x = std::strtof(cur, &endp);
-      if (endp == cur || errno == ERANGE || !std::isfinite(x) ||
+      float x = 0;
+      if (!parseFloatField(cur, &endp, x) ||
           (*endp != '\0' && *endp != ' ' && *endp != '\t' && *endp != '\r' && *endp != ',')) {
-        std::ostringstream e;
-        e << "--scenario file:" << path << ": line " << lineNo
-          << ": not a finite number near '" << std::string(cur).substr(0, 20)
-          << "' (expected: mass x y z vx vy vz)";
-        throw UsageError(e.str());
+        lineError(name, lineNo, "not a finite number near '" + std::string(cur).substr(0, 20) +
+                                    "' (expected: mass x y z vx vy vz)");
       }
       if (count < 7) v[count] = x;
       ++count;
       cur = endp;
     }
-    if (count != 7) {
-      std::ostringstream e;
-      e << "--scenario file:" << path << ": line " << lineNo << ": expected 7 numbers (mass x y z vx vy vz), found "
-        << count;
-      throw UsageError(e.str());
-    }
+    if (count != 7) lineError(name, lineNo, "expected 7 numbers (mass x y z vx vy vz), found " + std::to_string(count));
     if (v[0] < 0.0f) {
       std::ostringstream e;
-      e << "--scenario file:" << path << ": line " << lineNo << ": mass " << v[0] << " must be >= 0";
-      throw UsageError(e.str());
+      e << "mass " << v[0] << " must be >= 0";
+      lineError(name, lineNo, e.str());
     }
     const uint32_t id = static_cast<uint32_t>(b.pos.size());
     b.pos.push_back(Vec4{v[1], v[2], v[3], v[0]});
     b.vel.push_back(Vec4{v[4], v[5], v[6], 0.0f});
     b.id.push_back(id);
   }
-  if (in.bad()) throw UsageError("--scenario file:" + path + ": read error");
-  if (b.size() == 0) throw UsageError("--scenario file:" + path + ": no bodies (expected lines: mass x y z vx vy vz)");
+  if (in.bad()) throw UsageError("--scenario " + name + ": read error");
+  if (b.size() == 0) throw UsageError("--scenario " + name + ": no bodies (expected lines: mass x y z vx vy vz)");
+  if (h.hasBodies && h.bodies != b.size()) {
+    throw UsageError("--scenario " + name + ": the header says " + std::to_string(h.bodies) + " bodies, the file has " +
+                     std::to_string(b.size()) + " (cut short or edited?)");
+  }
+  if (header) *header = h;
   return b;
 }
 
-void writeBodiesFile(const std::string& path, const Bodies& bodies) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw UsageError("--out " + path + ": cannot write (" + std::strerror(errno) + ")");
-  std::fprintf(f, "# murmuration bodies: %zu\n# mass x y z vx vy vz\n", bodies.size());
+Bodies readBodiesFile(const std::string& path, StateHeader* header) {
+  requireRegularFile("--scenario file:" + path, path);
+  std::ifstream in(path);
+  if (!in) throw UsageError("--scenario file:" + path + ": cannot open (" + std::strerror(errno) + ")");
+  return readBodies(in, "file:" + path, header);
+}
+
+StateHeader readStateHeader(const std::string& path) {
+  requireRegularFile("--scenario file:" + path, path);
+  std::ifstream in(path);
+  if (!in) throw UsageError("--scenario file:" + path + ": cannot open (" + std::strerror(errno) + ")");
+  StateHeader h;
+  std::string line;
+  size_t lineNo = 0;
+  bool inState = false;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (lineNo == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    if (t[0] != '#') break;
+    if (lineNo == 1 && trim(t.substr(1)) == kStateMagic) inState = true;
+    else headerLine("file:" + path, lineNo, t.substr(1), inState, h);
+  }
+  return h;
+}
+
+void writeBodiesFile(const std::string& path, const Bodies& bodies, const StateHeader& header) {
+  AtomicFile f("--out", path);
+  f.printf("# %s\n# bodies: %zu\n", kStateMagic, bodies.size());
+  if (!header.force.empty()) f.printf("# force: %s\n", header.force.c_str());
+  if (header.halfSize > 0) f.printf("# half_size: %.9g\n", header.halfSize);
+  f.printf("# step: %llu\n", static_cast<unsigned long long>(header.step));
+  if (!header.paramsJson.empty()) f.printf("# params: %s\n", header.paramsJson.c_str());
+  f.printf("# mass x y z vx vy vz\n");
   for (size_t i = 0; i < bodies.size(); ++i) {
     const Vec4& p = bodies.pos[i];
     const Vec4& v = bodies.vel[i];
     // %.9g round-trips every float exactly.
-    std::fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", p.w, p.x, p.y, p.z, v.x, v.y, v.z);
+    f.printf("%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", p.w, p.x, p.y, p.z, v.x, v.y, v.z);
   }
-  const bool ok = std::fflush(f) == 0 && !std::ferror(f);
-  std::fclose(f);
-  if (!ok) throw UsageError("--out " + path + ": write failed");
+  f.commit();
 }
 
 }  // namespace murmur::core

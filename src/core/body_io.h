@@ -1,17 +1,54 @@
-// Text body files: one body per line, "mass x y z vx vy vz", '#' starts a comment.
+// Body files: one body per line, "mass x y z vx vy vz", '#' starts a comment. A state saved by
+// --out starts with a header of "# key: value" lines that `file:` reads back:
+//
+//   # murmuration state 1
+//   # bodies: 10000          binding: a file with another number of bodies is refused
+//   # force: boids           the force mode the state was simulated with
+//   # half_size: 100         the boids world (also inside params)
+//   # step: 300              steps simulated so far
+//   # params: {...}          every parameter, one line of the JSON that --params reads
+//   # mass x y z vx vy vz
+//
+// Plain files without the header still load (and a bare "# murmuration bodies: N" line, the older
+// header, binds the count as well).
 #pragma once
 
+#include <cstdint>
+#include <istream>
 #include <string>
 
 #include "core/bodies.h"
 
 namespace murmur::core {
 
-// Throws UsageError naming the file (and the line number for a malformed line).
-Bodies readBodiesFile(const std::string& path);
+struct StateHeader {
+  bool hasBodies = false;
+  size_t bodies = 0;
+  std::string force;       // "boids" or "gravity"; empty = not given
+  float halfSize = 0.0f;   // > 0 when given
+  uint64_t step = 0;
+  std::string paramsJson;  // empty = not given
+};
 
-// Writes bodies in id order with full float precision (round-trips exactly through readBodiesFile).
-// Throws UsageError when the file cannot be written.
-void writeBodiesFile(const std::string& path, const Bodies& bodies);
+// Throws UsageError naming the file (and the line number for a malformed line). A FIFO, device or
+// folder is refused rather than opened (reading one could block forever). `header`, when given,
+// receives the header.
+Bodies readBodiesFile(const std::string& path, StateHeader* header = nullptr);
+
+// The same from a stream; `name` is what messages call the file ("file:PATH").
+Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header = nullptr);
+
+// Only the header (the leading comment lines), for reading the parameters before the bodies.
+StateHeader readStateHeader(const std::string& path);
+
+// Writes bodies in id order with full float precision (round-trips exactly through
+// readBodiesFile, subnormals included) and the header (bodies is set from `bodies`). The file is
+// replaced atomically (core/atomic_file.h): UsageError when it cannot be created, WriteError
+// when writing fails.
+void writeBodiesFile(const std::string& path, const Bodies& bodies, const StateHeader& header = {});
+
+// Throws UsageError "<label>: ..." unless path is an existing regular file that can be read.
+// label is how the user named it ("--params cfg.json").
+void requireRegularFile(const std::string& label, const std::string& path);
 
 }  // namespace murmur::core

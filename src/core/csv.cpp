@@ -3,9 +3,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
 
 namespace murmur::core {
@@ -63,34 +65,54 @@ std::string csvEscape(const std::string& s) {
   return out + "\"";
 }
 
-CsvWriter::CsvWriter(const std::string& path, bool append) : path_(path) {
-  bool writeHeader = true;
+namespace {
+std::string csvLine(const CsvRow& row) {
+  const auto& cols = benchCsvColumns();
+  std::string line;
+  for (size_t i = 0; i < cols.size(); ++i) line += (i ? "," : "") + csvEscape(row.get(cols[i]));
+  return line + "\n";
+}
+
+std::string csvHeader() {
+  const auto& cols = benchCsvColumns();
+  std::string line;
+  for (size_t i = 0; i < cols.size(); ++i) line += (i ? "," : "") + cols[i];
+  return line + "\n";
+}
+}  // namespace
+
+CsvWriter::CsvWriter(const std::string& path, bool append, std::string option)
+    : path_(path), option_(std::move(option)) {
   if (append) {
-    if (FILE* probe = std::fopen(path.c_str(), "r")) {
-      writeHeader = std::fgetc(probe) == EOF;
-      std::fclose(probe);
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::ostringstream old;
+      old << in.rdbuf();
+      contents_ = old.str();
+      if (!contents_.empty() && contents_.back() != '\n') contents_ += '\n';
     }
   }
-  f_ = std::fopen(path.c_str(), append ? "a" : "w");
-  if (!f_) throw UsageError("--csv " + path + ": cannot write (" + std::strerror(errno) + ")");
-  if (writeHeader) {
-    const auto& cols = benchCsvColumns();
-    for (size_t i = 0; i < cols.size(); ++i) std::fprintf(f_, "%s%s", i ? "," : "", cols[i].c_str());
-    std::fprintf(f_, "\n");
-    std::fflush(f_);
-  }
+  if (contents_.empty()) contents_ = csvHeader();
+  save();
 }
 
-CsvWriter::~CsvWriter() {
-  if (f_) std::fclose(f_);
+void writeCsvFile(const std::string& option, const std::string& path, const std::vector<CsvRow>& rows) {
+  std::string text = csvHeader();
+  for (const CsvRow& r : rows) text += csvLine(r);
+  writeFileAtomically(option, path, text);
 }
+
+void CsvWriter::save() const { writeFileAtomically(option_, path_, contents_); }
 
 void CsvWriter::write(const CsvRow& row) {
-  const auto& cols = benchCsvColumns();
-  for (size_t i = 0; i < cols.size(); ++i)
-    std::fprintf(f_, "%s%s", i ? "," : "", csvEscape(row.get(cols[i])).c_str());
-  std::fprintf(f_, "\n");
-  std::fflush(f_);
+  const size_t before = contents_.size();
+  contents_ += csvLine(row);
+  try {
+    save();
+  } catch (...) {
+    contents_.resize(before);  // the file still holds the rows before this one
+    throw;
+  }
 }
 
 }  // namespace murmur::core

@@ -2,7 +2,6 @@
 // where a column does not apply. Used by the benchmark and by the viewer's FPS recording.
 #pragma once
 
-#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,22 +24,28 @@ class CsvRow {
   std::map<std::string, std::string> cells_;
 };
 
-// Writes the header (unless appending to a non-empty file) and rows; flushes every row so that a
-// sweep interrupted half-way keeps what it measured. Throws UsageError when the file cannot be
-// opened.
+// Writes the header (unless appending to a non-empty file) and rows. The file is replaced
+// atomically after every row (core/atomic_file.h), so a sweep interrupted half-way keeps what it
+// measured and a full disk never leaves a cut row: the file holds the previous rows or all of
+// them. Throws UsageError when the file cannot be created, WriteError when a write fails.
+// `option` names the file in messages ("--csv").
 class CsvWriter {
  public:
-  CsvWriter(const std::string& path, bool append);
-  ~CsvWriter();
+  CsvWriter(const std::string& path, bool append, std::string option = "--csv");
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
   void write(const CsvRow& row);
   const std::string& path() const { return path_; }
 
  private:
-  std::string path_;
-  FILE* f_ = nullptr;
+  void save() const;
+  std::string path_, option_;
+  std::string contents_;  // everything the file holds
 };
+
+// The header and `rows` as one new file, written atomically in one go (the old file stays whole
+// if anything fails).
+void writeCsvFile(const std::string& option, const std::string& path, const std::vector<CsvRow>& rows);
 
 // Quotes a cell when it holds a comma, quote or newline.
 std::string csvEscape(const std::string& s);

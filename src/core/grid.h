@@ -86,8 +86,15 @@ MURMUR_HD GridSpec gravityGridAroundMass(Vec3 lo, Vec3 hi, Vec3 com, float meanD
                   Int3{gridDim, gridDim, gridDim});
 }
 
+// Clamps a whole-valued float to [0, dim - 1] before converting: a coordinate far outside the
+// grid (or a NaN) would overflow the float-to-int conversion, which is undefined behaviour.
+// fmaxf returns 0 for NaN, so a NaN body lands in cell 0 instead of anywhere.
+MURMUR_HD int clampToCell(float c, int dim) {
+  return static_cast<int>(fminf(fmaxf(c, 0.0f), static_cast<float>(dim - 1)));
+}
+
 MURMUR_HD int cellCoord(float x, float origin, float invW, int dim) {
-  return clampi(static_cast<int>(floorf((x - origin) * invW)), 0, dim - 1);
+  return clampToCell(floorf((x - origin) * invW), dim);
 }
 
 MURMUR_HD Int3 cellOf(const GridSpec& g, const Vec3& p) {
@@ -127,10 +134,13 @@ struct CellRange {
 // that sits exactly on a half or whole cell to a different range than the host gives it.
 MURMUR_HD void cellSpan(float x, float origin, float invW, int dim, float reach, int& lo, int& hi) {
   const float t = mulRn(x - origin, invW);
-  const int c = clampi(static_cast<int>(floorf(t)), 0, dim - 1);
-  const float frac = t - static_cast<float>(c);
-  lo = clampi(c + static_cast<int>(floorf(frac - reach)), 0, dim - 1);
-  hi = clampi(c + static_cast<int>(floorf(frac + reach)), 0, dim - 1);
+  const int c = clampToCell(floorf(t), dim);
+  const float cf = static_cast<float>(c);
+  const float frac = t - cf;
+  // In float until clamped (see clampToCell); c and the floors are small whole numbers inside
+  // the world, where the float sum is exact and equals the integer one.
+  lo = clampToCell(cf + floorf(frac - reach), dim);
+  hi = clampToCell(cf + floorf(frac + reach), dim);
 }
 
 MURMUR_HD CellRange cellRangeForRadius(const GridSpec& g, const Vec3& p, float radius) {

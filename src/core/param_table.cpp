@@ -1,6 +1,7 @@
 #include "core/param_table.h"
 
 #include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -118,7 +119,9 @@ bool allowed(const ValueSpec& s, double v) {
   if (s.type == ValueType::Enum) return v == std::floor(v) && v >= 0 && v < s.numNames;
   if (s.loOpen ? !(v > s.lo) : !(v >= s.lo)) return false;
   if (!(v <= s.hi)) return false;
-  if (s.type == ValueType::Float) return true;
+  // Every float field is a float: a value below the smallest normal float would turn into 0 or
+  // a denormal on the way (--dt 1e-46 ran with the default dt).
+  if (s.type == ValueType::Float) return v == 0 || std::fabs(v) >= double(FLT_MIN);
   return v == std::floor(v) && std::fmod(v, double(s.multipleOf)) == 0.0;
 }
 
@@ -169,8 +172,14 @@ bool parseValue(const ValueSpec& s, const std::string& text, double& out) {
 
 std::string invalidValueMessage(const std::string& what, const std::string& text, const char* label,
                                 const ValueSpec& s) {
-  return what + " " + (text.empty() ? std::string("''") : text) + " is invalid: " + label + " must be " +
-         allowedText(s);
+  // Quoted when empty or spaced, so that the line shows what was typed.
+  const bool quote = text.empty() || text.find_first_of(" \t") != std::string::npos;
+  std::string tiny;
+  if (s.type == ValueType::Float && decimalGrammar(text)) {
+    const double v = std::strtod(text.c_str(), nullptr);
+    if (v != 0 && std::fabs(v) < double(FLT_MIN)) tiny = " (and not below 1.2e-38, the smallest normal float)";
+  }
+  return what + " " + (quote ? "'" + text + "'" : text) + " is invalid: " + label + " must be " + allowedText(s) + tiny;
 }
 
 const std::vector<ParamDesc>& paramTable() {

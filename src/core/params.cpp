@@ -47,11 +47,12 @@ std::string validateParams(const SimParams& p) {
   const GravityParams& g = p.gravity;
   if (!(g.softening * g.softening > 1e-30f)) {
     // The self pair divides by eps^2 (r = 0): its square must stay a normal float.
-    e << "gravity.softening = " << g.softening << " is invalid: must be at least 1e-15";
+    e << "--softening " << g.softening << " is invalid: softening must be at least 1e-15 (gravity.softening in a --params file)";
     return e.str();
   }
   if (maxRuleRadius(b) > p.halfSize) {
-    e << "boids radius " << maxRuleRadius(b) << " is invalid: must be at most halfSize (" << p.halfSize << ")";
+    e << "--half-size " << p.halfSize << " is invalid: the world half-size must be at least the largest rule radius ("
+      << maxRuleRadius(b) << "; halfSize and boids.*Radius in a --params file)";
     return e.str();
   }
   // The boids grid must stay addressable with 32-bit cell keys; the rows pipeline's cells may be
@@ -59,8 +60,8 @@ std::string validateParams(const SimParams& p) {
   const double fine = p.pipeline == Pipeline::Rows ? double(kRowCellsPerRadius) : 1.0;
   const double cells = std::ceil(2.0 * p.halfSize * fine / (maxRuleRadius(b) * p.cellWidthFactor));
   if (cells * cells * cells > 4.0e9) {
-    e << "halfSize " << p.halfSize << " with radius " << maxRuleRadius(b)
-      << " needs more than 2^32 grid cells: use a smaller world or a larger cell width";
+    e << "--half-size " << p.halfSize << " is invalid: with rule radius " << maxRuleRadius(b) << " and --cell-width "
+      << p.cellWidthFactor << " the boids grid needs more than 2^32 cells (halfSize in a --params file)";
     return e.str();
   }
   return {};

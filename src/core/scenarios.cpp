@@ -258,6 +258,12 @@ ForceMode naturalForce(const std::string& name) {
   return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;  // files: gravity
 }
 
+float denseHalfSize(size_t n, const BoidParams& boids, double neighbours) {
+  const double r = maxRuleRadius(boids);
+  const double side = std::cbrt(double(n) * 4.0 / 3.0 * kPi * r * r * r / neighbours);
+  return float(std::max(side * 0.5, 2.0 * r));
+}
+
 Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
   Scenario sc;
   sc.halfSize = params.halfSize;
@@ -265,7 +271,11 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
   if (spec.name.rfind("file:", 0) == 0) {
     const std::string path = spec.name.substr(5);
     if (path.empty()) throw UsageError("--scenario file: needs a path (file:PATH)");
-    sc.bodies = readBodiesFile(path);
+    StateHeader header;
+    sc.bodies = readBodiesFile(path, &header);
+    // A saved state says which force it ran with (its world and parameters reach `params`
+    // through the options, see app/options.cpp); a plain body file is gravity.
+    if (!header.force.empty()) parse(header.force, sc.force);
     return sc;
   }
   bool known = false;
@@ -288,9 +298,7 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
     if (!(spec.denseNeighbours > 0)) throw UsageError("dense: neighbours per boid must be > 0");
     // Expected neighbours k = rho * 4/3 pi r^3 with rho = N / (2h)^3; the world never shrinks
     // below two search radii so the grid keeps at least a few cells.
-    const double r = maxRuleRadius(params.boids);
-    const double side = std::cbrt(double(spec.n) * 4.0 / 3.0 * kPi * r * r * r / spec.denseNeighbours);
-    sc.halfSize = float(std::max(side * 0.5, 2.0 * r));
+    sc.halfSize = denseHalfSize(spec.n, params.boids, spec.denseNeighbours);
     uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed);
   } else if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});

@@ -40,6 +40,8 @@ struct Scenario {
 // unreadable/malformed file.
 Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params);
 
+// The world half-size `dense` gives n boids (spec.denseNeighbours neighbours each).
+float denseHalfSize(size_t n, const BoidParams& boids, double neighbours);
 // A disk galaxy of the `galaxy` and `galaxies` scenarios (each galaxy of `galaxies` is one
 // half, the first n/2 bodies and the rest): bodies in the order halo, bulge, disk. Masses in
 // units of G = 1 and lengths in disk scale lengths.

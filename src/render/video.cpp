@@ -6,26 +6,20 @@
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <vector>
 
+#include "core/atomic_file.h"
+
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char** environ;
+
 namespace murmur::render {
 namespace {
-
-// Single-quoted for /bin/sh: popen runs a shell, and the path is user input.
-std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 // Writes to the pipe with SIGPIPE blocked on this thread, so that an ffmpeg that exits early makes
 // the write fail with EPIPE instead of killing the whole program. The process-wide disposition of
@@ -73,25 +67,59 @@ VideoRecorder::VideoRecorder(const std::string& path, int width, int height, int
     throw std::runtime_error("--record: invalid video size " + std::to_string(width) + "x" +
                              std::to_string(height) + " at " + std::to_string(fps) + " fps");
   }
+  // ffmpeg writes a temporary sibling with the same extension (it picks the container by it);
+  // close() renames it over `path` only when ffmpeg succeeded, so a failed or abandoned
+  // recording never replaces an older video with a broken one.
+  tmp_ = core::makeTempSibling("--record", path);
   // Frames arrive top row first, so no vflip. yuv420p (what players expect) needs even sizes:
   // pad by one pixel where the frame is odd.
-  const std::string cmd = "ffmpeg -hide_banner -loglevel error -y -f rawvideo -pix_fmt rgba -s " +
-                          std::to_string(width) + "x" + std::to_string(height) + " -r " +
-                          std::to_string(fps) +
-                          " -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -pix_fmt yuv420p " +
-                          shellQuote(path);
-  pipe_ = popen(cmd.c_str(), "w");
+  const std::vector<std::string> args = {"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                                         "-pix_fmt", "rgba", "-s", std::to_string(width) + "x" + std::to_string(height),
+                                         "-r", std::to_string(fps), "-i", "-", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                                         "-pix_fmt", "yuv420p", tmp_};
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    const int err = errno;
+    ::unlink(tmp_.c_str());
+    throw std::runtime_error("--record: cannot start ffmpeg for " + path + ": " + std::strerror(err));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[0], STDIN_FILENO);
+  // Its own process group: a Ctrl-C at the terminal goes to murmur alone, which then finishes
+  // the step, closes the stream and lets ffmpeg write the trailer (see app/stop_signal.h).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  const int rc = posix_spawnp(&pid_, "ffmpeg", &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(fds[0]);
+  if (rc != 0) {
+    ::close(fds[1]);
+    ::unlink(tmp_.c_str());
+    throw std::runtime_error("--record: cannot start ffmpeg for " + path + ": " + std::strerror(rc));
+  }
+  pipe_ = ::fdopen(fds[1], "w");
   if (!pipe_) {
-    throw std::runtime_error("--record: cannot start ffmpeg for " + path + ": " + std::strerror(errno));
+    ::close(fds[1]);
+    ::waitpid(pid_, nullptr, 0);
+    ::unlink(tmp_.c_str());
+    throw std::runtime_error("--record: cannot start ffmpeg for " + path);
   }
 }
 
 VideoRecorder::~VideoRecorder() {
-  try {
-    close();
-  } catch (...) {
-    // Destructors must not throw; close() reports the error to callers that ask.
-  }
+  // Not closed: the recording is abandoned (an error elsewhere); the old file stays.
+  if (!pipe_) return;
+  std::fclose(pipe_);
+  pipe_ = nullptr;
+  ::waitpid(pid_, nullptr, 0);
+  ::unlink(tmp_.c_str());
 }
 
 void VideoRecorder::addFrame(const std::vector<uint8_t>& rgba) {
@@ -113,12 +141,18 @@ void VideoRecorder::close() {
   if (!pipe_) return;
   FILE* pipe = pipe_;
   pipe_ = nullptr;
-  const int status = pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error("video " + path_ + ": ffmpeg failed (exit status " +
-                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) +
-                             "); the file may be incomplete");
+  std::fclose(pipe);  // EOF: ffmpeg writes the trailer and exits
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
   }
+  if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ::unlink(tmp_.c_str());
+    throw core::WriteError("--record " + path_ + ": ffmpeg failed (exit status " +
+                           std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) +
+                           "); the file was not written");
+  }
+  core::commitTempSibling("--record", tmp_, path_);
 }
 
 }  // namespace murmur::render

@@ -5,6 +5,8 @@
 #include "render/module_guard.h"
 
 #include <cstdint>
+#include <sys/types.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,7 +22,7 @@ class VideoRecorder {
   // of width x height. Throws std::runtime_error when ffmpeg is not installed (the message says how
   // to install it), when the size or rate is invalid, or when the process cannot start.
   VideoRecorder(const std::string& path, int width, int height, int fps);
-  // Finishes the file; errors are swallowed here, call close() to see them.
+  // Without close(): stops ffmpeg and removes its temporary; `path` is left as it was.
   ~VideoRecorder();
   VideoRecorder(const VideoRecorder&) = delete;
   VideoRecorder& operator=(const VideoRecorder&) = delete;
@@ -28,7 +30,8 @@ class VideoRecorder {
   // Appends one frame: width * height RGBA8 pixels, top row first (Renderer::readPixels).
   // Throws std::runtime_error when the size is wrong or ffmpeg has stopped reading.
   void addFrame(const std::vector<uint8_t>& rgba);
-  // Ends the stream and waits for ffmpeg. Throws std::runtime_error if it failed. Idempotent.
+  // Ends the stream, waits for ffmpeg and puts the file in place. Throws core::WriteError if
+  // ffmpeg failed (the old file, if any, stays). Idempotent.
   void close();
 
   const std::string& path() const { return path_; }
@@ -40,7 +43,9 @@ class VideoRecorder {
  private:
   std::string path_;
   int width_, height_, fps_;
+  std::string tmp_;  // what ffmpeg writes; renamed to path_ by close()
   FILE* pipe_ = nullptr;
+  pid_t pid_ = -1;
   long frames_ = 0;
 };
 

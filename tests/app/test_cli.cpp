@@ -186,6 +186,8 @@ TEST(Cli, CudaEngineWithoutAGpuSaysSo) {
   const Result r = run("--headless --no-render --engine cuda --n 10 --steps 1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(lineCount(r.out), 1) << r.out;
+  // A build without the CUDA engine (the UBSan job's) says that instead.
+  if (r.out.find("this build has no CUDA engine") != std::string::npos) return;
   // Either there is no driver at all, or a driver without a device: never "driver version is
   // insufficient" when what is missing is the GPU.
   EXPECT_NE(r.out.find("no NVIDIA GPU"), std::string::npos) << r.out;

@@ -48,7 +48,7 @@ TEST(Parse, BlockSizes) {
 
 TEST(Parse, FloatsAndNamesAndLists) {
   EXPECT_FLOAT_EQ(app::parseFloat("--dt", "0.25", true), 0.25f);
-  for (const char* bad : {"0", "-1", "nan", "inf", "1e40", "x", "", "0.1.2"})
+  for (const char* bad : {"0", "-1", "nan", "inf", "1e40", "x", "", "0.1.2", " 0.1", "0x1p-3", "1e-46", "1e-39"})
     EXPECT_NE(errorOf([&] { app::parseFloat("--dt", bad, true); }).find("--dt"), std::string::npos) << bad;
   EXPECT_EQ(app::parseName("--pipeline", "naive", {"naive", "coherent"}), "naive");
   EXPECT_NE(errorOf([&] { app::parseName("--pipeline", "fast", {"naive", "coherent"}); }).find("naive, coherent"),

@@ -2,6 +2,8 @@
 // cells a radius reaches always contain every neighbour within that radius.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/cpu_engine.h"
 #include "core/grid.h"
 #include "core/rng.h"
@@ -177,4 +179,27 @@ TEST(Grid, GravityGridAroundTheMassClampsOutliers) {
     return k;
   };
   EXPECT_GT(occupied(v), 4 * occupied(w));
+}
+
+// Coordinates far outside the world (a blown-up state, a hand-written file) clamp to the border
+// cells instead of overflowing the float-to-int conversion (undefined; on x86 it gives INT_MIN,
+// which put +1e10 into cell 0, the wrong side of the grid).
+TEST(Grid, FarCoordinatesClampToTheBorderCells) {
+  const GridSpec g = boidGrid(defaultParams());
+  const int last = g.dims.x - 1;
+  for (float far : {1.07e10f, 2.4e9f * 5.0f, 3.0e38f, std::numeric_limits<float>::infinity()}) {
+    const Int3 hi = cellOf(g, Vec3{far, far, far});
+    EXPECT_EQ(hi.x, last) << far;
+    const Int3 lo = cellOf(g, Vec3{-far, -far, -far});
+    EXPECT_EQ(lo.x, 0) << far;
+    const CellRange rh = cellRangeForRadius(g, Vec3{far, 0, -far}, 5.0f);
+    // Beyond the grid nothing else is within reach: only the border cell is searched.
+    EXPECT_EQ(rh.lo.x, last) << far;
+    EXPECT_EQ(rh.hi.x, last) << far;
+    EXPECT_EQ(rh.lo.z, 0) << far;
+    EXPECT_EQ(rh.hi.z, 0) << far;
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Int3 c = cellOf(g, Vec3{nan, nan, nan});
+  EXPECT_TRUE(c.x >= 0 && c.x <= last && c.y >= 0 && c.y <= last && c.z >= 0 && c.z <= last);
 }

@@ -1,0 +1,109 @@
+// Every bad input the hostile-user pass found accepted silently or answered in the wrong words:
+// each must exit 2 with one line that names the option the user typed. One row per input, run
+// through the real executable.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "run_command.h"
+
+using namespace murmur;
+namespace fs = std::filesystem;
+
+namespace {
+struct Case {
+  std::string args;     // after "murmur"
+  std::string mention;  // the option the one line must start with
+};
+
+class BadInputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("murmur_bad_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    put("wrap_grid.json", R"({"gravity": {"gridDim": 4294967297}})");
+    put("wrap_block.json", R"({"blockSize": 4294967552})");
+    put("junk.json", "{\"blockSize\": 128} trailing junk\n");
+    put("bodies.txt", "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n");
+    fs::create_directories(dir_ / "params_dir");
+    ::mkfifo((dir_ / "fifo").c_str(), 0600);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void put(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+const std::string kHeadless = "--headless --no-render --engine cpu --n 50 --steps 1 ";
+}  // namespace
+
+TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
+  const std::vector<Case> cases = {
+      // An empty value is not the default.
+      {"--headless --no-render --engine ''", "--engine"},
+      {kHeadless + "--force ''", "--force"},
+      {kHeadless + "--pipeline ''", "--pipeline"},
+      {"--headless --no-render --engine cpu --steps 1 --n ''", "--n"},
+      {kHeadless + "--steps ''", "--steps"},
+      {kHeadless + "--dt ''", "--dt"},
+      {kHeadless + "--block-size ''", "--block-size"},
+      {kHeadless + "--scenario ''", "--scenario"},
+      {kHeadless + "--seed ''", "--seed"},
+      {kHeadless + "--rules ''", "--rules"},
+      {kHeadless + "--integrator ''", "--integrator"},
+      {kHeadless + "--draw ''", "--draw"},
+      {kHeadless + "--colour ''", "--colour"},
+      {kHeadless + "--out ''", "--out"},
+      {kHeadless + "--csv ''", "--csv"},
+      {"bench --engine cpu --preset ''", "--preset"},
+      {"--headless --no-render --engine cpu --steps 1 --n=", "--n"},
+      // Integers in --params do not wrap.
+      {kHeadless + "--params " + path("wrap_grid.json"), "--params"},
+      {kHeadless + "--params " + path("wrap_block.json"), "--params"},
+      {kHeadless + "--params " + path("junk.json"), "--params"},
+      {kHeadless + "--params " + path("params_dir"), "--params"},
+      // Numbers: one syntax for every option, nothing rounded to zero.
+      {kHeadless + "--dt 1e-46", "--dt"},
+      {kHeadless + "--dt 0x1p-3", "--dt"},
+      {kHeadless + "--dt ' 0.1'", "--dt"},
+      {"--headless --no-render --engine cpu --steps 1 --n 0x10", "--n"},
+      {"--headless --no-render --engine cpu --steps 1 --n ' 10'", "--n"},
+      {kHeadless + "--steps ' 3'", "--steps"},
+      // Messages in the user's option names, not the parameter struct's.
+      {kHeadless + "--softening 1e-20", "--softening"},
+      {kHeadless + "--half-size 4.9", "--half-size"},
+      // Options that do not apply are refused, not ignored.
+      {"--headless --no-render --engine cpu --steps 1 --n 5 --scenario file:" + path("bodies.txt"), "--n"},
+      {"accuracy --engine cpu --n 500 --steps 7", "--steps"},
+      // Outputs and inputs that cannot work.
+      {kHeadless + "--csv /nonexistent-murmur-dir/t.csv", "--csv"},
+      {"bench --engine cpu --n 100 --csv /nonexistent-murmur-dir/b.csv", "--csv"},
+      {kHeadless + "--scenario file:" + path("fifo"), "--scenario"},
+  };
+  for (const Case& c : cases) {
+    // timeout: a FIFO or a forgotten check must fail the test, not hang it.
+    const test::Result r = test::runCommand("timeout 60 " + std::string(MURMUR_EXE) + " " + c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+    // The line leads with the option as the user typed it, not an internal name.
+    EXPECT_EQ(r.out.rfind("murmur: " + c.mention, 0), 0u) << c.args << "\n" << r.out;
+    EXPECT_EQ(test::lineCount(r.out), 1) << c.args << "\n" << r.out;
+  }
+}
+
+TEST_F(BadInputs, ByteOrderMarkedFilesLoad) {
+  put("bom.txt", "\xEF\xBB\xBF" "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n");
+  put("bom.json", "\xEF\xBB\xBF" R"({"blockSize": 64})");
+  const test::Result r = test::runCommand(std::string(MURMUR_EXE) +
+                                          " --headless --no-render --engine cpu --steps 1 --scenario file:" +
+                                          path("bom.txt") + " --params " + path("bom.json"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("n=2 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("block=64"), std::string::npos) << r.out;
+}

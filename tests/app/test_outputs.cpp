@@ -1,0 +1,286 @@
+// Outputs that are complete or untouched, signals that stop a run cleanly, and the checks that
+// happen before a run starts. A full disk is simulated with the file-size limit (ulimit -f, with
+// SIGXFSZ ignored so that a write past it fails with EFBIG as on a full disk) and with /dev/full;
+// neither needs privileges.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "run_command.h"
+
+using namespace murmur;
+namespace fs = std::filesystem;
+
+namespace {
+using test::lineCount;
+using test::Result;
+
+const std::string kExe = MURMUR_EXE;
+const std::string kHeadless = " --headless --no-render --engine cpu ";
+
+// A fresh folder per test, removed afterwards.
+class Scratch {
+ public:
+  explicit Scratch(const std::string& name)
+      : dir_(fs::path(::testing::TempDir()) / ("murmur_" + name + "_" + std::to_string(getpid()))) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~Scratch() { fs::remove_all(dir_); }
+  std::string path(const std::string& file) const { return (dir_ / file).string(); }
+  // Every file in the folder: a leftover temporary shows up here.
+  std::string listing() const {
+    std::string s;
+    for (const auto& e : fs::directory_iterator(dir_)) s += e.path().filename().string() + " ";
+    return s;
+  }
+
+ private:
+  fs::path dir_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// Runs murmur with writes limited to `kib` KiB per file.
+Result runLimited(int kib, const std::string& args) {
+  return test::runCommand("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(kib) + "; exec " + kExe + " " + args +
+                          "\"");
+}
+
+// Starts murmur in the background, waits until `readyTest` (a shell test) holds, sends `signals`
+// ("INT", or "INT INT") and reports the exit status as the shell sees it: 128 + the signal
+// whether the process stopped itself with that status or was killed by the signal.
+Result runAndSignal(const std::string& args, const std::string& readyTest, const std::string& signals) {
+  const std::string script = kExe + " " + args + " & pid=$!; for i in $(seq 600); do " + readyTest +
+                             " && break; sleep 0.1; done; sleep 0.5; for s in " + signals +
+                             "; do kill -$s $pid; done; wait $pid; echo status=$?";
+  return test::runCommand("bash -c '" + script + "'");
+}
+
+// The device line comes just before the step loop; the log is its copy.
+std::string startedLog(const std::string& log) { return " 2> >(tee " + log + " >&2)"; }
+std::string started(const std::string& log) { return "grep -q device: " + log + " 2>/dev/null"; }
+}  // namespace
+
+TEST(Outputs, OutOnAFullDiskKeepsTheOldFile) {
+  Scratch s("out_full");
+  const std::string out = s.path("state.txt");
+  put(out, "old contents\n");
+  const Result r = runLimited(4, kHeadless + "--n 2000 --steps 1 --out " + out);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--out " + out), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("engine="), std::string::npos) << "no summary for a run that lost its output\n" << r.out;
+  EXPECT_EQ(slurp(out), "old contents\n");
+  EXPECT_EQ(s.listing(), "state.txt ") << "no temporary left behind";
+}
+
+TEST(Outputs, WriteErrorsOnSpecialFilesAreReported) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const Result r = test::runCommand(kExe + kHeadless + "--n 200 --steps 1 --out /dev/full");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--out /dev/full"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("No space left"), std::string::npos) << r.out;
+}
+
+TEST(Outputs, CsvOnAFullDiskKeepsTheOldFile) {
+  Scratch s("csv_full");
+  const std::string csv = s.path("t.csv");
+  put(csv, "old\n");
+  // The row names the scenario file: a long path makes it longer than the 1 KiB limit (some
+  // OpenMP runtimes need a small shared-memory file at start-up, so the limit cannot be 0).
+  std::string dir = s.path("");
+  for (int i = 0; i < 5; ++i) dir += std::string(200, 'd') + "/";
+  fs::create_directories(dir);
+  put(dir + "b.txt", "1 0 0 0 0 0 0\n");
+  const Result r = runLimited(1, kHeadless + "--steps 1 --scenario file:" + dir + "b.txt --csv " + csv);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--csv " + csv), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(csv), "old\n");
+  EXPECT_EQ(s.listing().find(".tmp-"), std::string::npos) << s.listing();
+}
+
+TEST(Outputs, HeadlessCsvHoldsOneBenchRow) {
+  Scratch s("csv_row");
+  const std::string csv = s.path("t.csv");
+  const Result r = test::runCommand(kExe + kHeadless + "--n 300 --steps 4 --pipeline scattered --csv " + csv);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::istringstream lines(slurp(csv));
+  std::string header, row, extra;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_FALSE(std::getline(lines, extra));
+  EXPECT_EQ(header.rfind("timestamp,git_sha,gpu", 0), 0u);
+  EXPECT_NE(row.find(",cpu,boids,scattered,uniform,300,"), std::string::npos) << row;
+}
+
+TEST(Outputs, ScreenshotOnAFullDiskIsNotReportedWritten) {
+  Scratch s("png_full");
+  const std::string png = s.path("shot.png");
+  put(png, "old png");
+  const Result r = runLimited(1, " --headless --engine cpu --n 300 --steps 1 --width 256 --height 256 --screenshot " + png);
+  if (r.out.find("no offscreen OpenGL context") != std::string::npos) GTEST_SKIP() << "no EGL here: " << r.out;
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.out.find("wrote"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--screenshot " + png), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(png), "old png");
+  EXPECT_EQ(s.listing(), "shot.png ");
+}
+
+TEST(Outputs, BenchOnAFullDiskFailsAndKeepsTheOldSidecar) {
+  Scratch s("bench_full");
+  const std::string csv = s.path("b.csv");
+  put(csv, "old csv\n");
+  put(csv + ".json", "{\"runs\": []}\n");
+  const Result r = runLimited(1, "bench --engine cpu --n 300 --pipeline naive --warmup 1 --steps 2 --repeats 1 --csv " + csv);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(slurp(csv + ".json"), "{\"runs\": []}\n");
+  EXPECT_EQ(s.listing().find(".tmp-"), std::string::npos) << s.listing();
+}
+
+TEST(Outputs, UnwritableOutputsFailBeforeTheRun) {
+  // A run of 10^8 steps: each of these must fail at once, before the first step.
+  for (const std::string opt : {"--out", "--csv", "--screenshot", "--record"}) {
+    const std::string ext = opt == "--screenshot" ? ".png" : opt == "--record" ? ".mp4" : ".txt";
+    const Result r = test::runCommand("timeout 60 " + kExe + " --headless --engine cpu --n 100 --steps 100000000 " +
+                                      opt + " /nonexistent-murmur-dir/x" + ext);
+    EXPECT_EQ(r.status, 2) << opt << "\n" << r.out;
+    EXPECT_NE(r.out.find(opt + " /nonexistent-murmur-dir/x" + ext), std::string::npos) << r.out;
+    EXPECT_EQ(lineCount(r.out), 1) << r.out;
+  }
+  Scratch s("is_dir");
+  const Result d = test::runCommand(kExe + kHeadless + "--n 100 --steps 100000000 --out " + s.path(""));
+  EXPECT_EQ(d.status, 2) << d.out;
+  EXPECT_NE(d.out.find("folder"), std::string::npos) << d.out;
+}
+
+TEST(Outputs, SavedStateKeepsForceWorldAndStep) {
+  Scratch s("state");
+  const std::string a = s.path("a.txt"), b = s.path("b.txt");
+  Result r = test::runCommand(kExe + kHeadless + "--n 400 --steps 3 --half-size 40 --out " + a);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string text = slurp(a);
+  EXPECT_NE(text.find("# force: boids\n"), std::string::npos);
+  EXPECT_NE(text.find("# half_size: 40\n"), std::string::npos);
+  EXPECT_NE(text.find("# step: 3\n"), std::string::npos);
+  // Loaded back it is still boids in the same world, and the step count goes on.
+  r = test::runCommand(kExe + kHeadless + "--steps 2 --scenario file:" + a + " --out " + b);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("force=boids"), std::string::npos) << r.out;
+  const std::string next = slurp(b);
+  EXPECT_NE(next.find("# half_size: 40\n"), std::string::npos);
+  EXPECT_NE(next.find("# step: 5\n"), std::string::npos);
+  // Continuing from the file equals running longer in one go.
+  const Result whole = test::runCommand(kExe + kHeadless + "--n 400 --steps 5 --half-size 40");
+  ASSERT_EQ(whole.status, 0) << whole.out;
+  const auto sum = [](const std::string& o) { return o.substr(o.find("checksum="), 25); };
+  EXPECT_EQ(sum(whole.out), sum(r.out));
+}
+
+TEST(Outputs, TruncatedStateIsRefused) {
+  Scratch s("cut");
+  const std::string a = s.path("a.txt"), cut = s.path("cut.txt");
+  ASSERT_EQ(test::runCommand(kExe + kHeadless + "--n 300 --steps 1 --out " + a).status, 0);
+  // Cut on a line boundary: every remaining line is well formed, only the count gives it away.
+  const std::string text = slurp(a);
+  put(cut, text.substr(0, text.rfind('\n', text.size() / 2) + 1));
+  const Result r = test::runCommand(kExe + kHeadless + "--steps 1 --scenario file:" + cut);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("header says 300 bodies"), std::string::npos) << r.out;
+  EXPECT_EQ(lineCount(r.out), 1) << r.out;
+}
+
+TEST(Outputs, SubnormalValuesRoundTrip) {
+  Scratch s("subnormal");
+  const std::string in = s.path("in.txt"), out = s.path("out.txt");
+  put(in, "1 1.00000022e-39 0 0 0 0 0\n1 5 5 5 1e-45 0 0\n");
+  const Result r = test::runCommand(kExe + kHeadless + "--steps 0 --scenario file:" + in + " --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string text = slurp(out);
+  EXPECT_NE(text.find("1 1.00000022e-39 0 0 0 0 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 1.40129846e-45 "), std::string::npos) << text;
+  const Result again = test::runCommand(kExe + kHeadless + "--steps 0 --scenario file:" + out);
+  EXPECT_EQ(again.status, 0) << again.out;
+}
+
+TEST(Outputs, FirstSignalFinishesTheStepAndWritesTheOutputs) {
+  Scratch s("sigint");
+  for (const auto& [sig, status] : {std::pair<std::string, int>{"INT", 130}, {"TERM", 143}}) {
+    const std::string out = s.path("out_" + sig + ".txt"), csv = s.path("t_" + sig + ".csv");
+    const std::string log = s.path("log_" + sig);
+    const Result r = runAndSignal(kHeadless + "--n 3000 --steps 100000000 --out " + out + " --csv " + csv +
+                                      startedLog(log), started(log), sig);
+    EXPECT_NE(r.out.find("status=" + std::to_string(status)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("interrupted=SIG" + sig), std::string::npos) << r.out;
+    const std::string text = slurp(out);
+    EXPECT_NE(text.find("# bodies: 3000\n"), std::string::npos);
+    EXPECT_EQ(lineCount(text), 3000 + lineCount(text.substr(0, text.find("# mass"))) + 1);
+    EXPECT_NE(slurp(csv).find(",cpu,boids,"), std::string::npos);
+  }
+}
+
+TEST(Outputs, SecondSignalEndsAtOnce) {
+  // The second signal is sent once the first has been taken (the run says it is stopping) and
+  // while 400k bodies are being written: the process dies at once and leaves no --out
+  // (the temporary was never renamed into place).
+  Scratch s("sigint2");
+  const std::string out = s.path("out.txt"), log = s.path("log");
+  const std::string script = kExe + kHeadless + "--n 400k --steps 100000000 --out " + out + startedLog(log) +
+                             " & pid=$!; for i in $(seq 600); do " + started(log) +
+                             " && break; sleep 0.1; done; sleep 0.5; kill -INT $pid; "
+                             "for i in $(seq 3000); do grep -q stopping " + log +
+                             " && break; sleep 0.01; done; kill -INT $pid; wait $pid; echo status=$?";
+  const Result r = test::runCommand("bash -c '" + script + "'");
+  EXPECT_NE(r.out.find("status=130"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stopping"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("engine="), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Outputs, InterruptedBenchMarksItsSidecar) {
+  Scratch s("bench_sig");
+  const std::string csv = s.path("b.csv");
+  const Result r = runAndSignal("bench --engine cpu --n 1000,2000,3000,4000,5000 --pipeline naive,scattered,coherent "
+                                "--warmup 1 --repeats 3 --max-seconds 2 --csv " + csv,
+                                "[ -e " + csv + ".json ]", "TERM");
+  EXPECT_NE(r.out.find("status=143"), std::string::npos) << r.out;
+  const std::string side = slurp(csv + ".json");
+  EXPECT_NE(side.find("\"interrupted\": \"SIGTERM\""), std::string::npos) << side;
+  EXPECT_NE(side.find("\"finished_utc\""), std::string::npos) << side;
+  // Every CSV line is whole: the header's column count on each.
+  std::istringstream lines(slurp(csv));
+  std::string header, line;
+  std::getline(lines, header);
+  const auto commas = [](const std::string& x) {  // separators outside quoted cells
+    int n = 0;
+    bool quoted = false;
+    for (char ch : x) {
+      if (ch == '"') quoted = !quoted;
+      n += ch == ',' && !quoted;
+    }
+    return n;
+  };
+  while (std::getline(lines, line)) EXPECT_EQ(commas(line), commas(header)) << line;
+}
+
+TEST(Outputs, GridThatCannotFitIsRefusedBeforeAllocating) {
+  // 800^3 coherent-grid cells on the CPU engine need 6 GiB; with 3 GiB of address space the run
+  // must be refused with the bytes needed, not start allocating. (The rows pipeline's finer cells
+  // would need more than 2^32 cells here, a different refusal.)
+  const Result r = test::runCommand("bash -c 'ulimit -v 3000000; exec " + kExe + kHeadless +
+                                    "--n 1000 --half-size 2000 --pipeline coherent --steps 1'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--half-size 2000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GiB"), std::string::npos) << r.out;
+  EXPECT_EQ(lineCount(r.out), 1) << r.out;
+}
