@@ -184,6 +184,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
               if (!seen.insert({int(engine), int(force), int(pipeline), scenario, n, c.blockSize, c.cellWidth}).second)
                 continue;
               if (n > 0) c.skipReason = sizeLimitReason(engine, force, pipeline, n);
+              if (force == ForceMode::Boids && pipeline == Pipeline::Tree) c.skipReason = std::string("pipeline tree: ") + core::kTreeBoidsMessage;
               plan.push_back(c);
             }
           }
@@ -465,7 +466,7 @@ core::CsvRow makeRow(const BenchConfig& c, const EngineSlot& slot, const Measure
     row.set("sort_ms", s.sortMs);
     row.set("bounds_ms", s.boundsMs);
   }
-  if (c.pipeline == Pipeline::Coherent) row.set("reorder_ms", s.reorderMs);
+  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Tree) row.set("reorder_ms", s.reorderMs);
   row.set("force_ms", s.forceMs);
   row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {

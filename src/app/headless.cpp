@@ -138,7 +138,8 @@ int runAccuracy(const Options& o) {
   std::printf("gravity force error vs double-precision direct sum: scenario=%s n=%zu grid_dim=%d softening=%g\n",
               spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening);
   std::printf("%-10s %12s %12s %12s %12s %10s %8s\n", "pipeline", "median", "p90", "max", "rms", "ms", "samples");
-  for (core::Pipeline pipe : {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent}) {
+  for (core::Pipeline pipe :
+       {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent, core::Pipeline::Tree}) {
     params.pipeline = pipe;
     engine->setParams(params);
     engine->reset(bodies);

@@ -31,7 +31,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_flag("--no-render", noRender, "With --headless: simulate only, no GL at all");
   app.add_option("--engine", r.engine, "cpu | cuda (default: cuda when a GPU is present)");
   app.add_option("--force", r.force, "boids | gravity (default: the scenario's)");
-  app.add_option("--pipeline", r.pipeline, "naive | scattered | coherent (default coherent)");
+  app.add_option("--pipeline", r.pipeline, "naive | scattered | coherent | tree (tree: gravity only; default coherent)");
   app.add_option("--n", r.n, "Number of bodies, e.g. 100000, 100k, 1M (bench: a list)");
   app.add_option("--steps", r.steps, "Steps to run headless (default 100)");
   app.add_option("--dt", r.dt, "Time step of the active force mode");
@@ -49,6 +49,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
   std::string gridSpread;
   app.add_option("--grid-spread", gridSpread,
                  "Gravity grid half-side in mean distances from the centre of mass (0 = bounding cube)");
+  std::string theta, leafSize;
+  app.add_option("--theta", theta, "Tree opening angle, (0, 1] (default 0.6; smaller is more accurate and slower)");
+  app.add_option("--tree-leaf-size", leafSize, "Tree: bodies per node summed directly when opened, 1..64 (default 16)");
   app.add_option("--half-size", r.halfSize, "Boids world half-size (cube [-h, h))");
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
@@ -130,9 +133,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!r.pipeline.empty()) {
     if (benchMode) {
       for (const auto& s : splitList("--pipeline", r.pipeline))
-        o.bench.pipelines.push_back(parseName("--pipeline", s, {"naive", "scattered", "coherent"}));
+        o.bench.pipelines.push_back(parseName("--pipeline", s, {"naive", "scattered", "coherent", "tree"}));
     } else {
-      core::parse(parseName("--pipeline", r.pipeline, {"naive", "scattered", "coherent"}), p.pipeline);
+      core::parse(parseName("--pipeline", r.pipeline, {"naive", "scattered", "coherent", "tree"}), p.pipeline);
     }
   }
   if (!r.n.empty()) {
@@ -186,6 +189,12 @@ bool parseOptions(int argc, char** argv, Options& o) {
   }
   if (!r.gridDim.empty()) p.gravity.gridDim = static_cast<int>(parseInt("--grid-dim", r.gridDim, 1, core::kMaxGravityGridDim));
   if (!gridSpread.empty()) p.gravity.gridSpread = parseFloat("--grid-spread", gridSpread, false);
+  if (!theta.empty()) {
+    p.gravity.theta = parseFloat("--theta", theta, true);
+    if (p.gravity.theta > 1.0f) throw UsageError("--theta " + theta + " is invalid: allowed range is (0, 1]");
+  }
+  if (!leafSize.empty())
+    p.gravity.treeLeafSize = static_cast<int>(parseInt("--tree-leaf-size", leafSize, 1, core::kMaxTreeLeafSize));
   if (!r.halfSize.empty()) p.halfSize = parseFloat("--half-size", r.halfSize, true);
   if (!r.frames.empty()) o.frames = static_cast<int>(parseInt("--frames", r.frames, 1, 10000000));
   if (!r.width.empty()) o.width = static_cast<int>(parseInt("--width", r.width, 16, 8192));
@@ -198,7 +207,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
   if (!o.colourMode.empty()) parseName("--colour", o.colourMode, {"velocity", "speed", "id"});
   // --dt applies to the force mode in use, known only after resolveDefaults.
   if (!r.dt.empty()) o.dt = parseFloat("--dt", r.dt, true);
-  const std::string err = core::validateParams(p);
+  // Without --force the scenario decides the force later (resolveDefaults checks again then).
+  core::SimParams check = p;
+  if (!o.forceSet) check.force = core::ForceMode::Gravity;
+  const std::string err = core::validateParams(check);
   if (!err.empty()) throw UsageError(err);
   return true;
 }
@@ -210,6 +222,8 @@ void resolveDefaults(Options& o) {
     const std::string& s = o.scenario.name;
     o.params.force = s.rfind("file:", 0) == 0 ? core::ForceMode::Gravity : core::naturalForce(s);
   }
+  if (o.mode != Mode::Bench && o.params.force == core::ForceMode::Boids && o.params.pipeline == core::Pipeline::Tree)
+    throw UsageError(std::string("--pipeline tree: ") + core::kTreeBoidsMessage);
   if (o.dt > 0) (o.params.force == core::ForceMode::Boids ? o.params.boids.dt : o.params.gravity.dt) = o.dt;
 }
 

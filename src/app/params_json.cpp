@@ -72,6 +72,8 @@ void loadParamsFile(const std::string& path, core::SimParams& p) {
       {"dt", F(p.gravity.dt)},
       {"gridDim", I(p.gravity.gridDim)},
       {"gridSpread", F(p.gravity.gridSpread)},
+      {"theta", F(p.gravity.theta)},
+      {"treeLeafSize", I(p.gravity.treeLeafSize)},
       {"integrator", [&](const std::string& w, const json& v) { readEnum(w, v, p.gravity.integrator); }}};
   const std::map<std::string, Setter> top = {
       {"force", [&](const std::string& w, const json& v) { readEnum(w, v, p.force); }},
@@ -101,6 +103,8 @@ std::string paramsToJson(const core::SimParams& p, int indent) {
                   {"dt", p.gravity.dt},
                   {"gridDim", p.gravity.gridDim},
                   {"gridSpread", p.gravity.gridSpread},
+                  {"theta", p.gravity.theta},
+                  {"treeLeafSize", p.gravity.treeLeafSize},
                   {"integrator", core::toString(p.gravity.integrator)}};
   j["halfSize"] = p.halfSize;
   j["cellWidthFactor"] = p.cellWidthFactor;

@@ -58,7 +58,7 @@ std::string isoNow() {
 }
 
 const char* kHelp[][2] = {
-    {"1 / 2 / 3", "naive / scattered / coherent"}, {"G", "boids <-> gravity"},
+    {"1 / 2 / 3", "naive / scattered / coherent"}, {"5", "tree (gravity)"}, {"G", "boids <-> gravity"},
     {"[ / ]", "block size down / up"},             {"Space / N", "pause / single step"},
     {"+ / -", "point size"},                       {"D / C", "draw mode / colour mode"},
     {"R", "reset the scenario"},                   {"Tab / H", "panel / this help"},
@@ -177,6 +177,7 @@ struct Viewer {
       case GLFW_KEY_1: params.pipeline = core::Pipeline::Naive; paramsDirty = true; break;
       case GLFW_KEY_2: params.pipeline = core::Pipeline::Scattered; paramsDirty = true; break;
       case GLFW_KEY_3: params.pipeline = core::Pipeline::Coherent; paramsDirty = true; break;
+      case GLFW_KEY_5: params.pipeline = core::Pipeline::Tree; paramsDirty = true; break;
       case GLFW_KEY_G:
         if (!press) break;
         params.force = params.force == core::ForceMode::Boids ? core::ForceMode::Gravity : core::ForceMode::Boids;
@@ -283,7 +284,7 @@ struct Viewer {
                 source->interop() ? "" : source->interopOffReason().c_str());
     ImGui::Separator();
     int pipe = static_cast<int>(params.pipeline);
-    if (ImGui::Combo("pipeline", &pipe, "naive\0scattered\0coherent\0")) {
+    if (ImGui::Combo("pipeline", &pipe, "naive\0scattered\0coherent\0tree\0")) {
       params.pipeline = static_cast<core::Pipeline>(pipe);
       paramsDirty = true;
     }

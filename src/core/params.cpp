@@ -25,6 +25,8 @@ SimParams defaultParams() {
   p.gravity.integrator = Integrator::Leapfrog;
   p.gravity.gridDim = 16;
   p.gravity.gridSpread = 2.5f;
+  p.gravity.theta = 0.6f;
+  p.gravity.treeLeafSize = 16;
   p.halfSize = 100.0f;
   p.cellWidthFactor = 1;
   p.blockSize = 256;
@@ -90,10 +92,21 @@ std::string validateParams(const SimParams& p) {
       << kMaxGravityGridDim << "]";
     return e.str();
   }
+  // Above 1 a group could accept a node that overlaps it (see core/tree.h combineChildren).
+  if (!(g.theta > 0.0f && g.theta <= 1.0f)) {
+    e << "gravity.theta = " << g.theta << " is invalid: allowed range is (0, 1]";
+    return e.str();
+  }
+  if (g.treeLeafSize < 1 || g.treeLeafSize > kMaxTreeLeafSize) {
+    e << "gravity.treeLeafSize = " << g.treeLeafSize << " is invalid: allowed range is [1, " << kMaxTreeLeafSize
+      << "]";
+    return e.str();
+  }
   if (static_cast<int>(p.force) < 0 || static_cast<int>(p.force) > 1 ||
-      static_cast<int>(p.pipeline) < 0 || static_cast<int>(p.pipeline) > 2) {
+      static_cast<int>(p.pipeline) < 0 || static_cast<int>(p.pipeline) > 3) {
     return "force or pipeline enum out of range";
   }
+  if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Tree) return std::string("pipeline tree: ") + kTreeBoidsMessage;
   // The boids grid must stay addressable with 32-bit cell keys.
   double cells = std::ceil(2.0 * p.halfSize / (maxRuleRadius(b) * p.cellWidthFactor));
   if (cells * cells * cells > 4.0e9) {
@@ -116,7 +129,7 @@ bool parseNames(const std::string& s, const char* const (&names)[N], EnumT& out)
   return false;
 }
 const char* const kForceNames[] = {"boids", "gravity"};
-const char* const kPipelineNames[] = {"naive", "scattered", "coherent"};
+const char* const kPipelineNames[] = {"naive", "scattered", "coherent", "tree"};
 const char* const kEngineNames[] = {"cpu", "cuda"};
 const char* const kRuleNames[] = {"cis565", "reynolds"};
 const char* const kIntegratorNames[] = {"leapfrog", "euler"};

@@ -31,6 +31,7 @@
 #include "cuda/gravity_kernels.h"
 #include "cuda/grid_build.h"
 #include "cuda/stage_timer.h"
+#include "cuda/tree_build.h"
 
 namespace murmur::cuda {
 
@@ -82,12 +83,15 @@ size_t sortScratchBytes(size_t n) {
   }
 }
 
+bool usesGrid(Pipeline p) { return p == Pipeline::Scattered || p == Pipeline::Coherent; }
+
 }  // namespace
 
 size_t bytesNeeded(size_t numBodies, const SimParams& p) {
   if (numBodies == 0) return 0;
   size_t bytes = numBodies * kBytesPerBody + sortScratchBytes(numBodies);
-  if (p.pipeline != Pipeline::Naive) bytes += gridBytes(gridCells(p, p.force), p.force);
+  if (usesGrid(p.pipeline)) bytes += gridBytes(gridCells(p, p.force), p.force);
+  if (p.pipeline == Pipeline::Tree) bytes += TreeBuffers::bytesFor(numBodies);
   return bytes;
 }
 
@@ -109,6 +113,8 @@ struct CudaEngine::Impl {
   DeviceBuffer<Vec4> boundsPartials;
   DeviceBuffer<unsigned long long> counts;
 
+  TreeBuffers tree;  // allocated while the pipeline is `tree`
+
   StageTimer timer;
   core::StepProfile profile;
 
@@ -127,6 +133,7 @@ struct CudaEngine::Impl {
     cellStart.release();
     cellEnd.release();
     monopole.release();
+    tree.release();
     n = 0;
   }
 
@@ -218,10 +225,35 @@ struct CudaEngine::Impl {
       timer.stage(Stage::Force, [&] { launchGravityNaive(pos[cur].get(), n, eps2, G, acc.get(), lc); });
       return;
     }
+    if (params.pipeline == Pipeline::Tree) {
+      treeForces();
+      return;
+    }
     const bool coherent = params.pipeline == Pipeline::Coherent;
     const DeviceGrid g = buildGrid(ForceMode::Gravity, coherent);
     timer.stage(Stage::Force, [&] {
       launchGravityGrid(coherent, pos[cur].get(), n, g, monopole.get(), eps2, G, acc.get(), lc);
+    });
+  }
+
+  // The tree pipeline (core/tree.h): bounds -> keys -> sort -> reorder (the state stays in key
+  // order, as in the coherent pipeline) -> radix tree and moments -> group walk.
+  void treeForces() {
+    const LaunchConfig lc = launch();
+    const core::GravityParams& gp = params.gravity;
+    timer.stage(Stage::Bounds, [&] { launchTreeBounds(pos[cur].get(), n, tree, lc); });
+    timer.stage(Stage::Label, [&] { launchTreeKeys(pos[cur].get(), n, tree, lc); });
+    int sel = 0;
+    timer.stage(Stage::Sort, [&] { sel = treeSort(n, tree, lc); });
+    timer.stage(Stage::Reorder, [&] {
+      launchReorderBodies(tree.index[sel].get(), n, pos[cur].get(), vel[velCur].get(), id[cur].get(),
+                          pos[1 - cur].get(), vel[1 - velCur].get(), id[1 - cur].get(), lc);
+    });
+    cur = 1 - cur;
+    velCur = 1 - velCur;
+    timer.stage(Stage::Bounds, [&] { launchBuildTree(pos[cur].get(), tree.keys[sel].get(), n, gp.theta, tree, lc); });
+    timer.stage(Stage::Force, [&] {
+      launchTreeWalk(pos[cur].get(), n, tree, gp.softening * gp.softening, gp.G, gp.treeLeafSize, acc.get(), lc);
     });
   }
 
@@ -297,7 +329,8 @@ void CudaEngine::setParams(const SimParams& p) {
   Impl& m = *impl_;
   // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
   // so that the next step does not allocate.
-  if (m.n > 0 && p.pipeline != Pipeline::Naive) m.ensureGrid(gridCells(p, p.force), p.force);
+  if (m.n > 0 && usesGrid(p.pipeline)) m.ensureGrid(gridCells(p, p.force), p.force);
+  if (m.n > 0 && p.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
   const SimParams& old = m.params;
   // Any change that alters the force field invalidates the stored leapfrog acceleration (the
   // same rule as the CPU engine, plus the cell width, which is harmless to include).
@@ -306,6 +339,8 @@ void CudaEngine::setParams(const SimParams& p) {
                             p.gravity.softening != old.gravity.softening ||
                             p.gravity.gridDim != old.gravity.gridDim ||
                             p.gravity.gridSpread != old.gravity.gridSpread ||
+                            p.gravity.theta != old.gravity.theta ||
+                            p.gravity.treeLeafSize != old.gravity.treeLeafSize ||
                             p.gravity.integrator != old.gravity.integrator;
   if (fieldChanged) m.accValid = false;
   m.params = p;
@@ -339,7 +374,8 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   m.acc.allocate(n);
   m.sortTemp.allocate(sortTempBytes(static_cast<uint32_t>(n), kSortBitsAllocated));
   m.n = static_cast<uint32_t>(n);
-  if (m.params.pipeline != Pipeline::Naive) m.ensureGrid(gridCells(m.params, m.params.force), m.params.force);
+  if (usesGrid(m.params.pipeline)) m.ensureGrid(gridCells(m.params, m.params.force), m.params.force);
+  if (m.params.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
 
   std::vector<uint32_t> ids(n);
   std::iota(ids.begin(), ids.end(), 0u);
