@@ -50,7 +50,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_option("--grid-spread", gridSpread,
                  "Gravity grid half-side in mean distances from the centre of mass (0 = bounding cube)");
   std::string theta, leafSize;
-  app.add_option("--theta", theta, "Tree opening angle, (0, 1] (default 0.6; smaller is more accurate and slower)");
+  app.add_option("--theta", theta, "Tree opening angle, (0, 1] (default 0.45; smaller is more accurate and slower)");
   app.add_option("--tree-leaf-size", leafSize, "Tree: bodies per node summed directly when opened, 1..64 (default 16)");
   app.add_option("--half-size", r.halfSize, "Boids world half-size (cube [-h, h))");
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");

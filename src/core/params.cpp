@@ -25,7 +25,7 @@ SimParams defaultParams() {
   p.gravity.integrator = Integrator::Leapfrog;
   p.gravity.gridDim = 16;
   p.gravity.gridSpread = 2.5f;
-  p.gravity.theta = 0.6f;
+  p.gravity.theta = 0.45f;
   p.gravity.treeLeafSize = 16;
   p.halfSize = 100.0f;
   p.cellWidthFactor = 1;

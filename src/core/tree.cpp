@@ -43,15 +43,27 @@ void buildTree(const Vec4* sortedPos, const uint64_t* sortedKeys, uint32_t n, fl
   tree.com.resize(numNodes);
   tree.quad0.resize(numNodes);
   tree.quad1.resize(numNodes);
-  if (numNodes == 0) return;
+  tree.groupStart.clear();
+  if (n > 0 && n <= uint32_t(kTreeGroupSize)) tree.groupStart.push_back(0);
+  if (numNodes == 0) {
+    tree.groupStart.push_back(n);
+    return;
+  }
   std::vector<uint32_t> parentOfNode(numNodes, kTreeNoParent), parentOfBody(n, kTreeNoParent);
+  std::vector<uint32_t> groupFlag(n, 0);
+  if (n <= uint32_t(kTreeGroupSize)) groupFlag[0] = 1;
   for (uint32_t i = 0; i < numNodes; ++i) {
     const TreeLinks k = buildRadixNode(sortedKeys, static_cast<int>(n), static_cast<int>(i));
     tree.links[i] = k;
+    markGroupStarts(k, groupFlag.data());
     for (uint32_t c : {k.left, k.right}) (c & kTreeLeafBit ? parentOfBody[c & ~kTreeLeafBit] : parentOfNode[c]) = i;
   }
   // The same bottom-up order as the GPU (the second child to finish completes its parent), so a
   // node's value depends on its children only and both executors store identical moments.
+  tree.groupStart.clear();
+  for (uint32_t b = 0; b < n; ++b)
+    if (groupFlag[b]) tree.groupStart.push_back(b);
+  tree.groupStart.push_back(n);
   std::vector<TreeMoments> moments(numNodes);
   std::vector<uint8_t> visits(numNodes, 0);
   auto childMoments = [&](uint32_t c) { return c & kTreeLeafBit ? bodyMoments(sortedPos[c & ~kTreeLeafBit]) : moments[c]; };
@@ -70,11 +82,12 @@ void buildTree(const Vec4* sortedPos, const uint64_t* sortedKeys, uint32_t n, fl
 
 void treeAccelerations(const CpuTree& tree, const Vec4* sortedPos, uint32_t n, float eps2, float G, int leafSize,
                        Vec4* acc) {
-  const long numGroups = static_cast<long>((n + kTreeGroupSize - 1) / kTreeGroupSize);
+  (void)n;
+  const long numGroups = static_cast<long>(tree.groupStart.size()) - 1;
 #pragma omp parallel for schedule(dynamic, 4)
   for (long g = 0; g < numGroups; ++g) {
-    const uint32_t begin = static_cast<uint32_t>(g) * kTreeGroupSize;
-    const uint32_t end = std::min(n, begin + kTreeGroupSize);
+    const uint32_t begin = tree.groupStart[g];
+    const uint32_t end = tree.groupStart[g + 1];
     Vec3 gmin = xyz(sortedPos[begin]), gmax = gmin;
     for (uint32_t i = begin + 1; i < end; ++i) {
       const Vec3 p = xyz(sortedPos[i]);

@@ -14,9 +14,12 @@
 // quadrupole about the centre of mass, and the tight bounding box, from which the node's
 // opening radius follows.
 //
-// The walk is shared by a group of kTreeGroupSize consecutive sorted bodies (one CUDA warp):
-// the group opens a node when the node's opening sphere reaches the group's bounding box, so
-// every lane of the warp takes the same branch and reads the same node.
+// The walk is shared by a group of at most kTreeGroupSize bodies (one CUDA warp): the bodies of
+// a largest subtree of at most that many bodies, so consecutive along the curve and compact in
+// space. The group opens a node when the node's opening sphere reaches the group's bounding box,
+// so every lane of the warp takes the same branch and reads the same node. (Fixed chunks of 32
+// sorted bodies are not enough: a chunk that straddles two far-apart subtrees gets a box that
+// holds the whole core, and that one warp then sums most of the bodies directly.)
 #pragma once
 
 #include <cstdint>
@@ -154,6 +157,18 @@ MURMUR_HD TreeLinks buildRadixNode(const uint64_t* keys, int n, int i) {
   return k;
 }
 
+// Group starts from internal node k: a child of at most kTreeGroupSize bodies under a larger
+// node roots a group (its first body is flagged). The left child covers [first, split], the
+// right [split + 1, last], whether leaves or nodes. When n <= kTreeGroupSize the root is the
+// only group (the caller flags body 0).
+MURMUR_HD void markGroupStarts(const TreeLinks& k, uint32_t* flags) {
+  const uint32_t size = kTreeGroupSize;
+  if (k.last - k.first + 1 <= size) return;
+  const uint32_t split = k.left & ~kTreeLeafBit;
+  if (split - k.first + 1 <= size) flags[k.first] = 1;
+  if (k.last - split <= size) flags[split + 1] = 1;
+}
+
 MURMUR_HD TreeMoments bodyMoments(const Vec4& p) {
   TreeMoments m;
   m.com = p;
@@ -250,9 +265,10 @@ struct CpuTree {
   std::vector<TreeLinks> links;        // [n - 1]
   std::vector<Vec4> com, quad0, quad1;  // [n - 1], see TreeMoments
   uint32_t root = 0;                    // node 0, or body 0 | kTreeLeafBit when n == 1
+  std::vector<uint32_t> groupStart;     // first body of each walk group, in order, then n
 };
 
-// buildRadixNode per node, then the moments bottom-up.
+// buildRadixNode per node, the walk groups, then the moments bottom-up.
 void buildTree(const Vec4* sortedPos, const uint64_t* sortedKeys, uint32_t n, float theta, CpuTree& tree);
 
 // G * acceleration of every sorted body through the group walk. leafSize: a node of at most

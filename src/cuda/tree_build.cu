@@ -4,6 +4,8 @@
 #include "cuda/tree_build.h"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -92,11 +94,13 @@ __global__ void __launch_bounds__(1024) treeKeysKernel(const Vec4* __restrict__ 
 // that the bottom-up pass climbs. parent: [0, n - 1) internal nodes, [n - 1, 2n - 1) bodies.
 __global__ void __launch_bounds__(1024) buildRadixTreeKernel(const uint64_t* __restrict__ keys, uint32_t n,
                                                              TreeLinks* __restrict__ links,
-                                                             uint32_t* __restrict__ parent) {
+                                                             uint32_t* __restrict__ parent,
+                                                             uint32_t* __restrict__ groupFlag) {
   const uint32_t i = globalThreadIndex();
   if (i >= n - 1) return;
   const TreeLinks k = core::buildRadixNode(keys, static_cast<int>(n), static_cast<int>(i));
   links[i] = k;
+  core::markGroupStarts(k, groupFlag);
   parent[k.left & core::kTreeLeafBit ? (n - 1) + (k.left & ~core::kTreeLeafBit) : k.left] = i;
   parent[k.right & core::kTreeLeafBit ? (n - 1) + (k.right & ~core::kTreeLeafBit) : k.right] = i;
   if (i == 0) parent[0] = core::kTreeNoParent;
@@ -169,6 +173,13 @@ void TreeBuffers::reserve(uint32_t n) {
   parent.allocate(size_t(nodes) + n);
   visits.allocate(nodes);
   bounds.allocate(6);
+  groupFlag.allocate(n);
+  groupStart.allocate(n);
+  counters.allocate(2);
+  size_t selectBytes = 0;
+  MURMUR_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, selectBytes, thrust::counting_iterator<uint32_t>(0),
+                                               groupFlag.get(), groupStart.get(), counters.get(), static_cast<int>(n)));
+  selectTemp.allocate(selectBytes);
   capacity = n;
 }
 
@@ -187,14 +198,20 @@ void TreeBuffers::release() {
   parent.release();
   visits.release();
   bounds.release();
+  groupFlag.release();
+  groupStart.release();
+  counters.release();
+  selectTemp.release();
   capacity = 0;
 }
 
 size_t TreeBuffers::bytesFor(size_t n) {
   if (n == 0) return 0;
   // Keys and indices (double-buffered), five Vec4 and one TreeLinks per node, parents, counters.
+  // Keys and indices (double-buffered), five Vec4 and one TreeLinks per node, parents, counters,
+  // group flags and starts; the compaction's scratch is small next to the sort's.
   const size_t perBody = 2 * (sizeof(uint64_t) + sizeof(uint32_t)) + 5 * sizeof(Vec4) + sizeof(TreeLinks) +
-                         2 * sizeof(uint32_t) + sizeof(uint32_t);
+                         2 * sizeof(uint32_t) + sizeof(uint32_t) + 2 * sizeof(uint32_t);
   size_t scratch = 0;
   cub::DoubleBuffer<uint64_t> dk(nullptr, nullptr);
   cub::DoubleBuffer<uint32_t> dv(nullptr, nullptr);
@@ -232,10 +249,23 @@ int treeSort(uint32_t n, TreeBuffers& b, const LaunchConfig& lc) {
 
 void launchBuildTree(const Vec4* d_sortedPos, const uint64_t* d_sortedKeys, uint32_t n, float theta, TreeBuffers& b,
                      const LaunchConfig& lc) {
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(b.groupFlag.get(), 0, size_t(n) * sizeof(uint32_t), lc.stream));
+  if (n <= uint32_t(core::kTreeGroupSize)) {
+    // The root is the only group.
+    const uint32_t one = 1;
+    MURMUR_CUDA_CHECK(cudaMemcpyAsync(b.groupFlag.get(), &one, sizeof one, cudaMemcpyHostToDevice, lc.stream));
+  }
+  if (n >= 2) {
+    buildRadixTreeKernel<<<lc.blocksFor(n - 1), lc.block, 0, lc.stream>>>(d_sortedKeys, n, b.links.get(),
+                                                                           b.parent.get(), b.groupFlag.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+  }
+  size_t selectBytes = b.selectTemp.size();
+  MURMUR_CUDA_CHECK(cub::DeviceSelect::Flagged(b.selectTemp.get(), selectBytes, thrust::counting_iterator<uint32_t>(0),
+                                               b.groupFlag.get(), b.groupStart.get(), b.counters.get(),
+                                               static_cast<int>(n), lc.stream));
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(b.counters.get() + 1, 0, sizeof(uint32_t), lc.stream));
   if (n < 2) return;  // one body: the walk's root is the body itself
-  buildRadixTreeKernel<<<lc.blocksFor(n - 1), lc.block, 0, lc.stream>>>(d_sortedKeys, n, b.links.get(),
-                                                                         b.parent.get());
-  MURMUR_CUDA_LAUNCH_CHECK();
   MURMUR_CUDA_CHECK(cudaMemsetAsync(b.visits.get(), 0, size_t(n - 1) * sizeof(uint32_t), lc.stream));
   const NodeArrays out{b.com.get(), b.quad0.get(), b.quad1.get(), b.boxMin.get(), b.boxMax.get()};
   treeMomentsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedPos, n, theta, b.links.get(), b.parent.get(),

@@ -26,6 +26,10 @@ struct TreeBuffers {
   DeviceBuffer<uint32_t> parent;        // [2n - 1]: internal nodes' parents, then bodies' parents
   DeviceBuffer<uint32_t> visits;        // [n - 1] bottom-up arrival counters
   DeviceBuffer<unsigned int> bounds;    // 6 order-preserving encoded floats: min xyz, max xyz
+  DeviceBuffer<uint32_t> groupFlag;     // [n] 1 where a walk group starts (core::markGroupStarts)
+  DeviceBuffer<uint32_t> groupStart;    // [n] first body of each group, in order
+  DeviceBuffer<uint32_t> counters;      // [0] number of groups, [1] next group to walk
+  DeviceBuffer<unsigned char> selectTemp;  // CUB scratch of the group compaction
 
   // Allocates for n bodies (frees and regrows only when n exceeds the capacity).
   void reserve(uint32_t n);
@@ -41,12 +45,12 @@ void launchTreeKeys(const core::Vec4* d_pos, uint32_t n, TreeBuffers& buffers, c
 // treeSort: stable radix sort of (key, index) by the 63 key bits. Returns which of keys[] /
 // index[] holds the sorted result.
 int treeSort(uint32_t n, TreeBuffers& buffers, const LaunchConfig& lc);
-// buildRadixTree + treeMoments on positions already gathered into key order. sortedKeys are the
-// sort's output (keys[sel]).
+// buildRadixTree (with the walk groups) + treeMoments on positions already gathered into key
+// order. sortedKeys are the sort's output (keys[sel]).
 void launchBuildTree(const core::Vec4* d_sortedPos, const uint64_t* d_sortedKeys, uint32_t n, float theta,
                      TreeBuffers& buffers, const LaunchConfig& lc);
 // treeWalk (force): d_acc[i] = G * acceleration of sorted body i through the group walk of
-// core::treeAccelerations (one warp per group of 32 sorted bodies).
+// core::treeAccelerations (a warp takes the next group until none is left).
 void launchTreeWalk(const core::Vec4* d_sortedPos, uint32_t n, const TreeBuffers& buffers, float eps2, float G,
                     int leafSize, core::Vec4* d_acc, const LaunchConfig& lc);
 
