@@ -67,3 +67,24 @@ if(MURMUR_BUILD_TESTS)
     murmur_missing("GoogleTest" libgtest-dev)
   endif()
 endif()
+
+# Warnings are errors in our own code (not glad, not system or toolkit headers). One function so that
+# every target of ours gets the same set: C++ through the host compiler, CUDA through nvcc (its own
+# warnings) and the host compiler it drives.
+option(MURMUR_WERROR "Treat warnings in Murmuration's own code as errors" ON)
+function(murmur_warnings target)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    return()
+  endif()
+  set(flags -Wall -Wextra -Wshadow)
+  if(MURMUR_WERROR)
+    list(APPEND flags -Werror)
+  endif()
+  list(JOIN flags "," host_flags)
+  set(cuda_flags "-Xcompiler=${host_flags}")
+  if(MURMUR_WERROR)
+    list(APPEND cuda_flags "-Werror=all-warnings")
+  endif()
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${flags}>
+                                           $<$<COMPILE_LANGUAGE:CUDA>:${cuda_flags}>)
+endfunction()

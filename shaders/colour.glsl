@@ -2,11 +2,12 @@
 // Colours stay clearly above the near-black background at any speed, so no body disappears.
 
 const int kColourVelocity = 0;  // rgb = |v| per axis / |v|: the heading, independent of speed
-const int kColourSpeed = 1;     // colour ramp over |v| / u_speedScale
+const int kColourSpeed = 1;     // colour ramp over |v| from u_speedFloor to u_speedScale
 const int kColourId = 2;        // a hue hashed from the body's id: follows one body through a reorder
 
 uniform int u_colourMode;
 uniform float u_speedScale;  // |v| that maps to the hot end of the speed ramp (world units / time)
+uniform float u_speedFloor;  // |v| that maps to the cold end (0 unless the speeds present sit in a band)
 uniform float u_depthNear;   // view distance at which depth dimming starts (world units)
 uniform float u_depthRange;  // distance over which it reaches full strength; <= 0 turns it off
 
@@ -36,7 +37,7 @@ vec3 hueToRgb(float h) {
 
 vec3 bodyColour(vec3 velocity, uint id) {
   if (u_colourMode == kColourSpeed) {
-    return speedRamp(length(velocity) / max(u_speedScale, 1e-20));
+    return speedRamp((length(velocity) - u_speedFloor) / max(u_speedScale - u_speedFloor, 1e-20));
   }
   if (u_colourMode == kColourId) {
     // Desaturate a little: pure primaries look harsh at high density.

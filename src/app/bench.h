@@ -1,8 +1,8 @@
 // `murmur bench`: sweeps over engine x force x pipeline x N x block size x cell width. Each
 // configuration is timed per step (step + synchronize, wall clock) and written as one tidy CSV
-// row (DESIGN.md §7) plus an entry in a JSON sidecar (<csv>.json) that keeps what the CSV cannot:
-// the command line, the full parameters, the device, the skipped configurations and why.
-// bench/README.md documents the presets, the columns and how to plot them.
+// row (DESIGN.md §7) plus an entry in a JSON sidecar (<csv>.json). Three parts: the plan (this
+// header, bench_plan.cpp), the run (bench.cpp, runBench in run.h) and the files
+// (bench_output.h). bench/README.md documents the presets, the columns and how to plot them.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +33,8 @@ constexpr uint64_t kCpuBaselineMaxN = 50000;
 struct BenchPreset {
   std::string name;
   std::string summary;  // one line for --help and the README
-  std::vector<std::string> forces, pipelines;
+  std::vector<core::ForceMode> forces;
+  std::vector<core::Pipeline> pipelines;
   std::vector<uint64_t> counts;
   std::vector<int> blockSizes, cellWidths;
   std::string scenario;                          // empty: per-force default
@@ -50,6 +51,12 @@ void fillFromPreset(const BenchPreset& preset, BenchOptions& b);
 
 // argv as one line a shell would accept, program name shortened to "murmur".
 std::string shellQuotedCommandLine(int argc, char** argv);
+
+// 5000 -> "5k", 2500000 -> "2.5M", 1234 -> "1234".
+std::string withSuffix(uint64_t n);
+
+// Why a configuration of this size is not run (the limits above); empty when it is.
+std::string sizeLimitReason(core::EngineKind engine, core::ForceMode force, core::Pipeline pipeline, uint64_t n);
 
 // One point of the sweep.
 struct BenchConfig {

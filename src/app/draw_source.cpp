@@ -1,5 +1,8 @@
 #include "app/draw_source.h"
 
+#include <glad/gl.h>
+
+#include <chrono>
 #include <cstdio>
 
 #if defined(MURMUR_HAVE_CUDA)
@@ -35,7 +38,9 @@ void DrawSource::fill(core::Engine& engine) {
             renderer_.positionBuffer(), renderer_.velocityBuffer(), renderer_.idBuffer());
         interop_->generation = renderer_.bufferGeneration();
       }
-      interop_->buffers->copyFrom(*cudaEngine);
+      cuda::GlInteropBuffers::Mapping mapped = interop_->buffers->map();
+      cudaEngine->writeDrawBuffers(mapped.position, mapped.velocity, mapped.id);
+      mapped.unmap();
       interopActive_ = true;
       offReason_.clear();
       return;
@@ -54,6 +59,15 @@ void DrawSource::fill(core::Engine& engine) {
   if (offReason_.empty()) offReason_ = "no CUDA interop in this build";
   interopActive_ = false;
   renderer_.upload(engine.readBodies());
+}
+
+double DrawSource::drawFrame(core::Engine& engine, const render::Camera& camera, const ViewStyle& style, int width,
+                             int height) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fill(engine);
+  renderer_.draw(camera, style.draw, style.colour, width, height, style.pointSize, style.bodySize, style.worldRadius);
+  glFinish();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace murmur::app

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "app/view_setup.h"
 #include "core/engine.h"
 #include "render/renderer.h"
 
@@ -22,6 +23,11 @@ class DrawSource {
   // Copies the engine's current state into the renderer's buffers (resizing them first when the
   // body count changed). Engines may be swapped between calls.
   void fill(core::Engine& engine);
+
+  // One frame: fill(), draw with the style, and glFinish, so that the time returned (ms) is the
+  // frame's work done rather than its submission. This is what render_ms means everywhere: the
+  // window's panel, the headless summary and the benchmark's column.
+  double drawFrame(core::Engine& engine, const render::Camera& camera, const ViewStyle& style, int width, int height);
 
   bool interop() const { return interopActive_; }
   // Why interop is off (empty when on).

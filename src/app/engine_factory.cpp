@@ -1,14 +1,11 @@
 #include "app/engine_factory.h"
 
+#include <cstdio>
 #include <fstream>
-#include <thread>
+#include <string>
 
 #include "core/cpu_engine.h"
 #include "core/errors.h"
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-#include <string>
 
 #if defined(MURMUR_HAVE_CUDA)
 #include "cuda/cuda_engine.h"
@@ -79,34 +76,6 @@ std::unique_ptr<core::Engine> makeEngine(core::EngineKind kind, const core::SimP
 #else
   return nullptr;
 #endif
-}
-
-DeviceInfo queryDeviceInfo(core::EngineKind kind) {
-  DeviceInfo info;
-  if (kind == core::EngineKind::Cuda) {
-#if defined(MURMUR_HAVE_CUDA)
-    const cuda::DeviceInfo d = cuda::deviceInfo();
-    info.name = d.name;
-    info.cc = d.cc;
-    info.driver = d.driver;
-    info.runtime = d.runtime;
-#else
-    info.name = "no CUDA engine in this build";
-#endif
-    return info;
-  }
-  // The model name is what makes CPU results comparable across machines; Linux reports it in
-  // /proc/cpuinfo, elsewhere the thread count alone has to do.
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t value = line.find_first_not_of(" \t", line.find(':') + 1);
-    if (line.find(':') != std::string::npos && value != std::string::npos) info.name = line.substr(value);
-    break;
-  }
-  if (info.name.empty()) info.name = "CPU";
-  info.name += " (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
-  return info;
 }
 
 }  // namespace murmur::app

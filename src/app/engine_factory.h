@@ -22,15 +22,4 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& params);
 // Throws core::UsageError when the kind cannot be used here (e.g. cuda without a device).
 std::unique_ptr<core::Engine> makeEngine(core::EngineKind kind, const core::SimParams& params);
 
-// What the benchmark records about an executor. name: the CPU model or the GPU's name; cc: the
-// compute capability ("9.0"); driver and runtime: CUDA versions ("12.8"). Empty where not
-// applicable (all but name on the CPU engine).
-struct DeviceInfo {
-  std::string name, cc, driver, runtime;
-};
-
-// Queries the device a makeEngine(kind) engine runs on. Call it only for a kind makeEngine
-// accepted.
-DeviceInfo queryDeviceInfo(core::EngineKind kind);
-
 }  // namespace murmur::app

@@ -7,6 +7,7 @@
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
+#include "app/progress.h"
 #include "app/run.h"
 #include "core/body_io.h"
 #include "core/errors.h"
@@ -22,16 +23,19 @@ namespace murmur::app {
 
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
-  params.profile = o.profile;
   if (o.scenario.name.rfind("file:", 0) != 0) checkFits(o.engine, o.scenario.n, params);
-  core::Bodies bodies = core::makeScenario(o.scenario, params);
+  core::Scenario scenario = core::makeScenario(o.scenario, params);
+  params.halfSize = scenario.halfSize;
   auto engine = makeEngine(o.engine, params);
-  engine->setParams(params);  // the scenario may have resized the world
-  engine->reset(bodies);
+  engine->setProfiling(o.profile);
+  engine->reset(scenario.bodies);
+  scenario.bodies = core::Bodies{};  // the engine has its own copy
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
-  // One step per iteration; with rendering, one frame per step as in the window.
+  // One step per iteration; with rendering, one frame per step as in the window, except that a
+  // run that only wants a screenshot renders only the last frame (nothing else would be seen).
   const int iterations = o.frames > 0 ? o.frames : o.steps;
+  const bool renderEveryStep = o.screenshot.empty() || !o.record.empty() || o.frames > 0;
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view;
   std::unique_ptr<render::VideoRecorder> video;
@@ -62,19 +66,22 @@ int runHeadless(const Options& o) {
   stepMs.reserve(static_cast<size_t>(iterations));
   core::StepProfile stageSum;
   const auto t0 = std::chrono::steady_clock::now();
+  Progress progress(o.frames > 0 ? "frames" : "steps", iterations);
   for (int s = 0; s < iterations; ++s) {
+    progress.update(s);
     const auto a = std::chrono::steady_clock::now();
     engine->step(1);
     engine->synchronize();
     stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
-    if (view) {
+    if (view && (renderEveryStep || s + 1 == iterations)) {
       renderMs.push_back(view->renderFrame(*engine));
       if (video) video->addFrame(view->pixels());
     }
 #endif
   }
+  progress.finish();
 #if defined(MURMUR_HAVE_RENDER)
   if (view && iterations == 0) renderMs.push_back(view->renderFrame(*engine));
   if (view && !o.screenshot.empty()) {
@@ -111,7 +118,8 @@ int runHeadless(const Options& o) {
               totalMs, core::stateChecksum(final));
   if (rendered) {
     const double r = stepStats(renderMs).median;
-    std::printf(" render_ms=%.4f fps=%.1f interop=%s", r, 1000.0 / std::max(1e-6, med + r), interop ? "on" : "off");
+    std::printf(" render_ms=%.4f fps=%.1f interop=%s frames_rendered=%zu", r, 1000.0 / std::max(1e-6, med + r),
+                interop ? "on" : "off", renderMs.size());
   }
   std::printf("\n");
   if (o.profile && iterations > 0) {
@@ -132,14 +140,17 @@ int runAccuracy(const Options& o) {
   if (!o.forceSet && spec.name == "uniform") spec.name = "plummer";
   if (!o.nSet) spec.n = 20000;
   checkFits(o.engine, spec.n, params);
-  const core::Bodies bodies = core::makeScenario(spec, params);
+  const core::Scenario scenario = core::makeScenario(spec, params);
+  const core::Bodies& bodies = scenario.bodies;
+  params.halfSize = scenario.halfSize;
   auto engine = makeEngine(o.engine, params);
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
-  std::printf("gravity force error vs double-precision direct sum: scenario=%s n=%zu grid_dim=%d softening=%g\n",
-              spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening);
+  std::printf("gravity force error vs double-precision direct sum: scenario=%s n=%zu grid_dim=%d softening=%g "
+              "theta=%g\n",
+              spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening, params.gravity.theta);
   std::printf("%-10s %12s %12s %12s %12s %10s %8s\n", "pipeline", "median", "p90", "max", "rms", "ms", "samples");
-  for (core::Pipeline pipe :
-       {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent, core::Pipeline::Tree}) {
+  for (int p = 0; p < core::enumCount<core::Pipeline>(); ++p) {
+    const core::Pipeline pipe = static_cast<core::Pipeline>(p);
     params.pipeline = pipe;
     engine->setParams(params);
     engine->reset(bodies);

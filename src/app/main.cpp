@@ -4,12 +4,14 @@
 #include <exception>
 #include <stdexcept>
 
+#include "app/openmp_policy.h"
 #include "app/options.h"
 #include "app/run.h"
 #include "core/errors.h"
 
 int main(int argc, char** argv) {
   using namespace murmur;
+  app::preferPassiveOpenMpWait(argv);
   try {
     app::Options o;
     if (!app::parseOptions(argc, argv, o)) return 0;

@@ -30,12 +30,7 @@ class EglOffscreenView final : public OffscreenView {
 
   double renderFrame(core::Engine& engine) override {
     ctx_->makeCurrent();
-    const auto t0 = std::chrono::steady_clock::now();
-    source_->fill(engine);
-    renderer_->draw(camera_, style_.draw, style_.colour, width_, height_, style_.pointSize, style_.bodySize,
-                    style_.worldRadius);
-    glFinishAll();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return source_->drawFrame(engine, camera_, style_, width_, height_);
   }
   bool interop() const override { return source_->interop(); }
   std::vector<uint8_t> pixels() override {
@@ -46,9 +41,6 @@ class EglOffscreenView final : public OffscreenView {
   int height() const override { return height_; }
 
  private:
-  // Waits for the GL work so that the measured time is the frame's, not its submission's.
-  void glFinishAll() { glFinish(); }
-
   std::unique_ptr<render::EglContext> ctx_;
   std::unique_ptr<render::Renderer> renderer_;
   std::unique_ptr<DrawSource> source_;

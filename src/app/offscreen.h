@@ -16,7 +16,7 @@ class OffscreenView {
  public:
   virtual ~OffscreenView() = default;
   // Fills the draw buffers from the engine (CUDA-GL interop when available, else an upload)
-  // and draws one frame; returns the milliseconds of copy + draw, measured to completion.
+  // and draws one frame; returns render_ms (DrawSource::drawFrame).
   virtual double renderFrame(core::Engine& engine) = 0;
   // True when the CUDA engine writes the GL buffers directly (no host round trip).
   virtual bool interop() const = 0;

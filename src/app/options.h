@@ -13,18 +13,20 @@ namespace murmur::app {
 enum class Mode { Viewer, Headless, Bench, Accuracy };
 
 // `murmur bench`: the sweep is the product of the lists (an empty list takes the preset's, else
-// the default: boids; all three pipelines; 100k bodies, 10k on the CPU engine; the parameters'
-// block size and cell width). See bench/README.md.
+// the default: boids; every pipeline; 100k bodies, 10k on the CPU engine; the parameters'
+// block size and cell width). The bench subcommand has its own options for these (list-valued,
+// `bench --help` shows them); see bench/README.md.
 struct BenchOptions {
-  std::vector<std::string> forces, pipelines;  // names, validated
-  std::vector<uint64_t> counts;                // bodies per configuration
+  std::vector<core::ForceMode> forces;
+  std::vector<core::Pipeline> pipelines;
+  std::vector<uint64_t> counts;  // bodies per configuration
   std::vector<int> blockSizes, cellWidths;
   std::string scenario;  // --scenario or the preset's; empty = uniform for boids, plummer for gravity
   std::string preset;    // --preset NAME (its lists and parameters already applied by parseOptions)
   int warmup = 5;        // untimed steps per configuration after the reset
   int steps = 30;        // timed steps per repeat
-  int repeats = 3;
-  double maxSeconds = 3.0;  // time budget per configuration (fewer timed steps when slow)       // timed runs per configuration; statistics pool all their steps
+  int repeats = 3;       // timed runs per configuration; statistics pool all their steps
+  double maxSeconds = 3.0;  // time budget per configuration (fewer timed steps when slow)
   bool render = false;   // also draw an offscreen frame per step (render_ms, frame_fps)
   bool append = false;   // append rows to an existing CSV (no second header)
   bool cpuBaseline = false;  // repeat the configurations with N <= kCpuBaselineMaxN on the CPU engine
@@ -41,14 +43,14 @@ struct Options {
   core::ScenarioSpec scenario;
   bool nSet = false;
   float dt = 0;           // --dt for the active force mode (0 = the parameter default)
-  int steps = 100;
+  int steps = 100;        // steps to run headless (the benchmark has its own, bench.steps)
   bool render = true;     // --no-render clears it
-  bool profile = false;   // print per-stage times
+  bool profile = false;   // --profile: per-stage times (Engine::setProfiling) in the summary
   std::string out;        // --out FILE: final state
   std::string screenshot; // --screenshot FILE.png
   std::string record;     // --record FILE.mp4
-  std::string csv;        // --csv FILE (viewer FPS log / headless timings)
-  int frames = 0;         // --frames K (headless rendering); 0 = steps
+  std::string csv;        // --csv FILE (viewer FPS log; the benchmark's rows)
+  int frames = 0;         // --frames K: frames to render headless (0 = steps); the window closes after K
   int width = 1280, height = 720;
   float zoom = 1.0f;      // camera: > 1 moves closer than the fitted view
   std::string drawMode, colourMode;  // empty = renderer default for the force
@@ -56,7 +58,7 @@ struct Options {
 };
 
 // Parses argv. Returns false when help was printed (exit 0). Throws core::UsageError with one
-// line for every invalid option or value. Engine-dependent defaults (N) are left to resolve().
+// line for every invalid option or value. Machine-dependent defaults (engine, N) are left to resolveDefaults().
 bool parseOptions(int argc, char** argv, Options& out);
 
 // Fills defaults that depend on the machine: the engine (cuda when available), N (100k on a GPU,

@@ -1,114 +1,113 @@
 #include "app/params_json.h"
 
 #include <fstream>
-#include <functional>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <set>
 
 #include "core/errors.h"
+#include "core/param_table.h"
 
 namespace murmur::app {
 
 using nlohmann::json;
+using core::ParamDesc;
 using core::UsageError;
+using core::ValueType;
 
 namespace {
 
-template <typename EnumT>
-void readEnum(const std::string& where, const json& v, EnumT& out) {
-  if (!v.is_string() || !core::parse(v.get<std::string>(), out))
-    throw UsageError(where + " = " + v.dump() + " is not a known name");
+// The keys one level below `prefix` ("" for the top, "boids" for the boids object), in table order.
+std::vector<std::string> keysBelow(const std::string& prefix) {
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  const std::string lead = prefix.empty() ? "" : prefix + ".";
+  for (const ParamDesc& d : core::paramTable()) {
+    const std::string key = d.key;
+    if (key.compare(0, lead.size(), lead) != 0) continue;
+    const std::string next = key.substr(lead.size(), key.find('.', lead.size()) - lead.size());
+    if (seen.insert(next).second) keys.push_back(next);
+  }
+  return keys;
 }
 
-void readFloat(const std::string& where, const json& v, float& out) {
-  if (!v.is_number()) throw UsageError(where + " = " + v.dump() + " must be a number");
-  out = v.get<float>();
+// One value of the file into its field: the JSON type must fit the row's type, and the value
+// what the row allows.
+void readValue(const std::string& file, const ParamDesc& d, const json& v, core::SimParams& p) {
+  const std::string at = file + ": " + d.key + " = " + v.dump();
+  double x = 0;
+  switch (d.spec.type) {
+    case ValueType::Enum:
+      if (!v.is_string() || !core::parseValue(d.spec, v.get<std::string>(), x))
+        throw UsageError(at + " is invalid: " + d.label + " must be " + core::allowedText(d.spec));
+      break;
+    case ValueType::Int:
+    case ValueType::Count:
+      if (!v.is_number_integer()) throw UsageError(at + " must be an integer");
+      x = v.get<double>();
+      break;
+    case ValueType::Float:
+      if (!v.is_number()) throw UsageError(at + " must be a number");
+      x = v.get<double>();
+      break;
+  }
+  if (!core::allowed(d.spec, x))
+    throw UsageError(at + " is invalid: " + d.label + " must be " + core::allowedText(d.spec));
+  d.set(p, x);
 }
 
-void readInt(const std::string& where, const json& v, int& out) {
-  if (!v.is_number_integer()) throw UsageError(where + " = " + v.dump() + " must be an integer");
-  out = v.get<int>();
-}
-
-using Setter = std::function<void(const std::string&, const json&)>;
-
-void applyObject(const std::string& where, const json& obj, const std::map<std::string, Setter>& keys) {
+void readObject(const std::string& file, const std::string& prefix, const json& obj, core::SimParams& p) {
+  const std::string where = file + (prefix.empty() ? "" : ": " + prefix);
   if (!obj.is_object()) throw UsageError(where + " must be a JSON object");
+  const std::vector<std::string> keys = keysBelow(prefix);
   for (auto it = obj.begin(); it != obj.end(); ++it) {
-    auto k = keys.find(it.key());
-    if (k == keys.end()) {
+    const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (const ParamDesc* d = core::findParam(path)) {
+      readValue(file, *d, it.value(), p);
+      continue;
+    }
+    bool group = false;
+    for (const std::string& k : keys) group = group || k == it.key();
+    if (!group) {
       std::string allowed;
-      for (const auto& kv : keys) allowed += (allowed.empty() ? "" : ", ") + kv.first;
+      for (const std::string& k : keys) allowed += (allowed.empty() ? "" : ", ") + k;
       throw UsageError(where + ": unknown key '" + it.key() + "' (allowed: " + allowed + ")");
     }
-    k->second(where + "." + it.key(), it.value());
+    readObject(file, path, it.value(), p);
   }
 }
 
 }  // namespace
 
 void loadParamsFile(const std::string& path, core::SimParams& p) {
+  const std::string file = "--params " + path;
   std::ifstream in(path);
-  if (!in) throw UsageError("--params " + path + ": cannot open");
+  if (!in) throw UsageError(file + ": cannot open");
   json doc;
   try {
     in >> doc;
   } catch (const json::exception& e) {
-    throw UsageError("--params " + path + ": not valid JSON (" + std::string(e.what()) + ")");
+    throw UsageError(file + ": not valid JSON (" + std::string(e.what()) + ")");
   }
-  auto F = [](float& f) { return Setter([&f](const std::string& w, const json& v) { readFloat(w, v, f); }); };
-  auto I = [](int& i) { return Setter([&i](const std::string& w, const json& v) { readInt(w, v, i); }); };
-  const std::map<std::string, Setter> boidKeys = {
-      {"cohesionRadius", F(p.boids.cohesionRadius)},   {"separationRadius", F(p.boids.separationRadius)},
-      {"alignmentRadius", F(p.boids.alignmentRadius)}, {"cohesionScale", F(p.boids.cohesionScale)},
-      {"separationScale", F(p.boids.separationScale)}, {"alignmentScale", F(p.boids.alignmentScale)},
-      {"maxSpeed", F(p.boids.maxSpeed)},               {"dt", F(p.boids.dt)},
-      {"rules", [&](const std::string& w, const json& v) { readEnum(w, v, p.boids.rules); }}};
-  const std::map<std::string, Setter> gravityKeys = {
-      {"G", F(p.gravity.G)},
-      {"softening", F(p.gravity.softening)},
-      {"damping", F(p.gravity.damping)},
-      {"dt", F(p.gravity.dt)},
-      {"gridDim", I(p.gravity.gridDim)},
-      {"gridSpread", F(p.gravity.gridSpread)},
-      {"theta", F(p.gravity.theta)},
-      {"treeLeafSize", I(p.gravity.treeLeafSize)},
-      {"integrator", [&](const std::string& w, const json& v) { readEnum(w, v, p.gravity.integrator); }}};
-  const std::map<std::string, Setter> top = {
-      {"force", [&](const std::string& w, const json& v) { readEnum(w, v, p.force); }},
-      {"pipeline", [&](const std::string& w, const json& v) { readEnum(w, v, p.pipeline); }},
-      {"boids", [&](const std::string& w, const json& v) { applyObject(w, v, boidKeys); }},
-      {"gravity", [&](const std::string& w, const json& v) { applyObject(w, v, gravityKeys); }},
-      {"halfSize", F(p.halfSize)},
-      {"cellWidthFactor", I(p.cellWidthFactor)},
-      {"blockSize", I(p.blockSize)}};
-  applyObject("--params " + path, doc, top);
+  readObject(file, "", doc, p);
   const std::string err = core::validateParams(p);
-  if (!err.empty()) throw UsageError("--params " + path + ": " + err);
+  if (!err.empty()) throw UsageError(file + ": " + err);
 }
 
 std::string paramsToJson(const core::SimParams& p, int indent) {
-  json j;
-  j["force"] = core::toString(p.force);
-  j["pipeline"] = core::toString(p.pipeline);
-  j["boids"] = {{"cohesionRadius", p.boids.cohesionRadius},   {"separationRadius", p.boids.separationRadius},
-                {"alignmentRadius", p.boids.alignmentRadius}, {"cohesionScale", p.boids.cohesionScale},
-                {"separationScale", p.boids.separationScale}, {"alignmentScale", p.boids.alignmentScale},
-                {"maxSpeed", p.boids.maxSpeed},               {"dt", p.boids.dt},
-                {"rules", core::toString(p.boids.rules)}};
-  j["gravity"] = {{"G", p.gravity.G},
-                  {"softening", p.gravity.softening},
-                  {"damping", p.gravity.damping},
-                  {"dt", p.gravity.dt},
-                  {"gridDim", p.gravity.gridDim},
-                  {"gridSpread", p.gravity.gridSpread},
-                  {"theta", p.gravity.theta},
-                  {"treeLeafSize", p.gravity.treeLeafSize},
-                  {"integrator", core::toString(p.gravity.integrator)}};
-  j["halfSize"] = p.halfSize;
-  j["cellWidthFactor"] = p.cellWidthFactor;
-  j["blockSize"] = p.blockSize;
+  json j = json::object();
+  for (const ParamDesc& d : core::paramTable()) {
+    json* node = &j;
+    std::string key = d.key;
+    for (size_t dot; (dot = key.find('.')) != std::string::npos; key = key.substr(dot + 1))
+      node = &(*node)[key.substr(0, dot)];
+    const double v = d.get(p);
+    switch (d.spec.type) {
+      case ValueType::Enum: (*node)[key] = core::formatValue(d, v); break;
+      case ValueType::Int:
+      case ValueType::Count: (*node)[key] = static_cast<long long>(v); break;
+      case ValueType::Float: (*node)[key] = static_cast<float>(v); break;
+    }
+  }
   return j.dump(indent);
 }
 

@@ -32,6 +32,22 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
   return s;
 }
 
+void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
+  std::vector<float> speeds;
+  const size_t n = bodies.size();
+  for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 8192)) speeds.push_back(core::length(core::xyz(bodies.vel[i])));
+  std::sort(speeds.begin(), speeds.end());
+  const float lo = speeds.empty() ? 0.0f : speeds[speeds.size() * 2 / 100];
+  const float hi = speeds.empty() ? 0.0f : speeds[std::min(speeds.size() - 1, speeds.size() * 98 / 100)];
+  if (hi > 0.0f && hi - lo > 1e-3f * hi) {
+    style.speedFloor = lo;
+    style.speedScale = hi;
+  } else {
+    style.speedFloor = 0.0f;
+    style.speedScale = p.force == core::ForceMode::Boids ? p.boids.maxSpeed : std::max(1e-3f, 2.0f * hi);
+  }
+}
+
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
   if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
     // The cube's half-diagonal for depth dimming; the camera frames the faces, not the corners.

@@ -17,12 +17,17 @@ struct ViewStyle {
   float bodySize = 1.0f;     // world units
   float worldRadius = 100;   // world units, for depth dimming
   float speedScale = 1.0f;   // |v| at the hot end of the speed ramp
+  float speedFloor = 0.0f;   // |v| at the cold end
   float spriteAlpha = 0.8f;
 };
 
 // Default style for a force mode and body count; drawName/colourName ("" = default) override.
 ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, const std::string& drawName,
                        const std::string& colourName);
+
+// Spreads the speed ramp over the speeds present in `bodies` (2nd to 98th percentile of a sample),
+// or from 0 to the boids' speed limit (the gravity default for gravity) when they are all alike.
+void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);
 
 // Points the camera at the scene: the world cube for boids, the bulk of the bodies for gravity.
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);

@@ -1,7 +1,10 @@
-// The window: GLFW + OpenGL 4.5 (glad) + Dear ImGui. One frame = one simulation step (unless
-// paused), a fill of the draw buffers (CUDA-GL interop or upload), a draw, the panel and HUD.
-// Every control edits the same SimParams the command line fills; pipeline, force, block size and
-// rule values apply on the next frame without a reset, N and scenario reset.
+// The window: GLFW + OpenGL 4.5 (glad) + Dear ImGui. The simulation steps on a worker thread
+// (AsyncStepper) while the window draws: each frame shows the latest finished step (copied into the
+// draw buffers through CUDA-GL interop or an upload), then the panel and HUD. On a fast engine that
+// is one step per frame; when a step takes longer than a frame, the window keeps drawing and
+// answering input at its own rate instead of freezing. Every control edits the same SimParams the
+// command line fills; pipeline, force, block size and rule values apply before the next step
+// without a reset, N and scenario reset.
 #include <glad/gl.h>
 // glad first: GLFW must not pull in the system GL header.
 #include <GLFW/glfw3.h>
@@ -14,17 +17,23 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "app/async_stepper.h"
 #include "app/bench.h"
 #include "app/draw_source.h"
 #include "app/engine_factory.h"
+#include "app/params_json.h"
+#include "app/parse.h"
 #include "app/run.h"
 #include "app/view_setup.h"
 #include "core/csv.h"
 #include "core/errors.h"
+#include "core/param_table.h"
 #include "core/scenarios.h"
 #include "render/screenshot.h"
 #include "render/video.h"
@@ -57,8 +66,8 @@ std::string isoNow() {
   return buf;
 }
 
-const char* kHelp[][2] = {
-    {"1 / 2 / 3", "naive / scattered / coherent"}, {"5", "tree (gravity)"}, {"G", "boids <-> gravity"},
+const char* kKeyHelp[][2] = {
+    {"G", "boids <-> gravity"},
     {"[ / ]", "block size down / up"},             {"Space / N", "pause / single step"},
     {"+ / -", "point size"},                       {"D / C", "draw mode / colour mode"},
     {"R", "reset the scenario"},                   {"Tab / H", "panel / this help"},
@@ -66,6 +75,18 @@ const char* kHelp[][2] = {
     {"P", "screenshot (PNG)"},                     {"F9", "start/stop video (ffmpeg)"},
     {"mouse", "left: orbit, right: pan, wheel: zoom"}, {"Home", "reset the camera"},
     {"Esc", "quit"}};
+
+// The help overlay; the first row names every pipeline by its number key.
+std::vector<std::pair<std::string, std::string>> helpRows() {
+  std::string keys, names;
+  for (int i = 0; i < core::enumCount<core::Pipeline>(); ++i) {
+    keys += (i ? " / " : "") + std::to_string(i + 1);
+    names += (i ? " / " : "") + std::string(core::toString(static_cast<core::Pipeline>(i)));
+  }
+  std::vector<std::pair<std::string, std::string>> rows = {{keys, names}};
+  for (const auto& k : kKeyHelp) rows.emplace_back(k[0], k[1]);
+  return rows;
+}
 
 struct Viewer {
   Options opts;
@@ -82,14 +103,22 @@ struct Viewer {
 
   bool paused = false, stepOnce = false, vsync = false, showPanel = true, showHelp = false;
   bool resetPending = false, paramsDirty = false, screenshotPending = false;
-  std::string message;  // last action, shown in the HUD for a few seconds
+  bool freshState = true;  // a step finished (or a reset happened) since the buffers were filled
+  AsyncStepper stepper;
+  std::string message;  // last action or error, shown under the HUD line for a few seconds
+  bool messageIsError = false;
   Clock::time_point messageTime;
+  std::string nText;                                     // the panel's N field, as typed
+  std::string paramsPath = "murmur-params.json";         // the panel's save/load file
 
-  // Timing: per frame, and the one-second window for the HUD and the FPS log.
-  double simMs = 0, frameMs = 0, fps = 0, renderMs = 0;
-  std::vector<double> secondSimMs;
+  // Timing: per step and per frame, and the one-second window for the HUD and the FPS log.
+  // simMs is the last step's wall time on the worker; frameMs the window's frame time; the two
+  // are independent, so a slow step shows as steps/s below FPS, never as a frozen window.
+  double simMs = 0, frameMs = 0, fps = 0, stepsPerS = 0, renderMs = 0;
+  std::vector<double> secondSimMs, secondRenderMs;
   int secondFrames = 0;
   Clock::time_point secondStart = Clock::now();
+  Clock::time_point speedFitTime;  // when the speed colour ramp was last fitted to the state
   std::unique_ptr<core::CsvWriter> fpsLog;
   std::unique_ptr<render::VideoRecorder> video;
 
@@ -97,17 +126,26 @@ struct Viewer {
   bool dragging = false, panning = false;
   double lastX = 0, lastY = 0;
 
-  void say(const std::string& m) {
+  void say(const std::string& m, bool error = false) {
     message = m;
+    messageIsError = error;
     messageTime = Clock::now();
     std::fprintf(stderr, "murmur: %s\n", m.c_str());
   }
 
+  // Width of the panel strip on the left, in framebuffer pixels (0 when hidden). The view is
+  // drawn in the rest of the window, so the scene stays centred in what the user can see.
+  int panelWidth(int windowWidth) const {
+    if (!showPanel) return 0;
+    return std::min(kPanelWidth, windowWidth / 2);
+  }
+  static constexpr int kPanelWidth = 330;
+
   void resetScenario() {
-    core::SimParams p = params;
     if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params);
-    core::Bodies bodies = core::makeScenario(scenario, p);
-    params.halfSize = p.halfSize;  // `dense` sizes the world
+    const core::Scenario built = core::makeScenario(scenario, params);
+    const core::Bodies& bodies = built.bodies;
+    params.halfSize = built.halfSize;
     engine->setParams(params);
     engine->reset(bodies);
     // Fresh sizes and scales for the new bodies; the chosen draw and colour modes stay, except
@@ -162,41 +200,66 @@ struct Viewer {
     glfwGetFramebufferSize(window, &w, &h);
     const std::string path = opts.record.empty() ? timestampName("murmur-", ".mp4") : opts.record;
     try {
-      video = std::make_unique<render::VideoRecorder>(path, w & ~1, h & ~1, 60);
-      say("recording video: " + path);
+      // One video frame per simulation step, played back at 30 steps per second: the video shows
+      // simulation time evenly whatever the window's frame rate was while recording.
+      const int viewW = w - panelWidth(w);
+      video = std::make_unique<render::VideoRecorder>(path, viewW & ~1, h & ~1, kVideoStepsPerSecond);
+      say("recording video: " + path + " (one frame per step, " + std::to_string(kVideoStepsPerSecond) +
+          " steps per second of video)");
     } catch (const std::exception& e) {
       say(std::string("video: ") + e.what());
     }
+  }
+
+  static constexpr int kVideoStepsPerSecond = 30;
+
+  // G: the other force mode. Boids worlds at rest do nothing visible under gravity (and a star
+  // cluster does not flock), so the scenario follows the force when it was the other mode's own.
+  void toggleForce() {
+    params.force = params.force == core::ForceMode::Boids ? core::ForceMode::Gravity : core::ForceMode::Boids;
+    paramsDirty = true;
+    const bool fileScenario = scenario.name.rfind("file:", 0) == 0;
+    if (!fileScenario && core::naturalForce(scenario.name) != params.force) {
+      scenario.name = params.force == core::ForceMode::Gravity ? "plummer" : "uniform";
+      resetPending = true;
+      say(std::string("force: ") + core::toString(params.force) + ", scenario " + scenario.name);
+    }
+  }
+
+  void changeBlockSize(int delta) {
+    if (engine->kind() == core::EngineKind::Cpu) {
+      say("block size: the CPU engine has none (it applies to the CUDA engine)");
+      return;
+    }
+    params.blockSize = std::max(core::kMinBlockSize, std::min(core::kMaxBlockSize, params.blockSize + delta));
+    paramsDirty = true;
   }
 
   void onKey(int key, int action, int mods) {
     if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
     if (ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureKeyboard) return;
     const bool press = action == GLFW_PRESS;
+    // Number keys pick the pipeline with that number (1 = the first).
+    if (key >= GLFW_KEY_1 && key < GLFW_KEY_1 + core::enumCount<core::Pipeline>()) {
+      params.pipeline = static_cast<core::Pipeline>(key - GLFW_KEY_1);
+      paramsDirty = true;
+      return;
+    }
     switch (key) {
-      case GLFW_KEY_1: params.pipeline = core::Pipeline::Naive; paramsDirty = true; break;
-      case GLFW_KEY_2: params.pipeline = core::Pipeline::Scattered; paramsDirty = true; break;
-      case GLFW_KEY_3: params.pipeline = core::Pipeline::Coherent; paramsDirty = true; break;
-      case GLFW_KEY_5: params.pipeline = core::Pipeline::Tree; paramsDirty = true; break;
-      case GLFW_KEY_G:
-        if (!press) break;
-        params.force = params.force == core::ForceMode::Boids ? core::ForceMode::Gravity : core::ForceMode::Boids;
-        paramsDirty = true;
-        break;
-      case GLFW_KEY_LEFT_BRACKET:
-        params.blockSize = std::max(core::kMinBlockSize, params.blockSize - 32);
-        paramsDirty = true;
-        break;
-      case GLFW_KEY_RIGHT_BRACKET:
-        params.blockSize = std::min(core::kMaxBlockSize, params.blockSize + 32);
-        paramsDirty = true;
-        break;
+      case GLFW_KEY_G: if (press) toggleForce(); break;
+      case GLFW_KEY_LEFT_BRACKET: changeBlockSize(-core::kBlockSizeStep); break;
+      case GLFW_KEY_RIGHT_BRACKET: changeBlockSize(core::kBlockSizeStep); break;
       case GLFW_KEY_SPACE: if (press) paused = !paused; break;
       case GLFW_KEY_N: stepOnce = true; break;
       case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: style.pointSize = std::min(32.0f, style.pointSize * 1.25f); style.bodySize *= 1.25f; break;
       case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: style.pointSize = std::max(1.0f, style.pointSize / 1.25f); style.bodySize /= 1.25f; break;
       case GLFW_KEY_D: if (press) style.draw = render::next(style.draw); break;
-      case GLFW_KEY_C: if (press) style.colour = render::next(style.colour); break;
+      case GLFW_KEY_C:
+        if (press) {
+          style.colour = render::next(style.colour);
+          speedFitTime = Clock::time_point{};
+        }
+        break;
       case GLFW_KEY_R: if (press) resetPending = true; break;
       case GLFW_KEY_TAB: if (press) showPanel = !showPanel; break;
       case GLFW_KEY_H: if (press) showHelp = !showHelp; break;
@@ -229,7 +292,8 @@ struct Viewer {
     lastY = y;
     int w = 1, h = 1;
     glfwGetWindowSize(window, &w, &h);
-    if (dragging) camera.orbit(float(-dx / w * 3.14159), float(dy / h * 3.14159));
+    const int viewW = std::max(1, w - panelWidth(w));
+    if (dragging) camera.orbit(float(-dx / viewW * 3.14159), float(dy / h * 3.14159));
     if (panning) camera.pan(float(-dx / h), float(dy / h));
   }
 
@@ -255,7 +319,8 @@ struct Viewer {
       r.set("pipeline", std::string(core::toString(params.pipeline)));
       r.set("scenario", scenario.name);
       r.set("n", static_cast<long long>(engine->numBodies()));
-      r.set("block_size", static_cast<long long>(params.blockSize));
+      // The CPU engine has no block size; an empty cell says so, as in bench rows.
+      if (engine->kind() == core::EngineKind::Cuda) r.set("block_size", static_cast<long long>(params.blockSize));
       r.set("cell_width_factor", static_cast<long long>(params.cellWidthFactor));
       r.set("render", 1LL);
       r.set("steps", static_cast<long long>(secondSimMs.size()));
@@ -266,175 +331,271 @@ struct Viewer {
         r.set("steps_per_s", 1000.0 / std::max(1e-9, st.median));
       }
       r.set("frame_fps", fps);
+      if (!secondRenderMs.empty()) r.set("render_ms", stepStats(secondRenderMs).median);
       fpsLog->write(r);
     }
+    stepsPerS = secondSimMs.size() * 1000.0 / elapsed;
     secondFrames = 0;
     secondSimMs.clear();
+    secondRenderMs.clear();
     secondStart = now;
   }
 
+  // The panel: a strip on the left at the window's full height, scrolling when its open sections
+  // are taller than the window. Timing comes first, so it is never the part cut off.
   void drawPanel() {
     if (!showPanel) return;
-    ImGui::SetNextWindowPos(ImVec2(10, 40), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(340, 0), ImGuiCond_FirstUseEver);
-    ImGui::Begin("Murmuration");
-    ImGui::Text("%s", engine->deviceName().c_str());
-    ImGui::Text("GL: %s", glRenderer.c_str());
-    ImGui::Text("interop: %s%s%s", source->interop() ? "on" : "off", source->interop() ? "" : " - ",
-                source->interop() ? "" : source->interopOffReason().c_str());
-    ImGui::Separator();
-    int pipe = static_cast<int>(params.pipeline);
-    if (ImGui::Combo("pipeline", &pipe, "naive\0scattered\0coherent\0tree\0")) {
-      params.pipeline = static_cast<core::Pipeline>(pipe);
-      paramsDirty = true;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const float scale = ImGui::GetIO().DisplayFramebufferScale.x > 0 ? ImGui::GetIO().DisplayFramebufferScale.x : 1.0f;
+    ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(float(panelWidth(int(display.x * scale))) / scale, display.y), ImGuiCond_Always);
+    ImGui::Begin("Murmuration", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    ImGui::PushItemWidth(-130);
+    if (ImGui::CollapsingHeader("timing", ImGuiTreeNodeFlags_DefaultOpen)) {
+      const core::StepProfile prof = engine->lastProfile();
+      ImGui::Text("step %.3f ms  %.1f steps/s", simMs, stepsPerS);
+      ImGui::Text("frame %.3f ms  %.0f FPS", frameMs, fps);
+      ImGui::Text("label %.3f sort %.3f bounds %.3f", prof.labelMs, prof.sortMs, prof.boundsMs);
+      ImGui::Text("reorder %.3f force %.3f integ. %.3f", prof.reorderMs, prof.forceMs, prof.integrateMs);
+      ImGui::Text("render %.3f ms (fill + draw + finish)", renderMs);
+      ImGui::TextWrapped("%s", engine->deviceName().c_str());
+      ImGui::TextWrapped("GL: %s | interop %s%s%s", glRenderer.c_str(), source->interop() ? "on" : "off",
+                         source->interop() ? "" : ": ", source->interop() ? "" : source->interopOffReason().c_str());
     }
-    int force = static_cast<int>(params.force);
-    if (ImGui::Combo("force", &force, "boids\0gravity\0")) {
-      params.force = static_cast<core::ForceMode>(force);
-      paramsDirty = true;
+    if (ImGui::CollapsingHeader("simulation", ImGuiTreeNodeFlags_DefaultOpen)) drawSimulationSection();
+    if (ImGui::CollapsingHeader("boids")) paramWidgets("boids");
+    if (ImGui::CollapsingHeader("gravity")) paramWidgets("gravity");
+    if (ImGui::CollapsingHeader("view")) drawViewSection();
+    ImGui::PopItemWidth();
+    ImGui::End();
+  }
+
+  // The widgets of the parameter-table rows whose key sits directly under `group` ("" for the
+  // top level, "boids", "gravity"): enums as combos, numbers as sliders over the row's panel
+  // range. Changes are applied (and validated) before the next step.
+  void paramWidgets(const std::string& group) {
+    const std::string lead = group.empty() ? "" : group + ".";
+    for (const core::ParamDesc& d : core::paramTable()) {
+      const std::string key = d.key;
+      if (key.compare(0, lead.size(), lead) != 0 || key.find('.', lead.size()) != std::string::npos) continue;
+      const double v = d.get(params);
+      if (key == "force") {  // switching the force may switch the scenario too
+        int i = static_cast<int>(v);
+        if (ImGui::Combo("force (G)", &i, d.spec.names, d.spec.numNames) && i != static_cast<int>(v)) toggleForce();
+      } else if (key == "blockSize" && engine->kind() != core::EngineKind::Cuda) {
+        ImGui::TextDisabled("block size: none on the CPU engine");
+      } else if (d.spec.type == core::ValueType::Enum) {
+        int i = static_cast<int>(v);
+        if (ImGui::Combo(d.label, &i, d.spec.names, d.spec.numNames)) d.set(params, i), paramsDirty = true;
+      } else if (d.panelLo == d.panelHi) {
+        continue;
+      } else if (d.spec.type == core::ValueType::Float) {
+        float f = static_cast<float>(v);
+        if (ImGui::SliderFloat(d.label, &f, float(d.panelLo), float(d.panelHi), "%.4g",
+                               d.panelLog ? ImGuiSliderFlags_Logarithmic : 0))
+          d.set(params, f), paramsDirty = true;
+      } else {
+        // Integers that come in steps (block sizes: whole warps) slide over the step count.
+        const int step = d.spec.multipleOf;
+        const std::string label = step > 1 ? std::string(d.label) + " / " + std::to_string(step) : d.label;
+        int i = static_cast<int>(v) / step;
+        if (ImGui::SliderInt(label.c_str(), &i, int(d.panelLo) / step, int(d.panelHi) / step))
+          d.set(params, double(i) * step), paramsDirty = true;
+      }
     }
-    int block = params.blockSize / 32;
-    if (ImGui::SliderInt("block size / 32", &block, 1, 32)) {
-      params.blockSize = block * 32;
-      paramsDirty = true;
-    }
-    int cw = params.cellWidthFactor - 1;
-    if (ImGui::Combo("cell width", &cw, "1x radius (27 cells)\0" "2x radius (8 cells)\0")) {
-      params.cellWidthFactor = cw + 1;
-      paramsDirty = true;
-    }
-    ImGui::Separator();
-    static int nInput = 0;
-    if (nInput == 0) nInput = static_cast<int>(scenario.n);
-    ImGui::InputInt("N", &nInput, 1000, 100000);
-    nInput = std::max(1, std::min(nInput, 1 << 30));
-    int scen = 0;
+  }
+
+  void drawSimulationSection() {
+    paramWidgets("");
+    // N as text: "250k" and "1M" work as on the command line, Enter applies, and a value out of
+    // range is refused with the command line's message instead of wrapping.
+    if (nText.empty()) nText = std::to_string(scenario.n);
+    char nBuf[32];
+    std::snprintf(nBuf, sizeof nBuf, "%s", nText.c_str());
+    const bool nEntered = ImGui::InputText("N (Enter)", nBuf, sizeof nBuf, ImGuiInputTextFlags_EnterReturnsTrue);
+    nText = nBuf;
+    int scen = -1;
     const auto& names = core::scenarioNames();
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == scenario.name) scen = static_cast<int>(i);
-    const bool scenChanged = ImGui::Combo("scenario", &scen, "uniform\0dense\0plummer\0galaxies\0");
-    if (ImGui::Button("reset (R)") || scenChanged || (ImGui::IsItemDeactivatedAfterEdit())) {
-      if (scenChanged) {
-        scenario.name = names[static_cast<size_t>(scen)];
-        params.force = core::naturalForce(scenario.name);
+    std::vector<const char*> scenNames;
+    for (const auto& name : names) scenNames.push_back(name.c_str());
+    const bool scenChanged = ImGui::Combo("scenario", &scen, scenNames.data(), static_cast<int>(scenNames.size()));
+    const bool resetClicked = ImGui::Button("reset (R)");
+    if (nEntered || scenChanged || resetClicked) {
+      try {
+        const size_t n = static_cast<size_t>(parseCount("N", nText, 1, core::kMaxBodies));
+        if (scenChanged && scen >= 0) {
+          scenario.name = names[static_cast<size_t>(scen)];
+          params.force = core::naturalForce(scenario.name);
+          paramsDirty = true;
+        }
+        scenario.n = n;
+        resetPending = true;
+      } catch (const std::exception& e) {
+        say(e.what(), true);
       }
-      scenario.n = static_cast<size_t>(nInput);
-      resetPending = true;
     }
     ImGui::SameLine();
     if (ImGui::Button(paused ? "run (Space)" : "pause (Space)")) paused = !paused;
     ImGui::SameLine();
     if (ImGui::Button("step (N)")) stepOnce = true;
-    if (ImGui::CollapsingHeader("boids", ImGuiTreeNodeFlags_DefaultOpen)) {
-      core::BoidParams& b = params.boids;
-      paramsDirty |= ImGui::SliderFloat("cohesion r1", &b.cohesionRadius, 0.5f, 20.0f);
-      paramsDirty |= ImGui::SliderFloat("separation r2", &b.separationRadius, 0.5f, 20.0f);
-      paramsDirty |= ImGui::SliderFloat("alignment r3", &b.alignmentRadius, 0.5f, 20.0f);
-      paramsDirty |= ImGui::SliderFloat("cohesion s1", &b.cohesionScale, 0.0f, 0.1f, "%.4f");
-      paramsDirty |= ImGui::SliderFloat("separation s2", &b.separationScale, 0.0f, 0.5f);
-      paramsDirty |= ImGui::SliderFloat("alignment s3", &b.alignmentScale, 0.0f, 0.5f);
-      paramsDirty |= ImGui::SliderFloat("max speed", &b.maxSpeed, 0.05f, 5.0f);
-      paramsDirty |= ImGui::SliderFloat("dt##boids", &b.dt, 0.01f, 1.0f);
-      bool rey = b.rules == core::RuleSet::Reynolds;
-      if (ImGui::Checkbox("reynolds alignment", &rey)) {
-        b.rules = rey ? core::RuleSet::Reynolds : core::RuleSet::Cis565;
-        paramsDirty = true;
-      }
-    }
-    if (ImGui::CollapsingHeader("gravity")) {
-      core::GravityParams& g = params.gravity;
-      paramsDirty |= ImGui::SliderFloat("G", &g.G, 0.0f, 5.0f);
-      paramsDirty |= ImGui::SliderFloat("softening", &g.softening, 0.001f, 1.0f, "%.4f", ImGuiSliderFlags_Logarithmic);
-      paramsDirty |= ImGui::SliderFloat("dt##gravity", &g.dt, 0.0001f, 0.05f, "%.4f", ImGuiSliderFlags_Logarithmic);
-      paramsDirty |= ImGui::SliderInt("grid cells/axis", &g.gridDim, 1, 64);
-      paramsDirty |= ImGui::SliderFloat("grid spread", &g.gridSpread, 0.0f, 10.0f);
-      int integ = static_cast<int>(g.integrator);
-      if (ImGui::Combo("integrator", &integ, "leapfrog\0damped euler\0")) {
-        g.integrator = static_cast<core::Integrator>(integ);
-        paramsDirty = true;
-      }
-      paramsDirty |= ImGui::SliderFloat("damping", &g.damping, 0.9f, 1.0f, "%.4f");
-    }
-    if (ImGui::CollapsingHeader("view", ImGuiTreeNodeFlags_DefaultOpen)) {
-      int d = static_cast<int>(style.draw), c = static_cast<int>(style.colour);
-      if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0")) style.draw = static_cast<render::DrawMode>(d);
-      if (ImGui::Combo("colour (C)", &c, "velocity\0speed\0id\0")) style.colour = static_cast<render::ColourMode>(c);
-      ImGui::SliderFloat("point size", &style.pointSize, 1.0f, 32.0f);
-      ImGui::SliderFloat("body size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
-                         ImGuiSliderFlags_Logarithmic);
-      if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
-    }
-    ImGui::Separator();
-    const core::StepProfile prof = engine->lastProfile();
-    ImGui::Text("sim %.3f ms  frame %.3f ms  %.0f FPS", simMs, frameMs, fps);
-    ImGui::Text("label %.3f sort %.3f bounds %.3f", prof.labelMs, prof.sortMs, prof.boundsMs);
-    ImGui::Text("reorder %.3f force %.3f integrate %.3f", prof.reorderMs, prof.forceMs, prof.integrateMs);
-    ImGui::Text("render copy+draw %.3f ms (CPU-side submit)", renderMs);
-    ImGui::End();
+    // The parameters as the JSON that --params reads.
+    char pathBuf[512];
+    std::snprintf(pathBuf, sizeof pathBuf, "%s", paramsPath.c_str());
+    if (ImGui::InputText("params file", pathBuf, sizeof pathBuf)) paramsPath = pathBuf;
+    if (ImGui::Button("save params")) saveParams();
+    ImGui::SameLine();
+    if (ImGui::Button("load params")) loadParams();
   }
 
+  void saveParams() {
+    try {
+      std::ofstream out(paramsPath);
+      out << paramsToJson(params) << "\n";
+      out.close();
+      if (!out) throw std::runtime_error("cannot write " + paramsPath);
+      say("params saved: " + paramsPath + " (murmur --params " + paramsPath + ")");
+    } catch (const std::exception& e) {
+      say(e.what(), true);
+    }
+  }
+
+  void loadParams() {
+    try {
+      core::SimParams p = params;
+      loadParamsFile(paramsPath, p);
+      params = p;
+      paramsDirty = true;
+      say("params loaded: " + paramsPath);
+    } catch (const std::exception& e) {
+      say(e.what(), true);
+    }
+  }
+
+  void drawViewSection() {
+    int d = static_cast<int>(style.draw), c = static_cast<int>(style.colour);
+    if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0")) style.draw = static_cast<render::DrawMode>(d);
+    if (ImGui::Combo("colour (C)", &c, "velocity\0speed\0id\0")) {
+      style.colour = static_cast<render::ColourMode>(c);
+      speedFitTime = Clock::time_point{};
+    }
+    ImGui::SliderFloat("point size", &style.pointSize, 1.0f, 32.0f);
+    ImGui::SliderFloat("body size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
+                       ImGuiSliderFlags_Logarithmic);
+    if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
+  }
+
+  // The HUD sits at the top of the view area, right of the panel, with the last message (paths
+  // written, errors) under it where it is read.
   void drawHud() {
-    ImGui::SetNextWindowPos(ImVec2(10, 8));
+    const ImGuiIO& io = ImGui::GetIO();
+    const float scale = io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f;
+    const float left = float(panelWidth(int(io.DisplaySize.x * scale))) / scale;
+    ImGui::SetNextWindowPos(ImVec2(left + 8, 8));
     ImGui::SetNextWindowBgAlpha(0.45f);
     ImGui::Begin("hud", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
-    ImGui::Text("%s | %s | N=%zu | block %d | sim %.2f ms | frame %.2f ms | %.0f FPS | interop %s%s%s%s",
-                core::toString(params.pipeline), core::toString(params.force), engine->numBodies(), params.blockSize,
-                simMs, frameMs, fps, source->interop() ? "on" : "off", paused ? " | paused" : "",
-                fpsLog ? " | REC fps" : "", video ? " | REC video" : "");
-    if (!message.empty() && msBetween(messageTime, Clock::now()) < 4000) ImGui::Text("%s", message.c_str());
+    ImGui::Text("%s | %s | N=%zu | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s",
+                core::toString(params.pipeline), core::toString(params.force), engine->numBodies(), simMs, stepsPerS,
+                frameMs, fps, source->interop() ? "on" : "off", paused ? " | paused" : "",
+                stepper.busy() && simMs > frameMs ? " | stepping" : "", fpsLog ? " | REC fps" : "",
+                video ? " | REC video" : "");
+    if (!message.empty() && msBetween(messageTime, Clock::now()) < (messageIsError ? 10000 : 6000)) {
+      if (messageIsError)
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message.c_str());
+      else
+        ImGui::Text("%s", message.c_str());
+    }
     ImGui::End();
     if (showHelp) {
-      ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, ImGui::GetIO().DisplaySize.y * 0.5f),
+      ImGui::SetNextWindowPos(ImVec2(left + (io.DisplaySize.x - left) * 0.5f, io.DisplaySize.y * 0.5f),
                               ImGuiCond_Always, ImVec2(0.5f, 0.5f));
       ImGui::Begin("keys (H)", &showHelp, ImGuiWindowFlags_AlwaysAutoResize);
-      for (const auto& k : kHelp) ImGui::Text("%-10s %s", k[0], k[1]);
+      for (const auto& k : helpRows()) ImGui::Text("%-10s %s", k.first.c_str(), k.second.c_str());
       ImGui::End();
     }
   }
 
   void frame() {
     const auto t0 = Clock::now();
-    if (paramsDirty) applyParams();
-    if (resetPending) {
-      resetPending = false;
-      try {
-        resetScenario();
-        say("reset: " + scenario.name + ", N=" + std::to_string(scenario.n));
-      } catch (const std::exception& e) {
-        say(e.what());
+    double ms = 0;
+    try {
+      if (stepper.poll(&ms)) {
+        simMs = ms;
+        secondSimMs.push_back(ms);
+        freshState = true;
       }
+    } catch (const std::exception& e) {
+      // A failed step stops the run, not the window: the user can change parameters or reset.
+      paused = true;
+      say(std::string("step failed: ") + e.what(), true);
     }
-    if (!paused || stepOnce) {
-      const auto s0 = Clock::now();
-      engine->step(1);
-      engine->synchronize();
-      simMs = msBetween(s0, Clock::now());
-      secondSimMs.push_back(simMs);
-      stepOnce = false;
+    // The engine is touched only between steps.
+    bool newFrameForVideo = false;
+    if (!stepper.busy()) {
+      if (paramsDirty) applyParams();
+      if (resetPending) {
+        resetPending = false;
+        try {
+          resetScenario();
+          nText = std::to_string(scenario.n);
+          freshState = true;
+          say("reset: " + scenario.name + ", N=" + std::to_string(scenario.n));
+        } catch (const std::exception& e) {
+          say(e.what(), true);
+        }
+      }
+      // The speed ramp follows the speeds present (every 2 s; reading the state back costs a copy).
+      if (style.colour == render::ColourMode::Speed && msBetween(speedFitTime, Clock::now()) > 2000) {
+        fitSpeedRange(engine->readBodies(), params, style);
+        renderer->setSpeedScale(style.speedScale);
+        renderer->setSpeedFloor(style.speedFloor);
+        speedFitTime = Clock::now();
+      }
+      if (freshState) {
+        const auto f0 = Clock::now();
+        source->fill(*engine);
+        renderMs = msBetween(f0, Clock::now());
+        freshState = false;
+        newFrameForVideo = true;
+      }
+      if (!paused || stepOnce) {
+        stepper.start(*engine);
+        stepOnce = false;
+      }
     }
     int w = 0, h = 0;
     glfwGetFramebufferSize(window, &w, &h);
+    const int left = panelWidth(w), viewW = std::max(1, w - left);
+    renderer->setViewportOrigin(left, 0);
     const auto r0 = Clock::now();
-    source->fill(*engine);
-    renderer->draw(camera, style.draw, style.colour, w, h, style.pointSize, style.bodySize, style.worldRadius);
-    renderMs = msBetween(r0, Clock::now());
+    renderer->draw(camera, style.draw, style.colour, viewW, h, style.pointSize, style.bodySize, style.worldRadius);
+    // A new state's frame is timed to completion, as DrawSource::drawFrame times it everywhere
+    // else: render_ms is fill + draw + finish in the panel, the FPS log, the headless summary and
+    // the benchmark. Redraws of an unchanged state (paused, or a step in flight) are not timed.
+    if (newFrameForVideo) glFinish();
+    const double drawMs = msBetween(r0, Clock::now());
+    if (newFrameForVideo) {
+      renderMs += drawMs;
+      secondRenderMs.push_back(renderMs);
+    }
     if (screenshotPending) {
       screenshotPending = false;
       const std::string path = opts.screenshot.empty() ? timestampName("murmur-", ".png") : opts.screenshot;
       try {
-        render::writePng(path, w, h, renderer->readPixels(w, h));
+        render::writePng(path, viewW, h, renderer->readPixels(viewW, h));
         say("screenshot: " + path);
       } catch (const std::exception& e) {
-        say(e.what());
+        say(e.what(), true);
       }
     }
-    if (video) {
+    if (video && newFrameForVideo) {
       try {
-        video->addFrame(renderer->readPixels(video->width(), video->height()));
+        video->addFrame(renderer->readPixels(std::min(video->width(), viewW), std::min(video->height(), h)));
       } catch (const std::exception& e) {
-        say(std::string("video: ") + e.what());
+        say(std::string("video: ") + e.what(), true);
         video.reset();
       }
     }
@@ -449,6 +610,10 @@ struct Viewer {
     ++secondFrames;
     frameMs = msBetween(t0, Clock::now());
     logSecond();
+    // With nothing to wait for (paused, or a step in flight) the loop would spin a core that the
+    // CPU engine wants: poll input at most about 120 times a second then.
+    if (!vsync && (paused || stepper.busy()) && frameMs < 8.0)
+      glfwWaitEventsTimeout((8.0 - frameMs) / 1000.0);
   }
 };
 
@@ -466,7 +631,6 @@ int runViewer(const Options& o) {
   Viewer v;
   v.opts = o;
   v.params = o.params;
-  v.params.profile = true;  // the panel shows per-stage times
   v.scenario = o.scenario;
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
@@ -493,6 +657,7 @@ int runViewer(const Options& o) {
   int status = 0;
   {
     v.engine = makeEngine(o.engine, v.params);
+    v.engine->setProfiling(true);  // the panel shows per-stage times
     v.renderer = std::make_unique<render::Renderer>();
     v.renderer->setWindowTarget();
     v.source = std::make_unique<DrawSource>(*v.renderer, v.glIsNvidia);
@@ -525,11 +690,13 @@ int runViewer(const Options& o) {
         if (o.frames > 0 && ++frames >= o.frames) glfwSetWindowShouldClose(v.window, GLFW_TRUE);
       }
     } catch (...) {
+      v.stepper.wait();
       ImGui_ImplOpenGL3_Shutdown();
       ImGui_ImplGlfw_Shutdown();
       ImGui::DestroyContext();
       throw;
     }
+    v.stepper.wait();  // the engine outlives its last step
     if (v.video) v.video->close();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/hd.h"
@@ -12,8 +13,10 @@ namespace murmur::core {
 struct Bodies {
   std::vector<Vec4> pos;     // xyz position, w = mass
   std::vector<Vec4> vel;     // xyz velocity, w unused (0)
-  std::vector<uint32_t> id;  // stable identity; engines assign id = index at reset
-
+  // Stable identity, a permutation of 0..N-1 (scenarios and files number the bodies in order).
+  // Engines keep the ids they are given and carry them through every reorder, so that colour by
+  // id, tests and output follow a body wherever the coherent pipeline moves it.
+  std::vector<uint32_t> id;
   size_t size() const { return pos.size(); }
   void resize(size_t n) {
     pos.resize(n);
@@ -21,5 +24,15 @@ struct Bodies {
     id.resize(n);
   }
 };
+
+// Empty when pos, vel and id have one size and id is a permutation of 0..N-1; otherwise why not.
+std::string checkBodies(const Bodies& b);
+
+// The state held in engine order (cell order for the coherent pipeline), rearranged so that
+// result.id[i] == i. Throws std::logic_error when an id is out of range (a corrupt state).
+Bodies bodiesInIdOrder(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, const std::vector<uint32_t>& id);
+
+// values[k] belongs to the body id[k]; returns them indexed by id.
+std::vector<Vec4> inIdOrder(const std::vector<Vec4>& values, const std::vector<uint32_t>& id);
 
 }  // namespace murmur::core

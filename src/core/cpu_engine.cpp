@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "core/physics.h"
@@ -15,9 +18,10 @@ namespace murmur::core {
 
 namespace {
 
-// labelCells + sortByCell + findCellBounds into `out`. The sort is a stable counting sort: keys
-// are bounded by the cell count, so it is O(N + cells) and ties keep ascending body index, which
-// makes the CPU engine deterministic. Stage times go to the three profile slots when given.
+// The grid stages as free functions, so that a step times them (CpuEngine::timed) and
+// debugBuildGrid runs the same code untimed. sortByCell is a stable counting sort: keys are
+// bounded by the cell count, so it is O(N + cells), and ties keep ascending body index, which
+// makes the CPU engine deterministic (the pinned checksums of test_determinism.cpp rely on it).
 void labelCells(const GridSpec& g, const std::vector<Vec4>& pos, std::vector<uint32_t>& keys) {
   const long n = static_cast<long>(pos.size());
   keys.resize(pos.size());
@@ -61,20 +65,15 @@ void gather(const std::vector<T>& src, const std::vector<uint32_t>& index, std::
   for (long k = 0; k < n; ++k) dst[k] = src[index[k]];
 }
 
-// Calls f(j) for every body j in cells [lo, hi] of the sorted grid. `indirect` maps a sorted
-// slot to the body index (scattered); coherent data is already in sorted order (nullptr).
+// core::forEachInCells with the pipeline chosen at run time: scattered reads through the sorted
+// index, coherent data is already in cell order.
 template <typename F>
-inline void forEachInCells(const GridSpec& g, const CellRange& r, const uint32_t* cellStart,
-                           const uint32_t* cellEnd, const uint32_t* indirect, F&& f) {
-  for (int cz = r.lo.z; cz <= r.hi.z; ++cz)
-    for (int cy = r.lo.y; cy <= r.hi.y; ++cy)
-      for (int cx = r.lo.x; cx <= r.hi.x; ++cx) {
-        const uint32_t key = cellKey(g, cx, cy, cz);
-        const uint32_t s = cellStart[key];
-        if (s == kEmptyCell) continue;
-        const uint32_t e = cellEnd[key];
-        for (uint32_t k = s; k < e; ++k) f(indirect ? indirect[k] : k);
-      }
+inline void forEachInCellsOf(bool coherent, const GridSpec& g, const CellRange& r, const uint32_t* cellStart,
+                             const uint32_t* cellEnd, const uint32_t* sortedIndex, F&& f) {
+  if (coherent)
+    forEachInCells<true>(g, r, cellStart, cellEnd, sortedIndex, f);
+  else
+    forEachInCells<false>(g, r, cellStart, cellEnd, sortedIndex, f);
 }
 
 double msSince(std::chrono::steady_clock::time_point t0) {
@@ -87,33 +86,44 @@ CpuEngine::CpuEngine(const SimParams& p) { setParams(p); }
 
 std::string CpuEngine::deviceName() const {
   std::ostringstream s;
-  s << "CPU (OpenMP, " << omp_get_max_threads() << " threads)";
+  // The wait policy decides how the engine behaves on a busy machine (app/openmp_policy.h).
+  const char* wait = std::getenv("OMP_WAIT_POLICY");
+  s << "CPU (OpenMP, " << omp_get_max_threads() << " threads, " << (wait ? wait : "default")
+    << " wait)";
   return s.str();
+}
+
+DeviceInfo CpuEngine::deviceInfo() const {
+  DeviceInfo info;
+  // The model name is what makes CPU results comparable across machines; Linux reports it in
+  // /proc/cpuinfo, elsewhere the thread count alone has to do.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    const size_t value = colon == std::string::npos ? colon : line.find_first_not_of(" \t", colon + 1);
+    if (value != std::string::npos) info.name = line.substr(value);
+    break;
+  }
+  if (info.name.empty()) info.name = "CPU";
+  info.name += " (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
+  return info;
 }
 
 void CpuEngine::setParams(const SimParams& p) {
   const std::string err = validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
-  // Any change that alters the force field invalidates the stored leapfrog acceleration.
-  const bool fieldChanged = p.force != params_.force || p.pipeline != params_.pipeline ||
-                            p.gravity.G != params_.gravity.G ||
-                            p.gravity.softening != params_.gravity.softening ||
-                            p.gravity.gridDim != params_.gravity.gridDim ||
-                            p.gravity.gridSpread != params_.gravity.gridSpread ||
-                            p.gravity.theta != params_.gravity.theta ||
-                            p.gravity.treeLeafSize != params_.gravity.treeLeafSize ||
-                            p.gravity.integrator != params_.gravity.integrator;
-  if (fieldChanged) accValid_ = false;
+  if (forceFieldChanged(params_, p)) accValid_ = false;
   params_ = p;
 }
 
 void CpuEngine::reset(const Bodies& bodies) {
+  const std::string bad = checkBodies(bodies);
+  if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
-  if (bodies.vel.size() != n) throw std::invalid_argument("reset: pos and vel sizes differ");
   pos_ = bodies.pos;
   vel_ = bodies.vel;
-  id_.resize(n);
-  for (size_t i = 0; i < n; ++i) id_[i] = static_cast<uint32_t>(i);
+  id_ = bodies.id;
   acc_.assign(n, Vec4{0, 0, 0, 0});
   posAlt_.resize(n);
   velAlt_.resize(n);
@@ -127,7 +137,7 @@ void CpuEngine::reset(const Bodies& bodies) {
 
 template <typename F>
 void CpuEngine::timed(double& slot, F&& f) {
-  if (!params_.profile) {
+  if (!timing_) {
     f();
     return;
   }
@@ -137,7 +147,10 @@ void CpuEngine::timed(double& slot, F&& f) {
 }
 
 void CpuEngine::step(int numSteps) {
+  // Only steps are timed: computeAccelerations and the grid views run the same stages untimed.
+  timing_ = profiling_;
   for (int s = 0; s < numSteps; ++s) stepOnce();
+  timing_ = false;
 }
 
 void CpuEngine::stepOnce() {
@@ -153,9 +166,12 @@ void CpuEngine::buildGrid(const GridSpec& g) {
   grid_ = g;
   timed(profile_.labelMs, [&] { labelCells(g, pos_, keys_); });
   timed(profile_.sortMs, [&] { sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_); });
+  // Added rather than assigned: gravity has already put its bounding-box time in this slot.
   double boundsMs = 0;
   timed(boundsMs, [&] { findCellBounds(g, sortedKeys_, cellStart_, cellEnd_); });
   profile_.boundsMs += boundsMs;
+  // Coherent: the state itself moves into cell order and stays there (no scatter back); the ids
+  // move with it, which is what readBodies uses to hand the state back in id order.
   if (params_.pipeline == Pipeline::Coherent) {
     timed(profile_.reorderMs, [&] {
       gather(pos_, sortedIndex_, posAlt_);
@@ -177,7 +193,9 @@ void CpuEngine::stepBoids() {
 
   timed(profile_.forceMs, [&] {
     const float radius = maxRuleRadius(b);
-    const uint32_t* indirect = pipe == Pipeline::Scattered ? sortedIndex_.data() : nullptr;
+    const bool coherent = pipe == Pipeline::Coherent;
+    // Dynamic chunks: boids in dense cells have many more neighbours than the rest. Each body's
+    // sum runs on one thread in a fixed order, so the result does not depend on the schedule.
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
       const Vec4 pi = pos_[i];
@@ -187,10 +205,11 @@ void CpuEngine::stepBoids() {
           if (j != i) boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
       } else {
         const CellRange cr = cellRangeForRadius(grid_, xyz(pi), radius);
-        forEachInCells(grid_, cr, cellStart_.data(), cellEnd_.data(), indirect, [&](uint32_t j) {
+        forEachInCellsOf(coherent, grid_, cr, cellStart_.data(), cellEnd_.data(), sortedIndex_.data(), [&](uint32_t j) {
           if (static_cast<long>(j) != i) boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
         });
       }
+      // Into the other buffer: the bodies after i must still read the old velocity of i.
       velAlt_[i] = make4(boidVelocity(acc, pi, vel_[i], b), 0.0f);
     }
   });
@@ -216,6 +235,8 @@ void CpuEngine::gravityForces() {
       for (long i = 0; i < n; ++i) {
         const Vec4 pi = pos_[i];
         Vec3 a{0, 0, 0};
+        // The self pair is included: r = 0 contributes exactly zero thanks to the softening, and
+        // a branch-free loop is what the GPU's tiled kernel runs too.
         for (long j = 0; j < n; ++j) a += gravityPair(pi, pos_[j], eps2);
         acc_[i] = make4(a * G, 0.0f);
       }
@@ -230,7 +251,8 @@ void CpuEngine::gravityForces() {
   double bboxMs = 0;
   timed(bboxMs, [&] { g = gravityGridForState(); });
   buildGrid(g);
-  // Monopoles of the occupied cells, summed in double from the sorted order.
+  // Monopoles of the occupied cells, summed in double from the sorted order: a cell of a Plummer
+  // core can hold a large share of all the mass, where float sums would lose the centre.
   double monoMs = 0;
   timed(monoMs, [&] {
     monopole_.assign(g.numCells, Vec4{0, 0, 0, 0});
@@ -255,15 +277,17 @@ void CpuEngine::gravityForces() {
   });
   profile_.boundsMs += bboxMs + monoMs;
   timed(profile_.forceMs, [&] {
-    const uint32_t* indirect = pipe == Pipeline::Scattered ? sortedIndex_.data() : nullptr;
+    const bool coherent = pipe == Pipeline::Coherent;
     const long numOcc = static_cast<long>(occupiedCells_.size());
 #pragma omp parallel for schedule(dynamic, 64)
     for (long i = 0; i < n; ++i) {
       const Vec4 pi = pos_[i];
       const Int3 own = cellOf(g, xyz(pi));
       Vec3 a{0, 0, 0};
-      forEachInCells(g, nearCells(g, own), cellStart_.data(), cellEnd_.data(), indirect,
-                     [&](uint32_t j) { a += gravityPair(pi, pos_[j], eps2); });
+      forEachInCellsOf(coherent, g, nearCells(g, own), cellStart_.data(), cellEnd_.data(), sortedIndex_.data(),
+                       [&](uint32_t j) { a += gravityPair(pi, pos_[j], eps2); });
+      // The far field walks the occupied cells only: most cells of a centrally concentrated
+      // cluster's grid are empty.
       for (long k = 0; k < numOcc; ++k) {
         const uint32_t c = occupiedCells_[k];
         if (isNearCell(own, cellFromKey(g, c))) continue;
@@ -329,30 +353,14 @@ void CpuEngine::stepGravity() {
   }
 }
 
-Bodies CpuEngine::readBodies() {
-  Bodies out;
-  const size_t n = pos_.size();
-  out.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t id = id_[i];
-    out.pos[id] = pos_[i];
-    out.vel[id] = vel_[i];
-    out.id[id] = id;
-  }
-  return out;
-}
+Bodies CpuEngine::readBodies() { return bodiesInIdOrder(pos_, vel_, id_); }
 
 std::vector<Vec4> CpuEngine::computeAccelerations() {
-  std::vector<Vec4> out(pos_.size());
-  if (pos_.empty()) return out;
-  const bool keepProfile = params_.profile;
-  params_.profile = false;
+  if (pos_.empty()) return {};
   gravityForces();
-  params_.profile = keepProfile;
   // acc_ now holds a(x) of the current state; the leapfrog may reuse it.
   accValid_ = params_.force == ForceMode::Gravity && params_.gravity.integrator == Integrator::Leapfrog;
-  for (size_t i = 0; i < pos_.size(); ++i) out[id_[i]] = acc_[i];
-  return out;
+  return inIdOrder(acc_, id_);
 }
 
 CpuEngine::GridView CpuEngine::debugBuildGrid() {
@@ -386,8 +394,8 @@ NeighbourStats CpuEngine::neighbourStats() {
 #pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
       const CellRange cr = cellRangeForRadius(v.grid, xyz(pos_[i]), radius);
-      forEachInCells(v.grid, cr, v.cellStart.data(), v.cellEnd.data(), v.sortedIndex.data(),
-                     [&](uint32_t j) {
+      forEachInCells<false>(v.grid, cr, v.cellStart.data(), v.cellEnd.data(), v.sortedIndex.data(),
+                            [&](uint32_t j) {
                        if (static_cast<long>(j) == i) return;
                        cand += 1;
                        const Vec3 d = xyz(pos_[j]) - xyz(pos_[i]);

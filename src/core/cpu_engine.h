@@ -17,6 +17,7 @@ class CpuEngine final : public Engine {
 
   EngineKind kind() const override { return EngineKind::Cpu; }
   std::string deviceName() const override;
+  DeviceInfo deviceInfo() const override;
   void setParams(const SimParams& p) override;
   const SimParams& params() const override { return params_; }
   void reset(const Bodies& bodies) override;
@@ -66,6 +67,7 @@ class CpuEngine final : public Engine {
   std::vector<uint32_t> occupiedCells_;  // cell keys with mass > 0 (gravity far field)
   CpuTree tree_;
   bool accValid_ = false;
+  bool timing_ = false;  // profiling_ while a step runs; the stage slots are filled only then
 };
 
 std::unique_ptr<Engine> createCpuEngine(const SimParams& p);

@@ -11,16 +11,19 @@
 
 namespace murmur::core {
 
-// Milliseconds spent per stage in the last step (all zero unless SimParams::profile).
-// label: cell key per body; sort: order by key; bounds: cell start/end (and gravity monopoles);
-// reorder: gather into cell order (coherent); force: neighbour/pair loop; integrate: kicks,
-// drifts and the boundary; render: copy into the draw buffer (filled by the renderer).
+// Where a step's time goes, in milliseconds, for the last step. The engine is the only producer:
+// CUDA events around each stage on the GPU, steady-clock time on the CPU engine; all zero unless
+// profiling is on (Engine::setProfiling). A stage a pipeline does not have stays 0.
+//   label:     cell key per body
+//   sort:      order the bodies by cell key
+//   bounds:    cell start/end; gravity adds its grid from the bounding box and the cell monopoles
+//   reorder:   gather pos/vel/id into cell order (coherent pipeline)
+//   force:     the neighbour or pair loop
+//   integrate: kicks, drifts and the boundary
+// Drawing is not a stage of the engine: whoever draws times it (render_ms in the benchmark).
 struct StepProfile {
-  double labelMs = 0, sortMs = 0, boundsMs = 0, reorderMs = 0, forceMs = 0, integrateMs = 0,
-         renderMs = 0;
-  double totalMs() const {
-    return labelMs + sortMs + boundsMs + reorderMs + forceMs + integrateMs + renderMs;
-  }
+  double labelMs = 0, sortMs = 0, boundsMs = 0, reorderMs = 0, forceMs = 0, integrateMs = 0;
+  double totalMs() const { return labelMs + sortMs + boundsMs + reorderMs + forceMs + integrateMs; }
   StepProfile& operator+=(const StepProfile& o) {
     labelMs += o.labelMs;
     sortMs += o.sortMs;
@@ -28,9 +31,24 @@ struct StepProfile {
     reorderMs += o.reorderMs;
     forceMs += o.forceMs;
     integrateMs += o.integrateMs;
-    renderMs += o.renderMs;
     return *this;
   }
+  StepProfile& operator*=(double k) {
+    labelMs *= k;
+    sortMs *= k;
+    boundsMs *= k;
+    reorderMs *= k;
+    forceMs *= k;
+    integrateMs *= k;
+    return *this;
+  }
+};
+
+// The machine an engine runs on, as the benchmark records it. name: the GPU's name ("NVIDIA H100
+// 80GB HBM3") or the CPU model; cc: compute capability ("9.0"); driver and runtime: CUDA versions
+// ("13.0"). Empty where not applicable (all but name on the CPU engine).
+struct DeviceInfo {
+  std::string name, cc, driver, runtime;
 };
 
 // Neighbour statistics of the current state (boids): how many bodies each boid examined
@@ -47,13 +65,16 @@ class Engine {
   virtual EngineKind kind() const = 0;
   // Human-readable executor: "CPU (OpenMP, 8 threads)" or the GPU's name.
   virtual std::string deviceName() const = 0;
+  // What the benchmark records about the device (see DeviceInfo).
+  virtual DeviceInfo deviceInfo() const = 0;
 
   // Takes effect on the next step without a reset (pipeline, force, block size, weights...).
   // Throws std::invalid_argument with validateParams' message when p is invalid.
   virtual void setParams(const SimParams& p) = 0;
   virtual const SimParams& params() const = 0;
 
-  // Replaces the state; body i gets id i. Allocates all per-body buffers once here.
+  // Replaces the state, keeping the bodies' ids (checkBodies must accept them; throws
+  // std::invalid_argument otherwise). Allocates all per-body buffers once here.
   virtual void reset(const Bodies& bodies) = 0;
   virtual size_t numBodies() const = 0;
 
@@ -62,7 +83,11 @@ class Engine {
   virtual void step(int numSteps = 1) = 0;
   virtual void synchronize() {}
 
-  // Per-stage times of the last step (zero unless params().profile).
+  // Per-stage timing of the steps that follow: off (the default) costs nothing; on, the CUDA
+  // engine records events and waits for the last one at the end of each step.
+  void setProfiling(bool on) { profiling_ = on; }
+  bool profiling() const { return profiling_; }
+  // Per-stage times of the last step (zero unless profiling()).
   virtual StepProfile lastProfile() const = 0;
 
   // Current state, ordered by id (result.id[i] == i).
@@ -74,6 +99,9 @@ class Engine {
 
   // Boids neighbour statistics of the current state (current pipeline's candidate set).
   virtual NeighbourStats neighbourStats() = 0;
+
+ protected:
+  bool profiling_ = false;
 };
 
 }  // namespace murmur::core

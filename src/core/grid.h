@@ -179,4 +179,25 @@ inline GridSpec gravityGridForBodies(const Vec4* pos, size_t n, int gridDim, flo
 // Empty-cell marker in cell start/end buffers.
 constexpr uint32_t kEmptyCell = 0xffffffffu;
 
+// Calls f(j) for every body j in the cells of range r of a sorted grid. The loops run z, y, x with
+// x innermost on every engine: a body's neighbour sums then add the same terms in the same order
+// on the CPU and the GPU, which is what lets the tests compare them to 1e-5. Scattered data
+// (CoherentT false) reaches a body through the sorted index; coherent data is already in cell
+// order, so the sorted slot is the body. cellStart/cellEnd/sortedIndex are read-only here
+// (loadReadOnly takes the GPU's read-only cache path).
+template <bool CoherentT, typename F>
+MURMUR_HD void forEachInCells(const GridSpec& g, const CellRange& r, const uint32_t* __restrict__ cellStart,
+                              const uint32_t* __restrict__ cellEnd, const uint32_t* __restrict__ sortedIndex,
+                              F&& f) {
+  for (int cz = r.lo.z; cz <= r.hi.z; ++cz)
+    for (int cy = r.lo.y; cy <= r.hi.y; ++cy)
+      for (int cx = r.lo.x; cx <= r.hi.x; ++cx) {
+        const uint32_t key = cellKey(g, cx, cy, cz);
+        const uint32_t s = loadReadOnly(cellStart + key);
+        if (s == kEmptyCell) continue;
+        const uint32_t e = loadReadOnly(cellEnd + key);
+        for (uint32_t q = s; q < e; ++q) f(CoherentT ? q : loadReadOnly(sortedIndex + q));
+      }
+}
+
 }  // namespace murmur::core

@@ -13,6 +13,17 @@
 
 namespace murmur::core {
 
+// A load from a buffer that the running kernel never writes: the read-only data cache on the GPU
+// (__ldg), a plain load on the host, so that shared loops read the same on both.
+template <typename T>
+MURMUR_HD T loadReadOnly(const T* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 // Layout-compatible with CUDA's float4 (16 bytes, 16-byte aligned) so kernels load it with one
 // 128-bit access and the CUDA engine may reinterpret a Vec4 buffer as float4.
 struct alignas(16) Vec4 {

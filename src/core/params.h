@@ -1,5 +1,7 @@
-// Simulation parameters: one plain struct, one defaults function, one validator.
-// The CUDA engine copies SimParams as-is into __constant__ memory, so it stays a POD.
+// Simulation parameters: one plain struct, one defaults function, one validator. What each field
+// means, its unit and its allowed values are written once, in the table of core/param_table.h;
+// the fields here carry the same words for a reader of the physics. Engines take SimParams by
+// value per step (the CUDA engine passes the parts a kernel needs as kernel arguments).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,55 @@ enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
 // Leapfrog: kick-drift-kick, symplectic. DampedEuler: v = damping (v + a dt); p += v dt.
 enum class Integrator : int { Leapfrog = 0, DampedEuler = 1 };
+
+// The names of an enum's values, in value order: the one spelling used by the command line, the
+// JSON files, the CSV columns and the panel. A new value is one more name here.
+template <typename EnumT>
+struct EnumNames;
+template <>
+struct EnumNames<ForceMode> {
+  static constexpr const char* names[] = {"boids", "gravity"};
+};
+template <>
+struct EnumNames<Pipeline> {
+  static constexpr const char* names[] = {"naive", "scattered", "coherent", "tree"};
+};
+template <>
+struct EnumNames<EngineKind> {
+  static constexpr const char* names[] = {"cpu", "cuda"};
+};
+template <>
+struct EnumNames<RuleSet> {
+  static constexpr const char* names[] = {"cis565", "reynolds"};
+};
+template <>
+struct EnumNames<Integrator> {
+  static constexpr const char* names[] = {"leapfrog", "euler"};
+};
+
+template <typename EnumT>
+constexpr int enumCount() {
+  return static_cast<int>(sizeof(EnumNames<EnumT>::names) / sizeof(EnumNames<EnumT>::names[0]));
+}
+
+// "?" for a value outside the enum (a corrupt or uninitialised field), never out of bounds.
+template <typename EnumT>
+const char* toString(EnumT v) {
+  const int i = static_cast<int>(v);
+  return i >= 0 && i < enumCount<EnumT>() ? EnumNames<EnumT>::names[i] : "?";
+}
+
+// Parses a lower-case name; false when unknown (out untouched).
+template <typename EnumT>
+bool parse(const std::string& s, EnumT& out) {
+  for (int i = 0; i < enumCount<EnumT>(); ++i) {
+    if (s == EnumNames<EnumT>::names[i]) {
+      out = static_cast<EnumT>(i);
+      return true;
+    }
+  }
+  return false;
+}
 
 struct BoidParams {
   float cohesionRadius;    // r1, world units: neighbours closer than this pull towards their centre
@@ -51,13 +102,19 @@ struct SimParams {
   float halfSize;       // boids world is the cube [-halfSize, halfSize)^3, wrapped at the faces
   int cellWidthFactor;  // boids grid cell width = factor * largest rule radius; 1 (27 cells) or 2 (8)
   int blockSize;        // CUDA threads per block: 32..1024, multiple of 32
-  bool profile;         // fill StepProfile per step (CUDA events / CPU clocks); off = no overhead
 };
 
 SimParams defaultParams();
 
-// Empty string when valid, otherwise one line naming the field, the value and what is allowed.
+// Empty string when valid, otherwise one line naming the field, the value and what is allowed:
+// every field against its row of the parameter table, then the rules that tie fields together.
 std::string validateParams(const SimParams& p);
+
+// True when going from `a` to `b` changes the force field of the current positions, so that an
+// acceleration computed under `a` (the leapfrog keeps one between steps) no longer holds. Both
+// engines ask this one rule; it may say true for a change that is harmless (cell width), never
+// false for one that is not.
+bool forceFieldChanged(const SimParams& a, const SimParams& b);
 
 // Largest of the three boid rule radii: the neighbour search radius.
 inline float maxRuleRadius(const BoidParams& b) {
@@ -69,21 +126,12 @@ inline float maxRuleRadius(const BoidParams& b) {
 inline float activeDt(const SimParams& p) {
   return p.force == ForceMode::Boids ? p.boids.dt : p.gravity.dt;
 }
-
-const char* toString(ForceMode v);
-const char* toString(Pipeline v);
-const char* toString(EngineKind v);
-const char* toString(RuleSet v);
-const char* toString(Integrator v);
-// Parse a lower-case name; false when unknown (out untouched).
-bool parse(const std::string& s, ForceMode& out);
-bool parse(const std::string& s, Pipeline& out);
-bool parse(const std::string& s, EngineKind& out);
-bool parse(const std::string& s, RuleSet& out);
-bool parse(const std::string& s, Integrator& out);
+inline float& activeDt(SimParams& p) { return p.force == ForceMode::Boids ? p.boids.dt : p.gravity.dt; }
 
 constexpr int kMinBlockSize = 32;
 constexpr int kMaxBlockSize = 1024;
+// Block sizes are whole warps.
+constexpr int kBlockSizeStep = 32;
 constexpr int kMaxGravityGridDim = 128;
 constexpr int kMaxTreeLeafSize = 64;
 // Why `tree` refuses boids: what a tree buys is a far field summarised by multipoles, and boids

@@ -104,7 +104,7 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d 
   const double aBulge = 0.2, rd = 1.0, rMax = 4.0, eps = 0.05;
   plummer(b, begin, begin + nBulge, rng, mBulge, aBulge, V3d{0, 0, 0}, V3d{0, 0, 0});
   const double m = mass / double(n);
-  const double ct = std::cos(tilt), st = std::sin(tilt);
+  const double cosTilt = std::cos(tilt), sinTilt = std::sin(tilt);
   // Disk mass inside radius r for an exponential disk, normalised to the cut at rMax.
   auto diskEnclosed = [&](double r) {
     auto f = [&](double x) { return 1.0 - (1.0 + x / rd) * std::exp(-x / rd); };
@@ -125,12 +125,12 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d 
     const V3d p{r * std::cos(phi), r * std::sin(phi), z};
     // A cold disk without a halo fragments into clumps within a rotation; random motions of a
     // fifth of the circular speed (a tenth vertically) keep it a smooth disk through the encounter.
-    const double sr = 0.2 * vc * rng.normal(), st = 0.2 * vc * rng.normal(), sz = 0.1 * vc * rng.normal();
-    const double vphi = spin * (vc + st);
+    const double sr = 0.2 * vc * rng.normal(), sphi = 0.2 * vc * rng.normal(), sz = 0.1 * vc * rng.normal();
+    const double vphi = spin * (vc + sphi);
     const V3d v{-vphi * std::sin(phi) + sr * std::cos(phi), vphi * std::cos(phi) + sr * std::sin(phi), sz};
     // tilt about x
-    const V3d pt{p.x, ct * p.y - st * p.z, st * p.y + ct * p.z};
-    const V3d vt{v.x, ct * v.y - st * v.z, st * v.y + ct * v.z};
+    const V3d pt{p.x, cosTilt * p.y - sinTilt * p.z, sinTilt * p.y + cosTilt * p.z};
+    const V3d vt{v.x, cosTilt * v.y - sinTilt * v.z, sinTilt * v.y + cosTilt * v.z};
     setBody(b, i, pt, vt, m);
   }
   for (size_t i = begin; i < end; ++i) {
@@ -147,14 +147,18 @@ const std::vector<std::string>& scenarioNames() {
 }
 
 ForceMode naturalForce(const std::string& name) {
-  return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;
+  return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;  // files: gravity
 }
 
-Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
+Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
+  Scenario sc;
+  sc.halfSize = params.halfSize;
+  sc.force = naturalForce(spec.name);
   if (spec.name.rfind("file:", 0) == 0) {
     const std::string path = spec.name.substr(5);
     if (path.empty()) throw UsageError("--scenario file: needs a path (file:PATH)");
-    return readBodiesFile(path);
+    sc.bodies = readBodiesFile(path);
+    return sc;
   }
   bool known = false;
   for (const auto& s : scenarioNames()) known = known || s == spec.name;
@@ -167,7 +171,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     e << "--n " << spec.n << " is out of range: allowed is 1 to " << kMaxBodies;
     throw UsageError(e.str());
   }
-  Bodies b;
+  Bodies& b = sc.bodies;
   b.resize(spec.n);
   Rng rng(spec.seed);
   if (spec.name == "uniform") {
@@ -178,8 +182,8 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     // below two search radii so the grid keeps at least a few cells.
     const double r = maxRuleRadius(params.boids);
     const double side = std::cbrt(double(spec.n) * 4.0 / 3.0 * kPi * r * r * r / spec.denseNeighbours);
-    params.halfSize = float(std::max(side * 0.5, 2.0 * r));
-    uniformCube(b, rng, params.halfSize, 0.5 * params.boids.maxSpeed);
+    sc.halfSize = float(std::max(side * 0.5, 2.0 * r));
+    uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed);
   } else if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});
   } else {  // galaxies: two equal disks on a collision course, the second tilted
@@ -187,7 +191,7 @@ Bodies makeScenario(const ScenarioSpec& spec, SimParams& params) {
     diskGalaxy(b, 0, half, rng, 0.5, V3d{-4.0, -1.0, 0.0}, V3d{0.18, 0.04, 0.0}, 0.0, 1.0);
     diskGalaxy(b, half, spec.n, rng, 0.5, V3d{4.0, 1.0, 0.0}, V3d{-0.18, -0.04, 0.0}, 1.0, -1.0);
   }
-  return b;
+  return sc;
 }
 
 }  // namespace murmur::core

@@ -26,10 +26,19 @@ const std::vector<std::string>& scenarioNames();
 // gravity for files).
 ForceMode naturalForce(const std::string& name);
 
-// Builds the bodies (ids 0..N-1). May adjust the world: `dense` sets params.halfSize so that the
-// density gives spec.denseNeighbours neighbours per boid. Throws UsageError for an unknown
-// name, N out of range, or an unreadable/malformed file.
-Bodies makeScenario(const ScenarioSpec& spec, SimParams& params);
+// A scenario built: the bodies (ids 0..N-1), the boids world they live in, and the force mode
+// they are made for. Callers take halfSize into their parameters as it is (`dense` sizes the world
+// to N; the others keep the half-size they were given) and take force unless the user chose one.
+struct Scenario {
+  Bodies bodies;
+  float halfSize = 0;
+  ForceMode force = ForceMode::Boids;
+};
+
+// Builds the scenario from the spec and the parameters it depends on (world half-size, rule
+// radii, max speed). Throws UsageError for an unknown name, N out of range, or an
+// unreadable/malformed file.
+Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params);
 
 // Largest N a generated scenario accepts (a sanity bound, not a memory check).
 constexpr size_t kMaxBodies = size_t(1) << 30;

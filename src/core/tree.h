@@ -5,9 +5,9 @@
 // k-d trees"): bodies get a 63-bit Morton key (21 bits per axis) inside their bounding cube and
 // are sorted by it; then every internal node of the binary radix tree over the sorted keys is
 // found independently from the keys alone (buildRadixNode). Each node covers a contiguous range
-// of sorted bodies, and the nodes whose common key prefix ends on a multiple of three bits are
-// exactly the cells of the octree; the nodes in between split an octree cell in two along one
-// axis. Walking the binary tree visits the octree's cells and these half- and quarter-cells.
+// of sorted bodies. Every octree cell whose bodies do not all sit in one of its eight sub-cells
+// is one of these nodes; the nodes in between split a cell in halves or quarters along the
+// key's bit order. Walking the binary tree visits the octree's cells and these parts of cells.
 // Ties (equal keys) split by sorted position, so bodies at one point still give a valid tree.
 //
 // Moments are summed bottom-up (combineChildren): mass, centre of mass, the traceless

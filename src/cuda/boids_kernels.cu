@@ -82,12 +82,14 @@ __global__ void __launch_bounds__(1024)
   const BoidRadii2 r2 = core::boidRadii2(b);
   BoidAccum acc = core::boidAccumInit();
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
-  forEachInCells<CoherentT>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
+  core::forEachInCells<CoherentT>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
     if (j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
   });
   st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
 }
 
+// A kernel of its own, after the force kernel: every boid's new velocity is computed from the old
+// positions, so no position may move until all velocities are done (a grid-wide barrier).
 __global__ void __launch_bounds__(1024)
     boidsIntegrateKernel(Vec4* __restrict__ pos, const Vec4* __restrict__ velNew, uint32_t n, float dt,
                          float halfSize) {
@@ -126,7 +128,7 @@ __global__ void __launch_bounds__(1024)
     const GridSpec g = *dg.grid;
     const Vec4 pi = ldg4(pos + i);
     const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
-    forEachInCells<false>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
+    core::forEachInCells<false>(g, cr, dg.cellStart, dg.cellEnd, dg.sortedIndex, [&](uint32_t j) {
       if (j == i) return;
       ++candidates;
       if (withinRadius(pi, ldg4(pos + j), radius2)) ++neighbours;
@@ -140,25 +142,17 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-template <int BlockT>
-void launchBoidsNaiveT(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const BoidParams& b, Vec4* d_velOut,
-                       const LaunchConfig& lc) {
-  const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
-  boidsNaiveKernel<BlockT><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, b, d_velOut);
-  MURMUR_CUDA_LAUNCH_CHECK();
-}
-
 }  // namespace
 
 void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const BoidParams& b, Vec4* d_velOut,
                       const LaunchConfig& lc) {
-  switch (lc.block) {
-    case 64: return launchBoidsNaiveT<64>(d_pos, d_vel, n, b, d_velOut, lc);
-    case 128: return launchBoidsNaiveT<128>(d_pos, d_vel, n, b, d_velOut, lc);
-    case 256: return launchBoidsNaiveT<256>(d_pos, d_vel, n, b, d_velOut, lc);
-    case 512: return launchBoidsNaiveT<512>(d_pos, d_vel, n, b, d_velOut, lc);
-    default: return launchBoidsNaiveT<0>(d_pos, d_vel, n, b, d_velOut, lc);
-  }
+  // One tile of positions and one of velocities per block.
+  const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
+  withStaticBlockSize(lc.block, [&](auto blockT) {
+    boidsNaiveKernel<decltype(blockT)::value><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, b,
+                                                                                              d_velOut);
+  });
+  MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchBoidsGrid(bool coherent, const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const DeviceGrid& grid,

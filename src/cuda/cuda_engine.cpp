@@ -17,7 +17,6 @@
 
 #include <climits>
 #include <cstdio>
-#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -139,14 +138,14 @@ struct CudaEngine::Impl {
 
   // Grows the grid buffers for `cells` cells (monopoles too for gravity). Allocates only when the
   // cell count exceeds what earlier parameters needed.
-  void ensureGrid(uint32_t cells, ForceMode mode) {
+  void ensureGrid(uint32_t cells, ForceMode mode, bool checkMemory = true) {
     const bool growCells = cells > cellStart.size();
     const bool growMono = mode == ForceMode::Gravity && cells > monopole.size();
     if (!growCells && !growMono) return;
     const size_t need = (growCells ? 2 * size_t(cells) * sizeof(uint32_t) : 0) +
                         (growMono ? size_t(cells) * sizeof(Vec4) : 0);
     const size_t reusable = (growCells ? cellStart.bytes() + cellEnd.bytes() : 0) + (growMono ? monopole.bytes() : 0);
-    const size_t freeBytes = deviceFreeBytes() + reusable;
+    const size_t freeBytes = checkMemory ? deviceFreeBytes() + reusable : need;
     if (need > freeBytes)
       throw core::UsageError("a grid of " + std::to_string(cells) + " cells: needs " + formatBytes(need) +
                              " of GPU memory, " + name + " has " + formatBytes(freeBytes) + " free");
@@ -317,6 +316,8 @@ CudaEngine::~CudaEngine() = default;
 
 std::string CudaEngine::deviceName() const { return impl_->name; }
 
+core::DeviceInfo CudaEngine::deviceInfo() const { return cuda::deviceInfo(); }
+
 const SimParams& CudaEngine::params() const { return impl_->params; }
 
 size_t CudaEngine::numBodies() const { return impl_->n; }
@@ -331,18 +332,7 @@ void CudaEngine::setParams(const SimParams& p) {
   // so that the next step does not allocate.
   if (m.n > 0 && usesGrid(p.pipeline)) m.ensureGrid(gridCells(p, p.force), p.force);
   if (m.n > 0 && p.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
-  const SimParams& old = m.params;
-  // Any change that alters the force field invalidates the stored leapfrog acceleration (the
-  // same rule as the CPU engine, plus the cell width, which is harmless to include).
-  const bool fieldChanged = p.force != old.force || p.pipeline != old.pipeline ||
-                            p.cellWidthFactor != old.cellWidthFactor || p.gravity.G != old.gravity.G ||
-                            p.gravity.softening != old.gravity.softening ||
-                            p.gravity.gridDim != old.gravity.gridDim ||
-                            p.gravity.gridSpread != old.gravity.gridSpread ||
-                            p.gravity.theta != old.gravity.theta ||
-                            p.gravity.treeLeafSize != old.gravity.treeLeafSize ||
-                            p.gravity.integrator != old.gravity.integrator;
-  if (fieldChanged) m.accValid = false;
+  if (core::forceFieldChanged(m.params, p)) m.accValid = false;
   m.params = p;
   // The boids grid depends only on the parameters: store it once here, not every step.
   launchStoreGrid(m.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), m.launch());
@@ -350,8 +340,9 @@ void CudaEngine::setParams(const SimParams& p) {
 
 void CudaEngine::reset(const core::Bodies& bodies) {
   Impl& m = *impl_;
+  const std::string bad = core::checkBodies(bodies);
+  if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
-  if (bodies.vel.size() != n) throw std::invalid_argument("reset: pos and vel sizes differ");
   // The radix sort counts items in an int.
   if (n > static_cast<size_t>(INT_MAX))
     throw core::UsageError("--n " + std::to_string(n) + ": the CUDA engine handles at most " +
@@ -362,6 +353,8 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   m.cur = m.velCur = 0;
   if (n == 0) return;
 
+  // The one memory check of a reset: it counts the grid buffers too, so ensureGrid below only
+  // allocates.
   checkDeviceFits(n, m.params);
 
   for (int k = 0; k < 2; ++k) {
@@ -374,20 +367,17 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   m.acc.allocate(n);
   m.sortTemp.allocate(sortTempBytes(static_cast<uint32_t>(n), kSortBitsAllocated));
   m.n = static_cast<uint32_t>(n);
-  if (usesGrid(m.params.pipeline)) m.ensureGrid(gridCells(m.params, m.params.force), m.params.force);
+  if (usesGrid(m.params.pipeline)) m.ensureGrid(gridCells(m.params, m.params.force), m.params.force, false);
   if (m.params.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
-
-  std::vector<uint32_t> ids(n);
-  std::iota(ids.begin(), ids.end(), 0u);
   MURMUR_CUDA_CHECK(cudaMemcpy(m.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(m.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
-  MURMUR_CUDA_CHECK(cudaMemcpy(m.id[0].get(), ids.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  MURMUR_CUDA_CHECK(cudaMemcpy(m.id[0].get(), bodies.id.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
 }
 
 void CudaEngine::step(int numSteps) {
   Impl& m = *impl_;
   for (int s = 0; s < numSteps; ++s) {
-    m.timer.beginStep(m.params.profile, m.stream);
+    m.timer.beginStep(profiling_, m.stream);
     if (m.n > 0) {
       if (m.params.force == ForceMode::Boids)
         m.stepBoids();
@@ -402,34 +392,19 @@ void CudaEngine::synchronize() { MURMUR_CUDA_CHECK(cudaStreamSynchronize(impl_->
 
 core::Bodies CudaEngine::readBodies() {
   Impl& m = *impl_;
-  core::Bodies out;
-  out.resize(m.n);
-  if (m.n == 0) return out;
-  const std::vector<Vec4> pos = m.download(m.pos[m.cur].get(), m.n);
-  const std::vector<Vec4> vel = m.download(m.vel[m.velCur].get(), m.n);
-  const std::vector<uint32_t> ids = m.download(m.id[m.cur].get(), m.n);
-  for (size_t k = 0; k < m.n; ++k) {
-    const uint32_t id = ids[k];
-    if (id >= m.n) throw std::logic_error("readBodies: body id out of range (corrupt device state)");
-    out.pos[id] = pos[k];
-    out.vel[id] = vel[k];
-    out.id[id] = id;
-  }
-  return out;
+  if (m.n == 0) return core::Bodies{};
+  return core::bodiesInIdOrder(m.download(m.pos[m.cur].get(), m.n), m.download(m.vel[m.velCur].get(), m.n),
+                               m.download(m.id[m.cur].get(), m.n));
 }
 
 std::vector<Vec4> CudaEngine::computeAccelerations() {
   Impl& m = *impl_;
-  std::vector<Vec4> out(m.n);
-  if (m.n == 0) return out;
+  if (m.n == 0) return {};
   m.timer.beginStep(false, m.stream);
   m.gravityForces();
   // acc now holds a(x) of the current state in the current order; the leapfrog may reuse it.
   m.accValid = m.params.force == ForceMode::Gravity && m.params.gravity.integrator == core::Integrator::Leapfrog;
-  const std::vector<Vec4> acc = m.download(m.acc.get(), m.n);
-  const std::vector<uint32_t> ids = m.download(m.id[m.cur].get(), m.n);
-  for (size_t k = 0; k < m.n; ++k) out[ids[k]] = acc[k];
-  return out;
+  return core::inIdOrder(m.download(m.acc.get(), m.n), m.download(m.id[m.cur].get(), m.n));
 }
 
 core::NeighbourStats CudaEngine::neighbourStats() {

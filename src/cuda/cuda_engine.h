@@ -4,7 +4,7 @@
 //
 // All work is enqueued on one stream (the default stream, so the renderer's interop map/unmap
 // calls are ordered with it) and a step never waits for the device, except to read the stage
-// events when SimParams::profile is on. readBodies, computeAccelerations and neighbourStats copy
+// events when profiling is on (Engine::setProfiling). readBodies, computeAccelerations and neighbourStats copy
 // results to the host and therefore synchronise.
 #pragma once
 
@@ -23,13 +23,9 @@ namespace murmur::cuda {
 // Otherwise false, with the reason in *why. Never throws.
 bool deviceAvailable(std::string* why = nullptr);
 
-// The current device as the benchmark records it: name ("NVIDIA H100 80GB HBM3"), compute
-// capability ("9.0"), CUDA driver and runtime versions ("13.0"). Throws CudaError when no device
-// can be queried.
-struct DeviceInfo {
-  std::string name, cc, driver, runtime;
-};
-DeviceInfo deviceInfo();
+// The current device as the benchmark records it (core::DeviceInfo). Throws CudaError when no
+// device can be queried.
+core::DeviceInfo deviceInfo();
 
 // Throws std::invalid_argument for invalid parameters and CudaError when no device can be used.
 std::unique_ptr<core::Engine> createCudaEngine(const core::SimParams& p);
@@ -59,6 +55,7 @@ class CudaEngine final : public core::Engine {
   core::EngineKind kind() const override { return core::EngineKind::Cuda; }
   // The GPU's name (cudaDeviceProp::name).
   std::string deviceName() const override;
+  core::DeviceInfo deviceInfo() const override;
   void setParams(const core::SimParams& p) override;
   const core::SimParams& params() const override;
   // Throws core::UsageError when the device has less free memory than bytesNeeded().
@@ -73,8 +70,9 @@ class CudaEngine final : public core::Engine {
   core::NeighbourStats neighbourStats() override;
 
   // Copies the current state, in its current (possibly cell) order, into device buffers of
-  // numBodies() float4 positions, float4 velocities and uint32 ids (CUDA-GL interop targets);
-  // a null pointer skips that array. One kernel on the engine's stream; no host sync.
+  // numBodies() float4 positions, float4 velocities and uint32 ids (the mapped CUDA-GL interop
+  // buffers, see gl_interop.h); a null pointer skips that array. One kernel on the engine's
+  // stream, which is the stream the interop buffers are mapped on; no host sync.
   void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id);
 
  private:

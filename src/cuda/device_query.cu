@@ -4,6 +4,7 @@
 #include <string>
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_engine.h"
@@ -28,9 +29,16 @@ bool deviceAvailable(std::string* why) {
   try {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess)
-      return fail(std::string("no usable NVIDIA driver or CUDA device (") + cudaGetErrorString(err) + ")");
-    if (count == 0) return fail("no CUDA device found");
+    if (err != cudaSuccess) {
+      // The runtime reports a missing driver as "driver version is insufficient": tell the two
+      // apart by whether the driver library exists at all.
+      void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+      if (driver == nullptr) return fail("no NVIDIA GPU or driver found (libcuda.so.1 is not installed)");
+      dlclose(driver);
+      if (err == cudaErrorNoDevice) return fail("no NVIDIA GPU found (the driver is installed)");
+      return fail(std::string("the NVIDIA driver cannot run this build (") + cudaGetErrorString(err) + ")");
+    }
+    if (count == 0) return fail("no NVIDIA GPU found");
     cudaFuncAttributes attr{};
     err = cudaFuncGetAttributes(&attr, probeKernel);
     if (err != cudaSuccess) {
@@ -44,14 +52,14 @@ bool deviceAvailable(std::string* why) {
   }
 }
 
-DeviceInfo deviceInfo() {
+core::DeviceInfo deviceInfo() {
   int dev = 0, driver = 0, runtime = 0;
   MURMUR_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
   MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   MURMUR_CUDA_CHECK(cudaDriverGetVersion(&driver));
   MURMUR_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  DeviceInfo info;
+  core::DeviceInfo info;
   info.name = prop.name;
   info.cc = std::to_string(prop.major) + "." + std::to_string(prop.minor);
   info.driver = versionString(driver);

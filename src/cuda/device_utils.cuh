@@ -60,23 +60,4 @@ __device__ __forceinline__ T blockSum(T v) {
   return total;
 }
 
-// Calls f(j) for every body j in the cells of range r (z, y, x loops, x innermost, like the CPU
-// engine so that sums run in the same order). Scattered data reaches the body through the sorted
-// index; coherent data is already in cell order, so the sorted slot is the body.
-template <bool CoherentT, typename F>
-__device__ __forceinline__ void forEachInCells(const core::GridSpec& g, const core::CellRange& r,
-                                               const uint32_t* __restrict__ cellStart,
-                                               const uint32_t* __restrict__ cellEnd,
-                                               const uint32_t* __restrict__ sortedIndex, F&& f) {
-  for (int cz = r.lo.z; cz <= r.hi.z; ++cz)
-    for (int cy = r.lo.y; cy <= r.hi.y; ++cy)
-      for (int cx = r.lo.x; cx <= r.hi.x; ++cx) {
-        const uint32_t key = core::cellKey(g, cx, cy, cz);
-        const uint32_t s = __ldg(cellStart + key);
-        if (s == core::kEmptyCell) continue;
-        const uint32_t e = __ldg(cellEnd + key);
-        for (uint32_t q = s; q < e; ++q) f(CoherentT ? q : __ldg(sortedIndex + q));
-      }
-}
-
 }  // namespace murmur::cuda

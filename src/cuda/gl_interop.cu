@@ -4,14 +4,21 @@
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"
-#include "cuda/cuda_engine.h"
 
 namespace murmur::cuda {
 
+namespace {
+
+constexpr int kNumBuffers = 3;
+
+cudaGraphicsResource_t* asResources(void** r) { return reinterpret_cast<cudaGraphicsResource_t*>(r); }
+
+}  // namespace
+
 GlInteropBuffers::GlInteropBuffers(unsigned int positionBuffer, unsigned int velocityBuffer, unsigned int idBuffer) {
-  const unsigned int names[3] = {positionBuffer, velocityBuffer, idBuffer};
+  const unsigned int names[kNumBuffers] = {positionBuffer, velocityBuffer, idBuffer};
   try {
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kNumBuffers; ++i) {
       cudaGraphicsResource_t r = nullptr;
       // WriteDiscard: CUDA overwrites the whole buffer, GL's old contents need not be kept.
       MURMUR_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&r, names[i], cudaGraphicsRegisterFlagsWriteDiscard));
@@ -29,23 +36,39 @@ GlInteropBuffers::~GlInteropBuffers() {
     if (r) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(r));
 }
 
-void GlInteropBuffers::copyFrom(CudaEngine& engine) {
-  cudaGraphicsResource_t res[3] = {static_cast<cudaGraphicsResource_t>(resources_[0]),
-                                   static_cast<cudaGraphicsResource_t>(resources_[1]),
-                                   static_cast<cudaGraphicsResource_t>(resources_[2])};
-  // Mapped on the default stream, the engine's stream: the copy kernel is ordered after the
-  // step and before the unmap.
-  MURMUR_CUDA_CHECK(cudaGraphicsMapResources(3, res, 0));
-  void* ptr[3] = {nullptr, nullptr, nullptr};
+GlInteropBuffers::Mapping GlInteropBuffers::map() {
+  // Stream 0, the engine's stream: see the header.
+  MURMUR_CUDA_CHECK(cudaGraphicsMapResources(kNumBuffers, asResources(resources_), 0));
+  Mapping m(resources_);  // from here on, unmapped on every path
+  void** out[kNumBuffers] = {&m.position, &m.velocity, &m.id};
   size_t bytes = 0;
-  try {
-    for (int i = 0; i < 3; ++i) MURMUR_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr[i], &bytes, res[i]));
-    engine.writeDrawBuffers(ptr[0], ptr[1], ptr[2]);
-  } catch (...) {
-    cudaGraphicsUnmapResources(3, res, 0);
-    throw;
+  for (int i = 0; i < kNumBuffers; ++i)
+    MURMUR_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(out[i], &bytes, asResources(resources_)[i]));
+  return m;
+}
+
+GlInteropBuffers::Mapping::Mapping(void* const* resources) {
+  for (int i = 0; i < kNumBuffers; ++i) resources_[i] = resources[i];
+}
+
+GlInteropBuffers::Mapping::Mapping(Mapping&& o) noexcept
+    : position(o.position), velocity(o.velocity), id(o.id) {
+  for (int i = 0; i < kNumBuffers; ++i) {
+    resources_[i] = o.resources_[i];
+    o.resources_[i] = nullptr;
   }
-  MURMUR_CUDA_CHECK(cudaGraphicsUnmapResources(3, res, 0));
+}
+
+void GlInteropBuffers::Mapping::unmap() {
+  if (!resources_[0]) return;
+  void* res[kNumBuffers] = {resources_[0], resources_[1], resources_[2]};
+  for (void*& r : resources_) r = nullptr;
+  position = velocity = id = nullptr;
+  MURMUR_CUDA_CHECK(cudaGraphicsUnmapResources(kNumBuffers, asResources(res), 0));
+}
+
+GlInteropBuffers::Mapping::~Mapping() {
+  if (resources_[0]) cudaGraphicsUnmapResources(kNumBuffers, asResources(resources_), 0);
 }
 
 }  // namespace murmur::cuda

@@ -1,14 +1,14 @@
-// CUDA-GL interop: the only place where the CUDA engine meets OpenGL. GL buffer objects owned by
-// the renderer are registered once with cudaGraphicsGLRegisterBuffer; each frame they are mapped,
-// filled by one copy kernel on the engine's stream, and unmapped before GL draws them. The state
-// never passes through the host. Plain C++ header (GL names are unsigned int); the GL context
-// that owns the buffers must be current on the calling thread, on the engine's device.
+// CUDA-GL interop: the only place where CUDA meets OpenGL. GL buffer objects owned by the renderer
+// are registered once with cudaGraphicsGLRegisterBuffer; each frame map() hands out their device
+// pointers for as long as the returned Mapping lives, the caller writes into them (the CUDA
+// engine's writeDrawBuffers), and the Mapping's end unmaps them before GL draws. The state never
+// passes through the host, and this file knows nothing of who writes. Plain C++ header (GL names
+// are unsigned int); the GL context that owns the buffers must be current on the calling thread,
+// on the CUDA device in use.
 #pragma once
 #include "cuda/module_guard.h"
 
 namespace murmur::cuda {
-
-class CudaEngine;
 
 class GlInteropBuffers {
  public:
@@ -19,9 +19,31 @@ class GlInteropBuffers {
   GlInteropBuffers(const GlInteropBuffers&) = delete;
   GlInteropBuffers& operator=(const GlInteropBuffers&) = delete;
 
-  // Maps the buffers, has the engine write its current state into them, unmaps. The unmap orders
-  // the copy before any later GL command that reads the buffers.
-  void copyFrom(CudaEngine& engine);
+  // The buffers mapped on the default stream (the CUDA engine's): work queued there while the
+  // Mapping lives is ordered before the unmap, and the unmap before any later GL command that
+  // reads the buffers.
+  class Mapping {
+   public:
+    ~Mapping();  // unmaps when unmap() was not called (errors then go unreported)
+    Mapping(Mapping&& o) noexcept;
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    Mapping& operator=(Mapping&&) = delete;
+    // Unmaps now; throws CudaError when the driver fails.
+    void unmap();
+
+    void* position = nullptr;  // float4 per body
+    void* velocity = nullptr;  // float4 per body
+    void* id = nullptr;        // uint32 per body
+
+   private:
+    friend class GlInteropBuffers;
+    explicit Mapping(void* const* resources);
+    void* resources_[3] = {nullptr, nullptr, nullptr};  // cudaGraphicsResource_t; null once unmapped
+  };
+
+  // Throws CudaError when the buffers cannot be mapped.
+  Mapping map();
 
  private:
   void* resources_[3] = {nullptr, nullptr, nullptr};  // cudaGraphicsResource_t

@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(1024)
     self = CoherentT ? t : __ldg(dg.sortedIndex + t);
     pi = ldg4(pos + self);
     own = core::cellFromKey(g, __ldg(dg.sortedKeys + t));
-    forEachInCells<CoherentT>(g, core::nearCells(g, own), dg.cellStart, dg.cellEnd, dg.sortedIndex,
+    core::forEachInCells<CoherentT>(g, core::nearCells(g, own), dg.cellStart, dg.cellEnd, dg.sortedIndex,
                               [&](uint32_t j) { a += core::gravityPair(pi, ldg4(pos + j), eps2); });
   }
   for (uint32_t base = 0; base < dg.numCells; base += blockDim.x) {
@@ -124,23 +124,16 @@ __global__ void __launch_bounds__(1024) dampedEulerKernel(Vec4* __restrict__ pos
   st4(vel + i, v);
 }
 
-template <int BlockT>
-void launchGravityNaiveT(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
-  const size_t smem = static_cast<size_t>(lc.block) * sizeof(float4);
-  gravityNaiveKernel<BlockT><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, n, eps2, G, d_acc);
-  MURMUR_CUDA_LAUNCH_CHECK();
-}
-
 }  // namespace
 
 void launchGravityNaive(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
-  switch (lc.block) {
-    case 64: return launchGravityNaiveT<64>(d_pos, n, eps2, G, d_acc, lc);
-    case 128: return launchGravityNaiveT<128>(d_pos, n, eps2, G, d_acc, lc);
-    case 256: return launchGravityNaiveT<256>(d_pos, n, eps2, G, d_acc, lc);
-    case 512: return launchGravityNaiveT<512>(d_pos, n, eps2, G, d_acc, lc);
-    default: return launchGravityNaiveT<0>(d_pos, n, eps2, G, d_acc, lc);
-  }
+  // One tile of positions per block.
+  const size_t smem = static_cast<size_t>(lc.block) * sizeof(float4);
+  withStaticBlockSize(lc.block, [&](auto blockT) {
+    gravityNaiveKernel<decltype(blockT)::value><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, n, eps2, G,
+                                                                                                d_acc);
+  });
+  MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchGravityGrid(bool coherent, const Vec4* d_pos, uint32_t n, const DeviceGrid& grid, const Vec4* d_monopole,

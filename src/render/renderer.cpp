@@ -231,7 +231,8 @@ void Renderer::setWindowTarget() { deleteFramebuffers(); }
 void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMode, int width,
                     int height, float pointSize, float bodySize, float worldRadius) {
   glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
-  glViewport(0, 0, width, height);
+  const int x0 = fbo_ ? 0 : viewportX_, y0 = fbo_ ? 0 : viewportY_;
+  glViewport(x0, y0, width, height);
   // The window's panel (ImGui) leaves scissor, blend and cull state behind; set all we rely on.
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
@@ -252,6 +253,7 @@ void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMo
   program.set("u_projection", projection);
   program.set("u_colourMode", static_cast<int>(colourMode));
   program.set("u_speedScale", speedScale_);
+  program.set("u_speedFloor", std::min(speedFloor_, speedScale_));
   program.set("u_pointSize", pointSize);
   program.set("u_viewportHeight", static_cast<float>(height));
   // Depth dimming spans the scene sphere around the target, seen from the eye.
@@ -323,7 +325,8 @@ std::vector<uint8_t> Renderer::readPixels(int width, int height) {
 
   const size_t rowBytes = static_cast<size_t>(width) * 4;
   std::vector<uint8_t> pixels(rowBytes * static_cast<size_t>(height));
-  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  glReadPixels(readFbo == 0 ? viewportX_ : 0, readFbo == 0 ? viewportY_ : 0, width, height, GL_RGBA,
+               GL_UNSIGNED_BYTE, pixels.data());
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 
   // GL's first row is the bottom one; image files and video frames start at the top.

@@ -107,9 +107,21 @@ class Renderer {
   // maxSpeed is the natural choice. Default 1.
   void setSpeedScale(float speedScale) { speedScale_ = speedScale; }
   float speedScale() const { return speedScale_; }
+  // |v| at the cold end of the ramp (default 0). Boids mostly fly near their speed limit; a floor
+  // near the slowest of them spreads the ramp over the speeds actually present.
+  void setSpeedFloor(float speedFloor) { speedFloor_ = speedFloor; }
+  float speedFloor() const { return speedFloor_; }
   // Peak opacity of a sprite at its centre (0..1, default 0.8). Lower it for millions of bodies.
   void setSpriteAlpha(float alpha) { spriteAlpha_ = alpha; }
   float spriteAlpha() const { return spriteAlpha_; }
+
+  // Where the drawn area starts in the window, in pixels from the bottom-left corner: the window
+  // keeps its left strip for the panel and centres the view in the rest. Offscreen targets always
+  // start at (0, 0). Applies to draw() and readPixels().
+  void setViewportOrigin(int x, int y) {
+    viewportX_ = x;
+    viewportY_ = y;
+  }
 
   // Clears the current target to kBackground and draws numBodies() bodies.
   //   width, height: viewport in pixels (the offscreen target's size, or the window's framebuffer)
@@ -141,7 +153,9 @@ class Renderer {
   int fboWidth_ = 0, fboHeight_ = 0, samples_ = 1;
 
   float speedScale_ = 1.0f;
+  float speedFloor_ = 0.0f;
   float spriteAlpha_ = 0.8f;
+  int viewportX_ = 0, viewportY_ = 0;
 };
 
 }  // namespace murmur::render

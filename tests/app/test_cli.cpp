@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include "app/engine_factory.h"
+#include "app/progress.h"
 #include "run_command.h"
 
 using namespace murmur;
@@ -144,4 +146,77 @@ TEST(Cli, WindowViewerRunsUnderAVirtualDisplay) {
   std::string head(8, '\0');
   f.read(&head[0], 8);
   EXPECT_EQ(head, std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+TEST(Cli, CudaEngineWithoutAGpuSaysSo) {
+  if (app::cudaAvailable()) GTEST_SKIP() << "a CUDA device is present";
+  const Result r = run("--headless --no-render --engine cuda --n 10 --steps 1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(lineCount(r.out), 1) << r.out;
+  // Either there is no driver at all, or a driver without a device: never "driver version is
+  // insufficient" when what is missing is the GPU.
+  EXPECT_NE(r.out.find("no NVIDIA GPU"), std::string::npos) << r.out;
+}
+
+TEST(Progress, ClockTextAndQuietShortRuns) {
+  EXPECT_EQ(app::clockText(0), "0:00");
+  EXPECT_EQ(app::clockText(61.4), "1:01");
+  EXPECT_EQ(app::clockText(3725), "1:02:05");
+  // A short run into a pipe prints the device line and the summary, no progress lines.
+  const Result r = run(kHeadless + "--n 500 --steps 50");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(lineCount(r.out), 2) << r.out;
+}
+
+TEST(Cli, HeadlessRunShapesThatWouldDoLessThanAskedAreRefused) {
+  const std::string png = ::testing::TempDir() + "murmur_refused.png";
+  struct Case {
+    std::string args, mention;
+  };
+  const Case cases[] = {
+      {"--steps 300 --frames 1", "--frames"},
+      {"--screenshot " + png, "--no-render"},
+      {"--record " + ::testing::TempDir() + "murmur_refused.mp4", "--no-render"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(kHeadless + "--n 100 " + c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+    EXPECT_EQ(lineCount(r.out), 1) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.mention), std::string::npos) << c.args << "\n" << r.out;
+  }
+  std::ifstream f(png);
+  EXPECT_FALSE(f.good()) << "nothing is written by a refused run";
+}
+
+TEST(Cli, AScreenshotRunRendersOnlyTheLastFrame) {
+  // Offscreen rendering (EGL: Mesa here, the NVIDIA driver on a GPU machine).
+  const std::string png = ::testing::TempDir() + "murmur_last_frame.png";
+  const std::string base = "--headless --engine cpu --n 300 --width 64 --height 48 ";
+  const Result shot = run(base + "--steps 12 --screenshot " + png);
+  if (shot.out.find("rendering off") != std::string::npos || shot.out.find("no offscreen OpenGL") != std::string::npos)
+    GTEST_SKIP() << "no offscreen OpenGL context here";
+  ASSERT_EQ(shot.status, 0) << shot.out;
+  EXPECT_NE(shot.out.find("steps=12 "), std::string::npos) << shot.out;
+  EXPECT_NE(shot.out.find("frames_rendered=1"), std::string::npos) << shot.out;
+  // Without a screenshot, a rendering run draws every step (the frame rate is the measurement).
+  const Result every = run(base + "--steps 12");
+  ASSERT_EQ(every.status, 0) << every.out;
+  EXPECT_NE(every.out.find("frames_rendered=12"), std::string::npos) << every.out;
+}
+
+TEST(Cli, SubcommandHelpListsTheOptionsThatApply) {
+  const Result acc = run("accuracy --help");
+  EXPECT_EQ(acc.status, 0);
+  for (const char* opt : {"--n", "--scenario", "--engine", "--softening"})
+    EXPECT_NE(acc.out.find(opt), std::string::npos) << opt << "\n" << acc.out;
+  const Result bench = run("bench --help");
+  EXPECT_EQ(bench.status, 0);
+  for (const char* opt : {"--n", "--pipeline", "--csv", "--steps", "--preset"})
+    EXPECT_NE(bench.out.find(opt), std::string::npos) << opt << "\n" << bench.out;
+}
+
+TEST(Cli, UnknownScenarioListsFilePaths) {
+  const Result r = run(kHeadless + "--scenario moon");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("file:PATH"), std::string::npos) << r.out;
 }

@@ -3,9 +3,13 @@
 #include <fstream>
 #include <functional>
 
+#include "app/async_stepper.h"
 #include "app/params_json.h"
 #include "app/parse.h"
+#include "core/cpu_engine.h"
 #include "core/errors.h"
+#include "core/metrics.h"
+#include "core/scenarios.h"
 
 using namespace murmur;
 using core::UsageError;
@@ -33,11 +37,13 @@ TEST(Parse, CountsWithSuffixes) {
 }
 
 TEST(Parse, BlockSizes) {
-  EXPECT_EQ(app::parseBlockSize("--block-size", "32"), 32);
-  EXPECT_EQ(app::parseBlockSize("--block-size", "1024"), 1024);
+  // The block size is parsed by its row of the parameter table, like every parameter.
+  const core::ParamDesc& d = *core::findParam("blockSize");
+  const auto parseBlockSize = [&](const char* text) { return app::parseOption(d.option, text, d.label, d.spec); };
+  EXPECT_EQ(parseBlockSize("32"), 32);
+  EXPECT_EQ(parseBlockSize("1024"), 1024);
   for (const char* bad : {"0", "16", "48", "1056", "2048", "-32", "abc", "256.0"})
-    EXPECT_NE(errorOf([&] { app::parseBlockSize("--block-size", bad); }).find("multiple of 32"), std::string::npos)
-        << bad;
+    EXPECT_NE(errorOf([&] { parseBlockSize(bad); }).find("multiple of 32"), std::string::npos) << bad;
 }
 
 TEST(Parse, FloatsAndNamesAndLists) {
@@ -80,4 +86,29 @@ TEST(ParamsJson, RoundTripAndErrors) {
               app::loadParamsFile("/nonexistent/p.json", r);
             }).find("cannot open"),
             std::string::npos);
+}
+
+// The window's worker: a step started on it gives exactly the state of a step taken directly, and
+// the caller sees it finish once.
+TEST(AsyncStepper, StepsOnTheWorkerLikeADirectStep) {
+  core::SimParams p = core::defaultParams();
+  core::ScenarioSpec spec;
+  spec.n = 3000;
+  const core::Bodies start = core::makeScenario(spec, p).bodies;
+  auto direct = core::createCpuEngine(p);
+  auto viaWorker = core::createCpuEngine(p);
+  direct->reset(start);
+  viaWorker->reset(start);
+  app::AsyncStepper stepper;
+  for (int i = 0; i < 3; ++i) {
+    direct->step(1);
+    stepper.start(*viaWorker);
+    stepper.wait();
+    EXPECT_FALSE(stepper.busy());
+    double ms = -1;
+    ASSERT_TRUE(stepper.poll(&ms));
+    EXPECT_GE(ms, 0.0);
+    EXPECT_FALSE(stepper.poll(&ms)) << "a finished step is reported once";
+  }
+  EXPECT_EQ(core::stateChecksum(direct->readBodies()), core::stateChecksum(viaWorker->readBodies()));
 }

@@ -21,7 +21,7 @@ Bodies plummerBodies(size_t n, uint64_t seed) {
   s.name = "plummer";
   s.n = n;
   s.seed = seed;
-  return makeScenario(s, p);
+  return makeScenario(s, p).bodies;
 }
 }  // namespace
 

@@ -72,7 +72,9 @@ void checkGridInvariants(CpuEngine& e) {
   // Bodies sorted by key; each key is the cell of its body.
   std::vector<bool> seen(n, false);
   for (size_t k = 0; k < n; ++k) {
-    if (k) ASSERT_LE(v.sortedKeys[k - 1], v.sortedKeys[k]);
+    if (k) {
+      ASSERT_LE(v.sortedKeys[k - 1], v.sortedKeys[k]);
+    }
     ASSERT_LT(v.sortedIndex[k], n);
     ASSERT_FALSE(seen[v.sortedIndex[k]]) << "index appears twice";
     seen[v.sortedIndex[k]] = true;

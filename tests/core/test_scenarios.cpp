@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "core/cpu_engine.h"
 #include "core/errors.h"
 #include "core/metrics.h"
@@ -8,12 +10,15 @@
 using namespace murmur::core;
 
 namespace {
+// The scenario's bodies; p takes the world the scenario was built for, as every caller does.
 Bodies make(const std::string& name, size_t n, uint64_t seed, SimParams& p) {
   ScenarioSpec s;
   s.name = name;
   s.n = n;
   s.seed = seed;
-  return makeScenario(s, p);
+  Scenario sc = makeScenario(s, p);
+  p.halfSize = sc.halfSize;
+  return std::move(sc.bodies);
 }
 }  // namespace
 
@@ -30,7 +35,9 @@ TEST(Scenarios, CountsIdsAndDeterminism) {
       }
       SimParams q = defaultParams();
       EXPECT_EQ(stateChecksum(a), stateChecksum(make(name, n, 42, q))) << name << " same seed";
-      if (n > 1) EXPECT_NE(stateChecksum(a), stateChecksum(make(name, n, 43, q))) << name << " other seed";
+      if (n > 1) {
+        EXPECT_NE(stateChecksum(a), stateChecksum(make(name, n, 43, q))) << name << " other seed";
+      }
     }
   }
 }
@@ -111,6 +118,56 @@ TEST(Scenarios, GalaxiesAreTwoRotatingDisksOnACollisionCourse) {
     lz += x * (b.vel[i].y) - y * (b.vel[i].x - v[0].x);
   }
   EXPECT_GT(std::fabs(lz) / (n / 2), 0.1);
+}
+
+// The disks as generated: the first lies in the xy plane, the second is tilted by 1 rad about x, and
+// each is equally thin everywhere. A shadowed variable once left the second disk untilted and sheared
+// the first (its thickness grew from 0.06 to 0.22 with |y|); this catches both.
+TEST(Scenarios, GalaxyDisksAreThinAndTiltedAsSpecified) {
+  SimParams p = defaultParams();
+  const size_t n = 40000, half = n / 2;
+  const Bodies b = make("galaxies", n, 3, p);
+  const double tilt[2] = {0.0, 1.0};
+  for (int g = 0; g < 2; ++g) {
+    const size_t begin = g * half, end = begin + half;
+    const size_t diskBegin = begin + half / 3;  // the first third of each galaxy is its bulge
+    Vec3d c, l;
+    double m = 0;
+    for (size_t i = begin; i < end; ++i) {
+      m += b.pos[i].w;
+      c.x += b.pos[i].w * b.pos[i].x, c.y += b.pos[i].w * b.pos[i].y, c.z += b.pos[i].w * b.pos[i].z;
+    }
+    c.x /= m, c.y /= m, c.z /= m;
+    // The rotation axis (angular momentum of the disk about the centre) is the disk's normal.
+    for (size_t i = diskBegin; i < end; ++i) {
+      const double x = b.pos[i].x - c.x, y = b.pos[i].y - c.y, z = b.pos[i].z - c.z;
+      l.x += y * b.vel[i].z - z * b.vel[i].y;
+      l.y += z * b.vel[i].x - x * b.vel[i].z;
+      l.z += x * b.vel[i].y - y * b.vel[i].x;
+    }
+    const Vec3d expected{0.0, -std::sin(tilt[g]), std::cos(tilt[g])};
+    const double ln = std::sqrt(l.x * l.x + l.y * l.y + l.z * l.z);
+    const double cosAngle = std::fabs(l.x * expected.x + l.y * expected.y + l.z * expected.z) / ln;
+    EXPECT_GT(cosAngle, std::cos(0.05)) << "galaxy " << g << ": rotation axis off the specified tilt";
+    // Height above the specified plane, inner and outer parts of the disk separately.
+    double h2[2] = {0, 0};
+    size_t cnt[2] = {0, 0};
+    for (size_t i = diskBegin; i < end; ++i) {
+      const double x = b.pos[i].x - c.x, y = b.pos[i].y - c.y, z = b.pos[i].z - c.z;
+      const double h = x * expected.x + y * expected.y + z * expected.z;
+      const double r = std::sqrt(std::max(0.0, x * x + y * y + z * z - h * h));
+      const int band = r < 1.0 ? 0 : (r > 2.0 ? 1 : -1);
+      if (band < 0) continue;
+      h2[band] += h * h;
+      ++cnt[band];
+    }
+    ASSERT_GT(cnt[0], 100u);
+    ASSERT_GT(cnt[1], 100u);
+    const double inner = std::sqrt(h2[0] / cnt[0]), outer = std::sqrt(h2[1] / cnt[1]);
+    EXPECT_LT(inner, 0.1) << "galaxy " << g;
+    EXPECT_LT(outer, 0.1) << "galaxy " << g;
+    EXPECT_LT(outer / inner, 1.3) << "galaxy " << g << ": thickness grows with radius (shear)";
+  }
 }
 
 TEST(Scenarios, BadNamesAndCountsThrow) {

@@ -32,7 +32,7 @@ Bodies plummerBodies(size_t n, uint64_t seed) {
   s.name = "plummer";
   s.n = n;
   s.seed = seed;
-  return makeScenario(s, p);
+  return makeScenario(s, p).bodies;
 }
 
 ForceError treeError(const Bodies& b, const SimParams& p) {
@@ -250,8 +250,8 @@ TEST(Tree, DegenerateInputs) {
       b.pos[i] = Vec4{2.0f * t - 1.0f, 0.5f * t, -t, b.pos[i].w};
     }
     // A needle is the worst shape for a multipole expansion cut at the quadrupole (its higher
-    // moments are as large as they get for a given box), so the default theta is looser here
-    // than on 3-D clouds; the error must still converge as theta falls.
+    // moments are as large as they get for a given box), so a theta that is accurate on 3-D
+    // clouds is loose here; the error must still converge as theta falls.
     double last = 1;
     for (float theta : {0.6f, 0.3f, 0.1f}) {
       SimParams pl = p;

@@ -343,8 +343,8 @@ TEST_F(CudaEngineTest, ZeroBodies) {
       SimParams p = core::defaultParams();
       p.force = f;
       p.pipeline = pipe;
-      p.profile = true;
       auto gpu = std::make_unique<cuda::CudaEngine>(p);
+      gpu->setProfiling(true);
       gpu->reset(Bodies{});
       EXPECT_EQ(gpu->numBodies(), 0u);
       gpu->step(3);
@@ -377,6 +377,7 @@ TEST_F(CudaEngineTest, TooManyBodiesThrowsUsageError) {
     cuda::DeviceReservation hog(freeBytes - kLeave);
     Bodies big;
     big.resize(n);
+    for (size_t i = 0; i < n; ++i) big.id[i] = static_cast<uint32_t>(i);  // engines keep the ids given
     try {
       gpu->reset(big);
       FAIL() << "reset with too little free memory did not throw";
@@ -426,8 +427,7 @@ TEST_F(CudaEngineTest, ProfileFillsStagesOnlyWhenOn) {
   gpu->reset(test::boidBodies(20000, p, 8));
   gpu->step(2);
   EXPECT_EQ(gpu->lastProfile().totalMs(), 0.0);
-  p.profile = true;
-  gpu->setParams(p);
+  gpu->setProfiling(true);
   gpu->step(2);
   core::StepProfile s = gpu->lastProfile();
   EXPECT_GT(s.labelMs, 0.0);
@@ -436,7 +436,6 @@ TEST_F(CudaEngineTest, ProfileFillsStagesOnlyWhenOn) {
   EXPECT_GT(s.reorderMs, 0.0);
   EXPECT_GT(s.forceMs, 0.0);
   EXPECT_GT(s.integrateMs, 0.0);
-  EXPECT_EQ(s.renderMs, 0.0);
   // Gravity naive: no grid stages.
   p.force = ForceMode::Gravity;
   p.pipeline = Pipeline::Naive;
@@ -453,8 +452,7 @@ TEST_F(CudaEngineTest, ProfileFillsStagesOnlyWhenOn) {
   s = gpu->lastProfile();
   EXPECT_GT(s.boundsMs, 0.0);
   EXPECT_EQ(s.reorderMs, 0.0);
-  p.profile = false;
-  gpu->setParams(p);
+  gpu->setProfiling(false);
   gpu->step(1);
   EXPECT_EQ(gpu->lastProfile().totalMs(), 0.0);
 }

@@ -54,7 +54,7 @@ Bodies scenario(const std::string& name, size_t n, uint64_t seed) {
   s.name = name;
   s.n = n;
   s.seed = seed;
-  return core::makeScenario(s, p);
+  return core::makeScenario(s, p).bodies;
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ void checkFill(core::EngineKind kind, core::Pipeline pipe, bool expectInterop, r
   p.halfSize = 30.0f;
   core::ScenarioSpec spec;
   spec.n = 4000;
-  core::Bodies bodies = core::makeScenario(spec, p);
+  core::Bodies bodies = core::makeScenario(spec, p).bodies;
   auto engine = app::makeEngine(kind, p);
   engine->reset(bodies);
   engine->step(3);  // coherent: the engine's order is no longer the id order

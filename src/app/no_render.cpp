@@ -1,7 +1,8 @@
-// Modes whose implementation lands with the viewer work.
-#include "app/run.h"
-#include "core/errors.h"
+// The viewer of a build without the renderer (MURMUR_ENABLE_RENDER=OFF): says so and runs the
+// same simulation headless.
 #include <cstdio>
+
+#include "app/run.h"
 
 namespace murmur::app {
 #if !defined(MURMUR_HAVE_RENDER)

@@ -1,0 +1,134 @@
+// `murmur bench`, the files: one CSV row per measured configuration and the JSON sidecar.
+#include "app/bench_output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include "core/errors.h"
+
+// Set by CMake at configure time (git rev-parse --short HEAD).
+#ifndef MURMUR_GIT_SHA
+#define MURMUR_GIT_SHA "unknown"
+#endif
+
+namespace murmur::app {
+
+using core::EngineKind;
+using core::ForceMode;
+using core::Pipeline;
+using core::UsageError;
+
+const char* gitSha() { return MURMUR_GIT_SHA; }
+
+std::string isoUtcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
+std::string shortNumber(double v) {
+  char buf[64];
+  if (std::fabs(v) >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+Sidecar::Sidecar(std::string path, bool append) : path_(std::move(path)) {
+  doc_ = json{{"runs", json::array()}};
+  if (!append) return;
+  std::ifstream in(path_);
+  if (!in) return;
+  try {
+    json old;
+    in >> old;
+    if (old.contains("runs") && old["runs"].is_array()) doc_ = std::move(old);
+  } catch (const json::exception&) {
+    std::fprintf(stderr, "bench: %s is not valid JSON; starting it afresh\n", path_.c_str());
+  }
+}
+
+void Sidecar::save() const {
+  // Written aside and renamed, so that a sweep killed mid-write leaves the previous version whole.
+  const std::string tmp = path_ + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw UsageError("--csv: cannot write the sidecar " + path_);
+    out << doc_.dump(2) << "\n";
+  }
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0) throw UsageError("--csv: cannot write the sidecar " + path_);
+}
+
+core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const core::DeviceInfo& device,
+                     const Measurement& m, const StepStats& st) {
+  core::CsvRow row;
+  row.set("timestamp", isoUtcNow());
+  row.set("git_sha", std::string(MURMUR_GIT_SHA));
+  row.set("gpu", deviceName);
+  if (c.engine == EngineKind::Cuda) {
+    row.set("cc", device.cc);
+    row.set("driver", device.driver);
+    row.set("cuda", device.runtime);
+  }
+  row.set("engine", std::string(core::toString(c.engine)));
+  row.set("force", std::string(core::toString(c.force)));
+  row.set("pipeline", std::string(core::toString(c.pipeline)));
+  row.set("scenario", c.scenario);
+  row.set("n", static_cast<long long>(m.n));
+  if (c.blockSize) row.set("block_size", static_cast<long long>(c.blockSize));
+  if (c.cellWidth) row.set("cell_width_factor", static_cast<long long>(c.cellWidth));
+  if (m.hasNeighbours) row.set("neighbours_mean", m.neighbours.meanNeighbours);
+  row.set("render", static_cast<long long>(m.rendered ? 1 : 0));
+  row.set("warmup_steps", static_cast<long long>(m.warmup));
+  row.set("steps", static_cast<long long>(m.stepMs.size()));
+  row.set("sim_ms_median", st.median);
+  row.set("sim_ms_min", st.min);
+  row.set("sim_ms_p90", st.p90);
+  row.set("steps_per_s", 1000.0 / st.median);
+  // Stages a pipeline does not have stay empty rather than 0: naive builds no grid, only the
+  // coherent pipeline reorders.
+  const core::StepProfile& s = m.stageMean;
+  if (c.pipeline != Pipeline::Naive) {
+    row.set("label_ms", s.labelMs);
+    row.set("sort_ms", s.sortMs);
+    row.set("bounds_ms", s.boundsMs);
+  }
+  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Tree) row.set("reorder_ms", s.reorderMs);
+  row.set("force_ms", s.forceMs);
+  row.set("integrate_ms", s.integrateMs);
+  if (m.rendered) {
+    row.set("render_ms", m.renderMs);
+    row.set("frame_fps", 1000.0 / (st.median + m.renderMs));
+  }
+  if (c.force == ForceMode::Gravity) {
+    // NVIDIA's nbody convention for every pipeline: N^2 interactions per step, 20 flops each.
+    // For the grid pipelines this is the all-pairs work the approximation stands in for.
+    const double ips = double(m.n) * double(m.n) / (st.median / 1000.0);
+    row.set("interactions_per_s", ips);
+    row.set("gflops", 20.0 * ips / 1e9);
+  }
+  return row;
+}
+
+json configJson(const BenchConfig& c, size_t n) {
+  return json{{"engine", core::toString(c.engine)},
+              {"force", core::toString(c.force)},
+              {"pipeline", core::toString(c.pipeline)},
+              {"scenario", c.scenario},
+              {"n", n},
+              {"block_size", c.blockSize ? json(c.blockSize) : json(nullptr)},
+              {"cell_width_factor", c.cellWidth ? json(c.cellWidth) : json(nullptr)}};
+}
+
+json deviceJson(const core::DeviceInfo& d) {
+  return json{{"name", d.name}, {"cc", d.cc}, {"driver", d.driver}, {"runtime", d.runtime}};
+}
+
+}  // namespace murmur::app

@@ -1,0 +1,62 @@
+// `murmur bench`, the files: what one configuration's measurement is, and how it becomes a CSV row
+// (DESIGN.md §7) and an entry of the JSON sidecar (<csv>.json), which keeps what the CSV cannot:
+// the command line, the full parameters, the devices, the skipped configurations and why.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/bench.h"
+#include "core/csv.h"
+#include "core/engine.h"
+
+namespace murmur::app {
+
+using json = nlohmann::ordered_json;
+
+// What measuring one configuration found.
+struct Measurement {
+  size_t n = 0;
+  std::vector<double> stepMs;         // every timed step, ms
+  std::vector<double> repeatMedians;  // per repeat, ms
+  core::StepProfile stageMean;        // the engine's stage times, mean over the timed steps
+  bool rendered = false;
+  bool interop = false;
+  double renderMs = 0;  // mean render_ms (DrawSource::drawFrame) over the timed steps
+  bool hasNeighbours = false;
+  core::NeighbourStats neighbours;
+  core::SimParams params{};
+  int warmup = 0;  // warm-up steps actually run
+};
+
+// The source revision the binary was configured from ("unknown" outside a git checkout).
+const char* gitSha();
+std::string isoUtcNow();
+// Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
+std::string shortNumber(double v);
+
+// The CSV row of a measured configuration. Stages a pipeline does not have stay empty.
+core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const core::DeviceInfo& device,
+                     const Measurement& m, const StepStats& st);
+json configJson(const BenchConfig& c, size_t n);
+json deviceJson(const core::DeviceInfo& d);
+
+// The JSON sidecar: one entry per `murmur bench` run, rewritten after every configuration so
+// that an interrupted sweep keeps what it measured (like the CSV, which flushes every row).
+class Sidecar {
+ public:
+  // append: keep the runs already in the file (a file that does not parse starts afresh).
+  Sidecar(std::string path, bool append);
+  json& run() { return doc_["runs"].back(); }
+  void beginRun(json run) { doc_["runs"].push_back(std::move(run)); }
+  // Throws UsageError when the file cannot be written.
+  void save() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  json doc_;
+};
+
+}  // namespace murmur::app

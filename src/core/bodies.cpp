@@ -1,0 +1,36 @@
+#include "core/bodies.h"
+
+#include <stdexcept>
+
+namespace murmur::core {
+
+std::string checkBodies(const Bodies& b) {
+  const size_t n = b.pos.size();
+  if (b.vel.size() != n || b.id.size() != n) return "pos, vel and id sizes differ";
+  std::vector<bool> seen(n, false);
+  for (uint32_t id : b.id) {
+    if (id >= n || seen[id]) return "ids are not a permutation of 0..N-1 (id " + std::to_string(id) + ")";
+    seen[id] = true;
+  }
+  return {};
+}
+
+std::vector<Vec4> inIdOrder(const std::vector<Vec4>& values, const std::vector<uint32_t>& id) {
+  std::vector<Vec4> out(values.size());
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (id[k] >= values.size()) throw std::logic_error("body id out of range (corrupt engine state)");
+    out[id[k]] = values[k];
+  }
+  return out;
+}
+
+Bodies bodiesInIdOrder(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, const std::vector<uint32_t>& id) {
+  Bodies out;
+  out.pos = inIdOrder(pos, id);
+  out.vel = inIdOrder(vel, id);
+  out.id.resize(pos.size());
+  for (size_t i = 0; i < out.id.size(); ++i) out.id[i] = static_cast<uint32_t>(i);
+  return out;
+}
+
+}  // namespace murmur::core

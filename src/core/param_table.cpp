@@ -1,0 +1,253 @@
+#include "core/param_table.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace murmur::core {
+
+namespace {
+
+// Whole numbers as digits (1073741824, not 1.07374e+09), others as %g.
+std::string numberText(double v) {
+  char buf[64];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Consumes a run of digits from s[i]; returns how many.
+size_t digitsAt(const std::string& s, size_t& i) {
+  const size_t start = i;
+  while (i < s.size() && isDigit(s[i])) ++i;
+  return i - start;
+}
+
+// -?(digits[.digits?] | .digits)([eE][+-]?digits)?: what a person types as a decimal number.
+// strtod alone would also take hex floats, "inf", "nan" and leading spaces.
+bool decimalGrammar(const std::string& s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t mantissa = digitsAt(s, i);
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    mantissa += digitsAt(s, i);
+  }
+  if (mantissa == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digitsAt(s, i) == 0) return false;
+  }
+  return i == s.size();
+}
+
+}  // namespace
+
+ValueSpec floatAbove(double lo, double hi) {
+  ValueSpec s;
+  s.lo = lo;
+  s.hi = hi;
+  s.loOpen = true;
+  return s;
+}
+
+ValueSpec floatAtLeast(double lo, double hi) {
+  ValueSpec s;
+  s.lo = lo;
+  s.hi = hi;
+  return s;
+}
+
+ValueSpec intRange(long long lo, long long hi, int multipleOf) {
+  ValueSpec s;
+  s.type = ValueType::Int;
+  s.lo = static_cast<double>(lo);
+  s.hi = static_cast<double>(hi);
+  s.multipleOf = multipleOf;
+  return s;
+}
+
+ValueSpec countRange(unsigned long long lo, unsigned long long hi) {
+  ValueSpec s;
+  s.type = ValueType::Count;
+  s.lo = static_cast<double>(lo);
+  s.hi = static_cast<double>(hi);
+  return s;
+}
+
+ValueSpec namesSpec(const std::vector<const char*>& names) {
+  ValueSpec s;
+  s.type = ValueType::Enum;
+  s.names = names.data();
+  s.numNames = static_cast<int>(names.size());
+  return s;
+}
+
+std::string allowedText(const ValueSpec& s) {
+  switch (s.type) {
+    case ValueType::Float: {
+      std::string t = std::string("a finite number ") + (s.loOpen ? "> " : ">= ") + numberText(s.lo);
+      if (s.hi < 3.0e38) t += " and at most " + numberText(s.hi);
+      return t;
+    }
+    case ValueType::Int:
+      if (s.multipleOf > 1)
+        return "a multiple of " + std::to_string(s.multipleOf) + " from " + numberText(s.lo) + " to " +
+               numberText(s.hi);
+      return "a whole number from " + numberText(s.lo) + " to " + numberText(s.hi);
+    case ValueType::Count:
+      return "a whole number from " + numberText(s.lo) + " to " + numberText(s.hi) +
+             " (suffix k = 1000, M = 1000000 allowed)";
+    case ValueType::Enum: {
+      std::string t = "one of: ";
+      for (int i = 0; i < s.numNames; ++i) t += (i ? ", " : "") + std::string(s.names[i]);
+      return t;
+    }
+  }
+  return {};
+}
+
+bool allowed(const ValueSpec& s, double v) {
+  if (!std::isfinite(v)) return false;
+  if (s.type == ValueType::Enum) return v == std::floor(v) && v >= 0 && v < s.numNames;
+  if (s.loOpen ? !(v > s.lo) : !(v >= s.lo)) return false;
+  if (!(v <= s.hi)) return false;
+  if (s.type == ValueType::Float) return true;
+  return v == std::floor(v) && std::fmod(v, double(s.multipleOf)) == 0.0;
+}
+
+bool parseValue(const ValueSpec& s, const std::string& text, double& out) {
+  double v = 0;
+  switch (s.type) {
+    case ValueType::Enum:
+      for (int i = 0; i < s.numNames; ++i) {
+        if (text == s.names[i]) {
+          out = i;
+          return true;
+        }
+      }
+      return false;
+    case ValueType::Float: {
+      if (!decimalGrammar(text)) return false;
+      errno = 0;
+      v = std::strtod(text.c_str(), nullptr);
+      if (errno == ERANGE) return false;  // beyond double, or a denormal that lost its digits
+      break;
+    }
+    case ValueType::Int:
+    case ValueType::Count: {
+      std::string digits = text;
+      double mult = 1;
+      if (s.type == ValueType::Count && !digits.empty()) {
+        if (digits.back() == 'k' || digits.back() == 'K') mult = 1e3;
+        if (digits.back() == 'M') mult = 1e6;
+        if (mult > 1) digits.pop_back();
+      }
+      bool negative = false;
+      if (s.type == ValueType::Int && !digits.empty() && digits[0] == '-') {
+        negative = true;
+        digits.erase(0, 1);
+      }
+      size_t i = 0;
+      // 15 digits stay exact in a double, so nothing wraps on the way to the range check.
+      const size_t n = digitsAt(digits, i);
+      if (n == 0 || n > 15 || i != digits.size()) return false;
+      v = std::strtod(digits.c_str(), nullptr) * mult * (negative ? -1.0 : 1.0);
+      break;
+    }
+  }
+  if (!allowed(s, v)) return false;
+  out = v;
+  return true;
+}
+
+std::string invalidValueMessage(const std::string& what, const std::string& text, const char* label,
+                                const ValueSpec& s) {
+  return what + " " + (text.empty() ? std::string("''") : text) + " is invalid: " + label + " must be " +
+         allowedText(s);
+}
+
+const std::vector<ParamDesc>& paramTable() {
+  // key, option, label, unit, help, allowed values, field, panel slider range (equal ends: not
+  // on the panel), logarithmic slider.
+  static const std::vector<ParamDesc> table = {
+      {"force", "--force", "force", "", "Force mode (default: the scenario's)", enumSpec<ForceMode>(),
+       MURMUR_PARAM_FIELD(force), 0, 0, false},
+      {"pipeline", "--pipeline", "pipeline", "", "Neighbour search / pair loop (default coherent)",
+       enumSpec<Pipeline>(), MURMUR_PARAM_FIELD(pipeline), 0, 0, false},
+      {"boids.cohesionRadius", "--cohesion-radius", "cohesion r1", "world units",
+       "Neighbours closer than this pull towards their centre", floatAbove(0), MURMUR_PARAM_FIELD(boids.cohesionRadius),
+       0.5, 20, false},
+      {"boids.separationRadius", "--separation-radius", "separation r2", "world units",
+       "Neighbours closer than this push away", floatAbove(0), MURMUR_PARAM_FIELD(boids.separationRadius), 0.5, 20,
+       false},
+      {"boids.alignmentRadius", "--alignment-radius", "alignment r3", "world units",
+       "Neighbours closer than this align velocities", floatAbove(0), MURMUR_PARAM_FIELD(boids.alignmentRadius), 0.5,
+       20, false},
+      {"boids.cohesionScale", "--cohesion-scale", "cohesion s1", "1/step",
+       "Fraction of the offset to the neighbours' centre added per step", floatAtLeast(0),
+       MURMUR_PARAM_FIELD(boids.cohesionScale), 0, 0.1, false},
+      {"boids.separationScale", "--separation-scale", "separation s2", "1/step",
+       "Weight of the summed offsets away from close neighbours", floatAtLeast(0),
+       MURMUR_PARAM_FIELD(boids.separationScale), 0, 0.5, false},
+      {"boids.alignmentScale", "--alignment-scale", "alignment s3", "1/step", "Weight of the mean neighbour velocity",
+       floatAtLeast(0), MURMUR_PARAM_FIELD(boids.alignmentScale), 0, 0.5, false},
+      {"boids.maxSpeed", "--max-speed", "max speed", "world units per time unit", "Velocities are clamped to this",
+       floatAbove(0), MURMUR_PARAM_FIELD(boids.maxSpeed), 0.05, 5, false},
+      {"boids.dt", "--boids-dt", "boids dt", "time units", "Boids time step (--dt sets the active force's)",
+       floatAbove(0), MURMUR_PARAM_FIELD(boids.dt), 0.01, 1, false},
+      {"boids.rules", "--rules", "rules", "", "Boid rule set: alignment adds (cis565) or steers to (reynolds) the mean",
+       enumSpec<RuleSet>(), MURMUR_PARAM_FIELD(boids.rules), 0, 0, false},
+      {"gravity.G", "--G", "G", "", "Gravitational constant (N-body units: 1)", floatAtLeast(0),
+       MURMUR_PARAM_FIELD(gravity.G), 0, 5, false},
+      {"gravity.softening", "--softening", "softening", "length units",
+       "Softening length eps: a = G m r / (r^2 + eps^2)^(3/2)", floatAbove(0), MURMUR_PARAM_FIELD(gravity.softening),
+       0.001, 1, true},
+      {"gravity.damping", "--damping", "damping", "per step", "Velocity factor per step of the euler integrator",
+       floatAbove(0, 1), MURMUR_PARAM_FIELD(gravity.damping), 0.9, 1, false},
+      {"gravity.dt", "--gravity-dt", "gravity dt", "time units", "Gravity time step (--dt sets the active force's)",
+       floatAbove(0), MURMUR_PARAM_FIELD(gravity.dt), 0.0001, 0.05, true},
+      {"gravity.integrator", "--integrator", "integrator", "", "Gravity integrator: kick-drift-kick or damped Euler",
+       enumSpec<Integrator>(), MURMUR_PARAM_FIELD(gravity.integrator), 0, 0, false},
+      {"gravity.gridDim", "--grid-dim", "grid cells/axis", "cells per axis", "Gravity grid cells per axis (grid pipelines)",
+       intRange(1, kMaxGravityGridDim), MURMUR_PARAM_FIELD(gravity.gridDim), 1, 64, false},
+      {"gravity.gridSpread", "--grid-spread", "grid spread", "mean distances",
+       "Gravity grid half-side in mean distances from the centre of mass (0 = bounding cube)", floatAtLeast(0),
+       MURMUR_PARAM_FIELD(gravity.gridSpread), 0, 10, false},
+      // Above 1 a group could accept a node that overlaps it (core/tree.h, combineChildren).
+      {"gravity.theta", "--theta", "tree theta", "",
+       "Tree opening angle: smaller is more accurate and slower (tree pipeline)", floatAbove(0, 1),
+       MURMUR_PARAM_FIELD(gravity.theta), 0.1, 1, false},
+      {"gravity.treeLeafSize", "--tree-leaf-size", "tree leaf size", "bodies",
+       "A node of at most this many bodies that must be opened is summed body by body (tree pipeline)",
+       intRange(1, kMaxTreeLeafSize), MURMUR_PARAM_FIELD(gravity.treeLeafSize), 1, kMaxTreeLeafSize, false},
+      {"halfSize", "--half-size", "world half-size", "world units", "Boids world half-size (cube [-h, h))",
+       floatAbove(0), MURMUR_PARAM_FIELD(halfSize), 0, 0, false},
+      {"cellWidthFactor", "--cell-width", "cell width", "rule radii",
+       "Grid cell width in rule radii: 1 (27 cells searched) or 2 (8)", intRange(1, 2),
+       MURMUR_PARAM_FIELD(cellWidthFactor), 1, 2, false},
+      {"blockSize", "--block-size", "block size", "threads", "CUDA threads per block",
+       intRange(kMinBlockSize, kMaxBlockSize, kBlockSizeStep), MURMUR_PARAM_FIELD(blockSize), kMinBlockSize,
+       kMaxBlockSize, false},
+  };
+  return table;
+}
+
+const ParamDesc* findParam(const std::string& key) {
+  for (const ParamDesc& d : paramTable())
+    if (key == d.key) return &d;
+  return nullptr;
+}
+
+std::string formatValue(const ParamDesc& d, double v) {
+  if (d.spec.type == ValueType::Enum) return allowed(d.spec, v) ? d.spec.names[static_cast<int>(v)] : "?";
+  return numberText(v);
+}
+
+}  // namespace murmur::core
