@@ -106,6 +106,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   if (m.rendered) {
     row.set("render_ms", m.renderMs);
     row.set("frame_fps", 1000.0 / (st.median + m.renderMs));
+    row.set("draw", m.drawMode);
   }
   if (c.force == ForceMode::Gravity) {
     // NVIDIA's nbody convention for every pipeline: N^2 interactions per step, 20 flops each.

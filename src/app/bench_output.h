@@ -23,7 +23,8 @@ struct Measurement {
   core::StepProfile stageMean;        // the engine's stage times, mean over the timed steps
   bool rendered = false;
   bool interop = false;
-  double renderMs = 0;  // mean render_ms (DrawSource::drawFrame) over the timed steps
+  double renderMs = 0;  // median render_ms (DrawSource::drawFrame) over the timed steps
+  std::string drawMode;  // the offscreen view's draw mode
   bool hasNeighbours = false;
   core::NeighbourStats neighbours;
   core::SimParams params{};

@@ -25,6 +25,7 @@ DrawSource::DrawSource(render::Renderer& renderer, bool glIsNvidia)
 DrawSource::~DrawSource() = default;
 
 void DrawSource::fill(core::Engine& engine) {
+  lastWasSplat_ = false;
   const size_t n = engine.numBodies();
   if (renderer_.numBodies() != n) renderer_.resize(n);
 #if defined(MURMUR_HAVE_CUDA)
@@ -61,13 +62,47 @@ void DrawSource::fill(core::Engine& engine) {
   renderer_.upload(engine.readBodies());
 }
 
+void DrawSource::fillSplat(core::Engine& engine, const render::Camera& camera, const ViewStyle& style, int width,
+                           int height) {
+  if (!splatRenderer_) {
+    splatRenderer_ = std::make_unique<render::SplatRenderer>();
+    splatSource_ = std::make_unique<SplatSource>(*splatRenderer_, glIsNvidia_);
+  }
+  render::SplatStyle s = style.splat;
+  s.colour = static_cast<core::SplatColour>(style.colour);
+  s.speedScale = style.speedScale;
+  s.speedFloor = style.speedFloor;
+  splatSource_->fill(engine, render::makeSplatView(camera, width, height, style.worldRadius, s), style.warpReduce);
+  lastWasSplat_ = true;
+}
+
+void DrawSource::draw(const render::Camera& camera, const ViewStyle& style, int width, int height) {
+  if (style.draw == render::DrawMode::Splat) {
+    if (!splatRenderer_) return;  // nothing resolved yet
+    glBindFramebuffer(GL_FRAMEBUFFER, renderer_.framebuffer());
+    splatRenderer_->draw(style.splat, renderer_.drawOriginX(), renderer_.drawOriginY());
+    return;
+  }
+  renderer_.draw(camera, style.draw, style.colour, width, height, style.pointSize, style.bodySize, style.worldRadius);
+}
+
 double DrawSource::drawFrame(core::Engine& engine, const render::Camera& camera, const ViewStyle& style, int width,
                              int height) {
   const auto t0 = std::chrono::steady_clock::now();
-  fill(engine);
-  renderer_.draw(camera, style.draw, style.colour, width, height, style.pointSize, style.bodySize, style.worldRadius);
+  if (style.draw == render::DrawMode::Splat) {
+    fillSplat(engine, camera, style, width, height);
+  } else {
+    fill(engine);
+  }
+  draw(camera, style, width, height);
   glFinish();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool DrawSource::interop() const { return lastWasSplat_ ? splatSource_->interop() : interopActive_; }
+
+const std::string& DrawSource::interopOffReason() const {
+  return lastWasSplat_ ? splatSource_->interopOffReason() : offReason_;
 }
 
 }  // namespace murmur::app

@@ -21,6 +21,21 @@
 
 namespace murmur::app {
 
+namespace {
+
+// "dir/f%05d.png": one conversion, %0 then digits then d, and nothing else for printf to read.
+bool isPngPattern(const std::string& p) {
+  const size_t at = p.find('%');
+  if (at == std::string::npos || p.find('%', at + 1) != std::string::npos || p.size() > 4000) return false;
+  size_t i = at + 1;
+  if (i >= p.size() || p[i] != '0') return false;
+  while (i < p.size() && p[i] >= '0' && p[i] <= '9') ++i;
+  if (i >= p.size() || p[i] != 'd' || i - at > 4) return false;
+  return p.size() >= 4 && p.compare(p.size() - 4, 4, ".png") == 0;
+}
+
+}  // namespace
+
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
   if (o.scenario.name.rfind("file:", 0) != 0) checkFits(o.engine, o.scenario.n, params);
@@ -49,7 +64,13 @@ int runHeadless(const Options& o) {
       std::fprintf(stderr, "murmur: rendering off: %s\n", why.c_str());
     }
   }
-  if (!o.record.empty()) {
+  // A path with %d records numbered PNG files instead of a video (no ffmpeg needed).
+  const bool recordPngs = o.record.find('%') != std::string::npos;
+  int pngFrames = 0;
+  if (recordPngs) {
+    if (!isPngPattern(o.record))
+      throw core::UsageError("--record " + o.record + ": a PNG frame pattern holds exactly one %0Nd and ends in .png (frames/f%05d.png)");
+  } else if (!o.record.empty()) {
     if (!render::VideoRecorder::ffmpegAvailable())
       throw core::UsageError("--record " + o.record + ": ffmpeg not found; install it with apt-get install ffmpeg");
     try {
@@ -77,7 +98,14 @@ int runHeadless(const Options& o) {
 #if defined(MURMUR_HAVE_RENDER)
     if (view && (renderEveryStep || s + 1 == iterations)) {
       renderMs.push_back(view->renderFrame(*engine));
-      if (video) video->addFrame(view->pixels());
+      if ((video || recordPngs) && s % o.recordEvery == 0) {
+        if (video) video->addFrame(view->pixels());
+        if (recordPngs) {
+          char path[4096];
+          std::snprintf(path, sizeof path, o.record.c_str(), pngFrames++);
+          render::writePng(path, view->width(), view->height(), view->pixels());
+        }
+      }
     }
 #endif
   }
@@ -92,6 +120,7 @@ int runHeadless(const Options& o) {
     }
     std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o.screenshot.c_str(), view->width(), view->height());
   }
+  if (recordPngs && view) std::fprintf(stderr, "murmur: wrote %d frames to %s\n", pngFrames, o.record.c_str());
   if (video) {
     video->close();
     std::fprintf(stderr, "murmur: wrote %s (%ld frames)\n", o.record.c_str(), video->framesWritten());

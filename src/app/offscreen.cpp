@@ -16,14 +16,16 @@ class EglOffscreenView final : public OffscreenView {
  public:
   EglOffscreenView(std::unique_ptr<render::EglContext> ctx, const Options& o, core::Engine& engine)
       : ctx_(std::move(ctx)), width_(o.width), height_(o.height) {
-    renderer_ = std::make_unique<render::Renderer>();
-    renderer_->setOffscreenTarget(width_, height_, 4);
-    source_ = std::make_unique<DrawSource>(*renderer_, ctx_->isNvidia());
     // Frame the initial state; the camera then stays put so a video shows the motion.
     const core::Bodies b = engine.readBodies();
     style_ = defaultStyle(engine.params(), b, o.drawMode, o.colourMode);
+    applySplatOptions(style_, o.slab, o.fog, o.edl, o.warpReduce);
     frameScene(camera_, b, engine.params(), style_);
     camera_.setDistance(camera_.distance() / o.zoom);
+    renderer_ = std::make_unique<render::Renderer>();
+    // The splat frame is resolved per pixel already; multisampling would only copy it four times.
+    renderer_->setOffscreenTarget(width_, height_, style_.draw == render::DrawMode::Splat ? 1 : 4);
+    source_ = std::make_unique<DrawSource>(*renderer_, ctx_->isNvidia());
     renderer_->setSpeedScale(style_.speedScale);
     renderer_->setSpriteAlpha(style_.spriteAlpha);
   }
@@ -37,6 +39,7 @@ class EglOffscreenView final : public OffscreenView {
     ctx_->makeCurrent();
     return renderer_->readPixels(width_, height_);
   }
+  const char* drawMode() const override { return render::toString(style_.draw); }
   int width() const override { return width_; }
   int height() const override { return height_; }
 

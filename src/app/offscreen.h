@@ -18,10 +18,12 @@ class OffscreenView {
   // Fills the draw buffers from the engine (CUDA-GL interop when available, else an upload)
   // and draws one frame; returns render_ms (DrawSource::drawFrame).
   virtual double renderFrame(core::Engine& engine) = 0;
-  // True when the CUDA engine writes the GL buffers directly (no host round trip).
+  // True when the CUDA engine writes the GL buffers (or the splat keys) directly (no host round trip).
   virtual bool interop() const = 0;
   // The last frame, RGBA, top row first.
   virtual std::vector<uint8_t> pixels() = 0;
+  // The draw mode in use ("splat", "boids", ...).
+  virtual const char* drawMode() const = 0;
   virtual int width() const = 0;
   virtual int height() const = 0;
 };

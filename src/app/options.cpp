@@ -62,7 +62,8 @@ struct AppValue {
   bool bench;
 };
 
-const char* const kDrawNames[] = {"boids", "points", "sprites"};
+const char* const kDrawNames[] = {"boids", "points", "sprites", "splat"};
+const char* const kOffOn[] = {"off", "on"};
 const char* const kColourNames[] = {"velocity", "speed", "id"};
 
 template <size_t N>
@@ -94,10 +95,22 @@ const std::vector<AppValue>& appValues() {
        [](Options& o, double v) { o.height = static_cast<int>(v); }, false},
       {"--zoom", "zoom", "Camera zoom over the fitted view (> 1 is closer)", core::floatAtLeast(0.01, 1000),
        [](Options& o, double v) { o.zoom = static_cast<float>(v); }, false},
-      {"--draw", "draw mode", "Draw mode", namesOf(kDrawNames),
+      {"--draw", "draw mode", "Draw mode (default splat from 250k bodies)", namesOf(kDrawNames),
        [](Options& o, double v) { o.drawMode = kDrawNames[static_cast<int>(v)]; }, false},
       {"--colour", "colour mode", "Colour mode", namesOf(kColourNames),
        [](Options& o, double v) { o.colourMode = kColourNames[static_cast<int>(v)]; }, false},
+      {"--slab", "slab", "Splat: draw only a slab this many world units thick through the target (0 = all)",
+       core::floatAtLeast(0, 1e9), [](Options& o, double v) { o.slab = static_cast<float>(v); }, false},
+      {"--fog", "fog", "Splat: how far the far side fades into the background (default 0.55)", core::floatAtLeast(0, 1),
+       [](Options& o, double v) { o.fog = static_cast<float>(v); }, false},
+      {"--edl", "eye-dome lighting", "Splat: eye-dome lighting strength, 0 = off (default 0.7)", core::floatAtLeast(0, 100),
+       [](Options& o, double v) { o.edl = static_cast<float>(v); }, false},
+      {"--warp-reduce", "warp reduce", "Splat on CUDA: combine a warp's bodies per pixel before the atomic (default off)",
+       namesOf(kOffOn), [](Options& o, double v) { o.warpReduce = v != 0; }, false},
+      {"--record-every", "record every", "Headless: record one frame every K steps (default 1)", core::intRange(1, 1000000),
+       [](Options& o, double v) { o.recordEvery = static_cast<int>(v); }, false},
+      {"--neighbours", "dense neighbours", "Scenario dense: mean boids within the largest rule radius, sets the world size (default 8)",
+       core::floatAbove(0, 1000), [](Options& o, double v) { o.scenario.denseNeighbours = v; }, false},
       {"--steps", "steps", "Timed steps per repeat (default 30)", core::intRange(1, 100000000),
        [](Options& o, double v) { o.bench.steps = static_cast<int>(v); }, true},
       {"--warmup", "warm-up steps", "Warm-up steps per configuration (default 5)", core::intRange(0, 1000000),
@@ -210,7 +223,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   addParamOptions(app, given);
   app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
-  app.add_option("--record", o.record, "Record frames to a video through ffmpeg");
+  app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or to PNG files: a path with %d (frames/f%05d.png)");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.fallthrough();  // options of the main command are accepted after a subcommand too

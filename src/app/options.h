@@ -48,12 +48,17 @@ struct Options {
   bool profile = false;   // --profile: per-stage times (Engine::setProfiling) in the summary
   std::string out;        // --out FILE: final state
   std::string screenshot; // --screenshot FILE.png
-  std::string record;     // --record FILE.mp4
+  std::string record;     // --record FILE.mp4, or a PNG path pattern with %0Nd
+  int recordEvery = 1;    // --record-every K steps
   std::string csv;        // --csv FILE (viewer FPS log; the benchmark's rows)
   int frames = 0;         // --frames K: frames to render headless (0 = steps); the window closes after K
   int width = 1280, height = 720;
   float zoom = 1.0f;      // camera: > 1 moves closer than the fitted view
-  std::string drawMode, colourMode;  // empty = renderer default for the force
+  std::string drawMode, colourMode;  // empty = renderer default for the force and N
+  float slab = 0;         // --slab: splat slab thickness, world units (0 = everything)
+  float fog = -1;         // --fog 0..1 (< 0: the default)
+  float edl = -1;         // --edl >= 0 (< 0: the default)
+  bool warpReduce = false; // --warp-reduce (measured slower on an H100: bench/results/h100/README.md)
   BenchOptions bench;
 };
 

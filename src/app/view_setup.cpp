@@ -27,9 +27,20 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
     s.spriteAlpha = n > 200000 ? 0.35f : 0.7f;
   }
   s.pointSize = n > 1000000 ? 1.0f : 2.0f;
+  if (n >= kSplatDefaultMinBodies) s.draw = render::DrawMode::Splat;
+  // A splat body a sixth of the separation radius across: one pixel from the default distance,
+  // a shaded disc when the camera comes close.
+  s.splat.bodySize = p.force == core::ForceMode::Boids ? p.boids.separationRadius / 6.0f : s.bodySize;
   if (!drawName.empty()) render::parse(drawName, s.draw);
   if (!colourName.empty()) render::parse(colourName, s.colour);
   return s;
+}
+
+void applySplatOptions(ViewStyle& style, float slab, float fog, float edl, bool warpReduce) {
+  style.splat.slabHalfWidth = 0.5f * slab;
+  if (fog >= 0) style.splat.fogStrength = fog;
+  if (edl >= 0) style.splat.edlStrength = edl;
+  style.warpReduce = warpReduce;
 }
 
 void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
@@ -72,6 +83,7 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
   const float radius = std::max(1e-3f, r[std::min(r.size() - 1, r.size() * 95 / 100)]);
   style.worldRadius = radius * 1.3f;
   style.bodySize = radius / 120.0f;
+  style.splat.bodySize = radius / 400.0f;
   camera.fitBounds(c, style.worldRadius);
 }
 

@@ -74,7 +74,7 @@ const char* kKeyHelp[][2] = {
     {"V", "vsync on/off"},                         {"F", "start/stop FPS recording (CSV)"},
     {"P", "screenshot (PNG)"},                     {"F9", "start/stop video (ffmpeg)"},
     {"mouse", "left: orbit, right: pan, wheel: zoom"}, {"Home", "reset the camera"},
-    {"Esc", "quit"}};
+    {"X", "slab view on/off (splat)"},             {"Esc", "quit"}};
 
 // The help overlay; the first row names every pipeline by its number key.
 std::vector<std::pair<std::string, std::string>> helpRows() {
@@ -98,6 +98,7 @@ struct Viewer {
   std::unique_ptr<DrawSource> source;
   render::Camera camera;
   ViewStyle style;
+  bool drawChosen = false;  // --draw, the D key or the panel picked the mode: a reset keeps it
   bool glIsNvidia = false;
   std::string glRenderer;
 
@@ -151,8 +152,13 @@ struct Viewer {
     // Fresh sizes and scales for the new bodies; the chosen draw and colour modes stay, except
     // oriented boids, which give way to the default when the force is gravity.
     ViewStyle fresh = defaultStyle(params, bodies, "", "");
-    if (!(style.draw == render::DrawMode::Boids && params.force != core::ForceMode::Boids)) fresh.draw = style.draw;
+    if (drawChosen && !(style.draw == render::DrawMode::Boids && params.force != core::ForceMode::Boids))
+      fresh.draw = style.draw;
     fresh.colour = style.colour;
+    const float bodySize = fresh.splat.bodySize;
+    fresh.splat = style.splat;  // slab, fog and lighting are the user's
+    fresh.splat.bodySize = bodySize;
+    fresh.warpReduce = style.warpReduce;
     style = fresh;
     frameScene(camera, bodies, params, style);
     camera.setDistance(camera.distance() / opts.zoom);
@@ -253,7 +259,14 @@ struct Viewer {
       case GLFW_KEY_N: stepOnce = true; break;
       case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: style.pointSize = std::min(32.0f, style.pointSize * 1.25f); style.bodySize *= 1.25f; break;
       case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: style.pointSize = std::max(1.0f, style.pointSize / 1.25f); style.bodySize /= 1.25f; break;
-      case GLFW_KEY_D: if (press) style.draw = render::next(style.draw); break;
+      case GLFW_KEY_D: if (press) style.draw = render::next(style.draw), drawChosen = true; break;
+      case GLFW_KEY_X:
+        if (press) {
+          // A slab a tenth of the scene thick: thin enough to cut through flocks, thick enough to hold some.
+          style.splat.slabHalfWidth = style.splat.slabHalfWidth > 0 ? 0.0f : 0.1f * style.worldRadius;
+          say(style.splat.slabHalfWidth > 0 ? "slab view on (splat draw mode)" : "slab view off");
+        }
+        break;
       case GLFW_KEY_C:
         if (press) {
           style.colour = render::next(style.colour);
@@ -340,6 +353,8 @@ struct Viewer {
     secondRenderMs.clear();
     secondStart = now;
   }
+
+  bool splat() const { return style.draw == render::DrawMode::Splat; }
 
   // The panel: a strip on the left at the window's full height, scrolling when its open sections
   // are taller than the window. Timing comes first, so it is never the part cut off.
@@ -475,7 +490,8 @@ struct Viewer {
 
   void drawViewSection() {
     int d = static_cast<int>(style.draw), c = static_cast<int>(style.colour);
-    if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0")) style.draw = static_cast<render::DrawMode>(d);
+    if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0splat\0"))
+      style.draw = static_cast<render::DrawMode>(d), drawChosen = true;
     if (ImGui::Combo("colour (C)", &c, "velocity\0speed\0id\0")) {
       style.colour = static_cast<render::ColourMode>(c);
       speedFitTime = Clock::time_point{};
@@ -484,6 +500,21 @@ struct Viewer {
     ImGui::SliderFloat("body size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
                        ImGuiSliderFlags_Logarithmic);
     if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
+    if (!splat()) return;
+    // Splat: the slab cuts a thin layer out of the volume, where flocks and the space between them
+    // show; fog and eye-dome lighting give depth to what is left.
+    render::SplatStyle& sp = style.splat;
+    bool slab = sp.slabHalfWidth > 0;
+    if (ImGui::Checkbox("slab (X)", &slab)) sp.slabHalfWidth = slab ? 0.1f * style.worldRadius : 0.0f;
+    if (slab) {
+      ImGui::SliderFloat("slab half-width", &sp.slabHalfWidth, style.worldRadius * 0.005f, style.worldRadius, "%.2f",
+                         ImGuiSliderFlags_Logarithmic);
+      ImGui::SliderFloat("slab offset", &sp.slabOffset, -style.worldRadius, style.worldRadius, "%.1f");
+    }
+    ImGui::SliderFloat("fog", &sp.fogStrength, 0.0f, 1.0f);
+    ImGui::SliderFloat("eye-dome light", &sp.edlStrength, 0.0f, 4.0f);
+    ImGui::SliderFloat("splat body size", &sp.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
+                       ImGuiSliderFlags_Logarithmic);
   }
 
   // The HUD sits at the top of the view area, right of the panel, with the last message (paths
@@ -554,7 +585,17 @@ struct Viewer {
         renderer->setSpeedFloor(style.speedFloor);
         speedFitTime = Clock::now();
       }
-      if (freshState) {
+      if (splat()) {
+        // The splat frame depends on the camera, so it is resolved again whenever the engine is
+        // free (every frame while paused), not only after a step.
+        int fw = 0, fh = 0;
+        glfwGetFramebufferSize(window, &fw, &fh);
+        const auto f0 = Clock::now();
+        source->fillSplat(*engine, camera, style, std::max(1, fw - panelWidth(fw)), std::max(1, fh));
+        renderMs = msBetween(f0, Clock::now());
+        newFrameForVideo = freshState;
+        freshState = false;
+      } else if (freshState) {
         const auto f0 = Clock::now();
         source->fill(*engine);
         renderMs = msBetween(f0, Clock::now());
@@ -571,7 +612,7 @@ struct Viewer {
     const int left = panelWidth(w), viewW = std::max(1, w - left);
     renderer->setViewportOrigin(left, 0);
     const auto r0 = Clock::now();
-    renderer->draw(camera, style.draw, style.colour, viewW, h, style.pointSize, style.bodySize, style.worldRadius);
+    source->draw(camera, style, viewW, h);
     // A new state's frame is timed to completion, as DrawSource::drawFrame times it everywhere
     // else: render_ms is fill + draw + finish in the panel, the FPS log, the headless summary and
     // the benchmark. Redraws of an unchanged state (paused, or a step in flight) are not timed.
@@ -662,6 +703,8 @@ int runViewer(const Options& o) {
     v.renderer->setWindowTarget();
     v.source = std::make_unique<DrawSource>(*v.renderer, v.glIsNvidia);
     v.style = defaultStyle(v.params, core::Bodies{}, o.drawMode, o.colourMode);
+    applySplatOptions(v.style, o.slab, o.fog, o.edl, o.warpReduce);
+    v.drawChosen = !o.drawMode.empty();
     v.resetScenario();
     if (!o.drawMode.empty()) render::parse(o.drawMode, v.style.draw);
     if (!o.colourMode.empty()) render::parse(o.colourMode, v.style.colour);

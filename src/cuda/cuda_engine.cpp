@@ -435,6 +435,11 @@ void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
   launchDrawCopy(m.pos[m.cur].get(), m.vel[m.velCur].get(), m.id[m.cur].get(), m.n, d_pos, d_vel, d_id, m.launch());
 }
 
+CudaEngine::DeviceBodies CudaEngine::deviceBodies() const {
+  const Impl& m = *impl_;
+  return DeviceBodies{m.pos[m.cur].get(), m.vel[m.velCur].get(), m.id[m.cur].get(), m.n};
+}
+
 std::unique_ptr<core::Engine> createCudaEngine(const SimParams& p) { return std::make_unique<CudaEngine>(p); }
 
 // Lives here rather than in debug_api.cpp because it needs the engine's internals.

@@ -75,6 +75,16 @@ class CudaEngine final : public core::Engine {
   // stream, which is the stream the interop buffers are mapped on; no host sync.
   void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id);
 
+  // The current state on the device, in its current (possibly cell) order, for kernels that read
+  // it in place (the splat renderer). Valid until the next step, reset or setParams.
+  struct DeviceBodies {
+    const core::Vec4* pos = nullptr;
+    const core::Vec4* vel = nullptr;
+    const uint32_t* id = nullptr;
+    size_t n = 0;
+  };
+  DeviceBodies deviceBodies() const;
+
  private:
   friend GridSnapshot snapshotGrid(CudaEngine& engine);
   struct Impl;

@@ -37,6 +37,7 @@ const char* toString(DrawMode v) {
     case DrawMode::Boids: return "boids";
     case DrawMode::Points: return "points";
     case DrawMode::Sprites: return "sprites";
+    case DrawMode::Splat: return "splat";
   }
   return "?";
 }
@@ -230,6 +231,7 @@ void Renderer::setWindowTarget() { deleteFramebuffers(); }
 
 void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMode, int width,
                     int height, float pointSize, float bodySize, float worldRadius) {
+  if (drawMode == DrawMode::Splat) throw std::invalid_argument("renderer: splat frames are drawn by SplatRenderer");
   glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
   const int x0 = fbo_ ? 0 : viewportX_, y0 = fbo_ ? 0 : viewportY_;
   glViewport(x0, y0, width, height);
@@ -286,6 +288,8 @@ void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMo
       glBlendEquation(GL_FUNC_ADD);
       glBlendFunc(GL_SRC_ALPHA, GL_ONE);
       glEnable(GL_PROGRAM_POINT_SIZE);
+      break;
+    case DrawMode::Splat:
       break;
   }
 

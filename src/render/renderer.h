@@ -30,16 +30,17 @@ enum class DrawMode : int {
   Boids = 0,    // oriented triangles along the velocity, bodySize world units long
   Points = 1,   // square points, pointSize pixels wide
   Sprites = 2,  // round soft-edged sprites, bodySize world units wide, blended additively
+  Splat = 3,    // rasterised in compute with a per-pixel depth resolve (render/splat_renderer.h)
 };
 enum class ColourMode : int {
   Velocity = 0,  // rgb = |v| per axis / |v|: the heading
   Speed = 1,     // colour ramp over |v| / speedScale
   Id = 2,        // a hue hashed from the body's id
 };
-constexpr int kNumDrawModes = 3;
+constexpr int kNumDrawModes = 4;
 constexpr int kNumColourModes = 3;
 
-// "boids", "points", "sprites" / "velocity", "speed", "id".
+// "boids", "points", "sprites", "splat" / "velocity", "speed", "id".
 const char* toString(DrawMode v);
 const char* toString(ColourMode v);
 // Parses the lower-case names above; false when unknown (out untouched).
@@ -123,7 +124,15 @@ class Renderer {
     viewportY_ = y;
   }
 
-  // Clears the current target to kBackground and draws numBodies() bodies.
+  // Where the drawn area starts in the current target (the window's origin, 0 offscreen).
+  int drawOriginX() const { return fbo_ ? 0 : viewportX_; }
+  int drawOriginY() const { return fbo_ ? 0 : viewportY_; }
+
+  // The framebuffer draw() renders into (0: the window's); the splat pass draws into it too.
+  unsigned int framebuffer() const { return fbo_; }
+
+  // Clears the current target to kBackground and draws numBodies() bodies. DrawMode::Splat is not
+  // drawn here (SplatRenderer draws it): std::invalid_argument.
   //   width, height: viewport in pixels (the offscreen target's size, or the window's framebuffer)
   //   pointSize:     pixels; the size of a point, and the smallest on-screen size of boids and
   //                  sprites (so a zoomed-out flock stays visible)

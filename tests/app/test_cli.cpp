@@ -58,6 +58,14 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--zoom 0", "--zoom"},
       {"--width 5", "--width"},
       {"--draw lines", "--draw"},
+      {"--fog 1.5", "--fog"},
+      {"--slab -4", "--slab"},
+      {"--edl strong", "--edl"},
+      {"--warp-reduce yes", "--warp-reduce"},
+      {"--record-every 0", "--record-every"},
+      {"--neighbours 0", "--neighbours"},
+      {"--record frames/f%s.png", "--record"},
+      {"--record frames/f%05d%05d.png", "--record"},
       {"--n 1000000000", "memory"},
       {"--out /nonexistent-dir/out.txt --n 10 --steps 1", "--out"},
   };
@@ -130,6 +138,22 @@ TEST(Cli, AccuracyReportsEachPipeline) {
   const Result r = run("accuracy --engine cpu --n 3000");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* p : {"naive", "scattered", "coherent"}) EXPECT_NE(r.out.find(p), std::string::npos);
+}
+
+TEST(Cli, SplatFramesAreRecordedAsNumberedPngs) {
+  // The splat draw mode through the CPU executor and the GL pass (Mesa here), every second frame
+  // written as a PNG: frames 0, 2, 4 of 5.
+  const std::string dir = ::testing::TempDir();
+  for (int i = 0; i < 4; ++i) std::remove((dir + "murmur_splat_" + std::to_string(i) + ".png").c_str());
+  const Result r = run("--headless --engine cpu --n 3000 --frames 5 --draw splat --slab 80 --width 96 --height 64 "
+                       "--record-every 2 --record " + dir + "murmur_splat_%01d.png");
+  if (r.out.find("no offscreen OpenGL context") != std::string::npos) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("render_ms="), std::string::npos) << r.out;
+  for (int i = 0; i < 4; ++i) {
+    std::ifstream f(dir + "murmur_splat_" + std::to_string(i) + ".png", std::ios::binary);
+    EXPECT_EQ(f.good(), i < 3) << "frame " << i << "\n" << r.out;
+  }
 }
 
 TEST(Cli, WindowViewerRunsUnderAVirtualDisplay) {

@@ -206,7 +206,8 @@ TEST(RenderModes, NamesRoundTrip) {
   ColourMode c = ColourMode::Id;
   EXPECT_FALSE(parse("Velocity", c));
   EXPECT_EQ(c, ColourMode::Id);
-  EXPECT_EQ(next(DrawMode::Sprites), DrawMode::Boids);
+  EXPECT_EQ(next(DrawMode::Sprites), DrawMode::Splat);
+  EXPECT_EQ(next(DrawMode::Splat), DrawMode::Boids);
   EXPECT_EQ(next(ColourMode::Velocity), ColourMode::Speed);
 }
 

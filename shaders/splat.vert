@@ -1,0 +1,7 @@
+#version 450 core
+// Full-screen pass of the splat renderer: one triangle that covers the viewport, no vertex data.
+
+void main() {
+  const vec2 corners[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
+  gl_Position = vec4(corners[gl_VertexID], 0.0, 1.0);
+}

@@ -1,0 +1,42 @@
+// Fills the splat renderer's key buffer from an engine each frame: the CUDA kernels resolve the
+// engine's bodies in place through CUDA-GL interop when the CUDA engine and an NVIDIA GL context
+// share the device; otherwise the CPU executor (core/splat.h) resolves a read-back copy and the
+// keys are uploaded (Mesa, the CPU engine). The same algorithm either way, so CI tests it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine.h"
+#include "core/splat.h"
+#include "render/splat_renderer.h"
+
+namespace murmur::app {
+
+class SplatSource {
+ public:
+  // `glIsNvidia`: the current GL context is NVIDIA's (interop possible). The GL context must be
+  // current for every call.
+  SplatSource(render::SplatRenderer& renderer, bool glIsNvidia);
+  ~SplatSource();
+
+  // Resolves the engine's current bodies into the renderer's key buffer (resized to the view).
+  void fill(core::Engine& engine, const core::SplatView& view, bool warpReduce);
+
+  bool interop() const { return interopActive_; }
+  const std::string& interopOffReason() const { return offReason_; }
+
+ private:
+  struct Interop;
+  render::SplatRenderer& renderer_;
+  bool glIsNvidia_;
+  bool interopActive_ = false;
+  bool interopFailed_ = false;
+  std::string offReason_;
+  std::unique_ptr<Interop> interop_;
+  std::vector<uint64_t> hostKeys_;
+};
+
+}  // namespace murmur::app
