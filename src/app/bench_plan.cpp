@@ -151,6 +151,8 @@ std::vector<BenchConfig> planBench(const Options& o) {
       for (uint64_t n : fromFile ? std::vector<uint64_t>{0} : counts) {
         if (baseline && n > kCpuBaselineMaxN) continue;
         for (Pipeline pipeline : pipelines) {
+          // Not a configuration at all (options refuse a boids-only sweep that names tree).
+          if (force == ForceMode::Boids && pipeline == Pipeline::Tree) continue;
           for (int bs : blockSizes) {
             for (int cw : cellWidths) {
               BenchConfig c;
@@ -164,8 +166,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
               if (!seen.insert({int(engine), int(force), int(pipeline), scenario, n, c.blockSize, c.cellWidth}).second)
                 continue;
               if (n > 0) c.skipReason = sizeLimitReason(engine, force, pipeline, n);
-              if (force == ForceMode::Boids && pipeline == Pipeline::Tree)
-                c.skipReason = std::string("pipeline tree: ") + core::kTreeBoidsMessage;
+
               plan.push_back(c);
             }
           }

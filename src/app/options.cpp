@@ -1,5 +1,7 @@
 #include "app/options.h"
 
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
@@ -290,6 +292,15 @@ bool parseOptions(int argc, char** argv, Options& o) {
     }
     o.scenario.name = s;
     if (o.mode == Mode::Bench) o.bench.scenario = s;
+  }
+  if (o.mode == Mode::Bench) {
+    // A sweep drops boids x tree; one whose --pipeline names tree with no gravity in it would
+    // silently measure less than asked. (Checked before the preset fills its own lists.)
+    const auto& pipes = o.bench.pipelines;
+    const auto& forces = o.bench.forces.empty() && preset ? preset->forces : o.bench.forces;
+    const bool names = std::find(pipes.begin(), pipes.end(), core::Pipeline::Tree) != pipes.end();
+    const bool gravity = std::find(forces.begin(), forces.end(), core::ForceMode::Gravity) != forces.end();
+    if (names && !gravity) throw UsageError(std::string("--pipeline tree: ") + core::kTreeBoidsMessage + "; add --force gravity");
   }
   if (preset) fillFromPreset(*preset, o.bench);
   checkRunShape(o, has("--steps"), has("--frames"), noRender);

@@ -140,7 +140,7 @@ TEST(BenchPlan, DefaultsPerEngine) {
   EXPECT_EQ(cpu[2].pipeline, core::Pipeline::Coherent);
   // Planning creates no engine, so a cuda plan is checkable without a GPU.
   const auto gpu = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity"}));
-  ASSERT_EQ(gpu.size(), 6u);
+  ASSERT_EQ(gpu.size(), 7u);  // boids: 3 pipelines (tree is gravity only); gravity: 4
   EXPECT_EQ(gpu[0].n, 100000u);
   EXPECT_EQ(gpu[0].blockSize, core::defaultParams().blockSize);
   EXPECT_EQ(gpu[3].force, core::ForceMode::Gravity);
@@ -166,12 +166,19 @@ TEST(BenchPlan, PresetsAndCommandLineOverrides) {
 
   // Lists on the command line replace the preset's; the rest of the preset stays.
   const auto grav = app::planBench(parsed({"bench", "--engine", "cuda", "--preset", "gravity", "--n", "2k"}));
-  ASSERT_EQ(grav.size(), 15u);  // 3 pipelines x 5 block sizes
+  ASSERT_EQ(grav.size(), 20u);  // 4 pipelines x 5 block sizes
   for (const auto& c : grav) {
     EXPECT_EQ(c.force, core::ForceMode::Gravity);
     EXPECT_EQ(c.scenario, "plummer");
     EXPECT_EQ(c.n, 2000u);
   }
+}
+
+TEST(BenchPlan, TreeIsPlannedForGravityOnly) {
+  const auto both = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity", "--pipeline", "tree"}));
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(both[0].force, core::ForceMode::Gravity);
+  EXPECT_THROW(parsed({"bench", "--engine", "cuda", "--pipeline", "tree"}), core::UsageError);
 }
 
 TEST(BenchPlan, PresetParametersYieldToOptions) {
@@ -187,7 +194,7 @@ TEST(BenchPlan, CollapsesDimensionsThatDoNotApplyAndAddsTheCpuBaseline) {
   // Cell width means nothing to naive (no grid) or gravity (its own grid): one configuration each.
   const auto p = app::planBench(
       parsed({"bench", "--engine", "cpu", "--force", "boids,gravity", "--cell-width", "1,2", "--n", "1k"}));
-  EXPECT_EQ(p.size(), 1u + 2u + 2u + 3u);
+  EXPECT_EQ(p.size(), 1u + 2u + 2u + 4u);
   const auto b = app::planBench(parsed({"bench", "--engine", "cuda", "--n", "10k,100k", "--cpu-baseline"}));
   ASSERT_EQ(b.size(), 6u + 3u);
   for (size_t i = 6; i < b.size(); ++i) {
