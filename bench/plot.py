@@ -3,13 +3,15 @@
 
     python3 bench/plot.py results.csv [more.csv ...] --out images/ [--prefix name] [--n N]
 
-Writes up to four PNG files and prints the path of each:
+Writes up to five PNG files and prints the path of each:
   <prefix>_steps_vs_n.png          steps/s against N, log-log, one line per pipeline (and force,
                                    scenario, engine); the best block size and cell width per point
   <prefix>_steps_vs_block_size.png steps/s against the CUDA block size at the largest N measured
                                    with more than one block size
   <prefix>_stages.png              per-stage milliseconds, stacked, one bar per pipeline at one N
                                    (--n, else the largest N that most pipelines share)
+  <prefix>_gravity_ms_vs_n.png     gravity: milliseconds per step against N, log-log, one line per
+                                   pipeline, the fastest named above each N (where each one wins)
   <prefix>_gravity_interactions.png
                                    gravity interactions/s (N^2 per step) against N, GFLOP/s (20
                                    per interaction) on the right axis
@@ -21,8 +23,10 @@ import os
 import sys
 from collections import defaultdict
 
-PIPELINES = ["naive", "scattered", "coherent"]
-PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c"}
+# sample-reference: `murmur bench --reference`, NVIDIA's nbody kernel timed next to naive.
+PIPELINES = ["naive", "scattered", "coherent", "tree", "sample-reference"]
+PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c", "tree": "#9467bd",
+                    "sample-reference": "#7f7f7f"}
 ENGINE_STYLES = {"cuda": "-", "cpu": "--"}
 MARKERS = ["o", "s", "^", "D", "v", "P"]
 STAGES = [("label_ms", "label"), ("sort_ms", "sort"), ("bounds_ms", "bounds"), ("reorder_ms", "reorder"),
@@ -194,6 +198,32 @@ def plot_steps_vs_n(plt, rows, path):
     return finish_line_plot(plt, fig, ax, path, legend_outside=True)
 
 
+def plot_ms_vs_n(plt, rows, path):
+    rows = [r for r in rows if r.get("force") == "gravity"]
+    if not rows:
+        return "no gravity rows"
+    best = best_by(rows, lambda r: series_key(r) + (r["_n"],))
+    series = defaultdict(list)
+    for (engine, force, scenario, pipeline, n), r in best.items():
+        series[(engine, force, scenario, pipeline)].append((n, 1000.0 / r["_sps"]))
+    if not series:
+        return "no rows with N and steps/s"
+    fig, ax, ys = log_log_by_n(plt, series, rows, "milliseconds per step (median)")
+    # The winner at each N (among the series measured there), written above the point.
+    by_n = defaultdict(list)
+    for key, pts in series.items():
+        for n, ms in pts:
+            by_n[n].append((ms, label_for(key, rows)))
+    top = max(ys) * 3
+    for n, entries in sorted(by_n.items()):
+        if len(entries) > 1:
+            ax.annotate(min(entries)[1], (n, top), ha="center", va="bottom", fontsize=7, rotation=30)
+    ax.set_ylim(min(ys) / 2, top * 6)
+    ax.set_title(f"Gravity: time per step against N (lower is better; the fastest named above each N)\n{device_title(rows)}",
+                 fontsize=11)
+    return finish_line_plot(plt, fig, ax, path, legend_outside=True)
+
+
 def plot_steps_vs_block_size(plt, rows, path):
     rows = [r for r in rows if number(r, "block_size")]
     # Per series, the largest N that was measured with more than one block size.
@@ -362,6 +392,7 @@ def main(argv=None):
     plots = [("steps_vs_n", lambda p: plot_steps_vs_n(plt, rows, p)),
              ("steps_vs_block_size", lambda p: plot_steps_vs_block_size(plt, rows, p)),
              ("stages", lambda p: plot_stages(plt, rows, p, args.n)),
+             ("gravity_ms_vs_n", lambda p: plot_ms_vs_n(plt, rows, p)),
              ("gravity_interactions", lambda p: plot_gravity(plt, rows, p))]
     wrote = 0
     for name, draw in plots:

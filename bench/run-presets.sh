@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the committed benchmark sweeps on this machine's GPU, writing CSVs and JSON sidecars to
 # OUT_DIR (default: all sweeps; name some to run only those):
-#   bench/run-presets.sh [BUILD_DIR] [OUT_DIR] [cis565 constant-density gravity render blocks]
+#   bench/run-presets.sh [BUILD_DIR] [OUT_DIR] [cis565 constant-density gravity gravity-pipelines render blocks]
 # Then plot them:  python3 bench/plot.py OUT_DIR/cis565.csv --out images/ --prefix cis565  (etc.)
 set -uo pipefail
 build=${1:-build}
 out=${2:-bench/results/new}
 shift 2 2>/dev/null || shift $#
-sweeps=${*:-cis565 constant-density gravity render blocks}
+sweeps=${*:-cis565 constant-density gravity gravity-pipelines render blocks}
 mkdir -p "$out"
 m="$build/murmur"
 for s in $sweeps; do
@@ -19,6 +19,12 @@ for s in $sweeps; do
       "$m" bench --preset gravity --pipeline naive --cpu-baseline --max-seconds 1.5 --csv "$out/gravity.csv"
       "$m" bench --preset gravity --pipeline scattered,coherent --block-size 256 --max-seconds 1.5 \
         --csv "$out/gravity.csv" --append ;;
+    gravity-pipelines)
+      # Every gravity pipeline and NVIDIA's nbody kernel against N (one repeat: a 10M grid step
+      # takes seconds); then all-pairs and the reference at the other block sizes.
+      "$m" bench --preset gravity-pipelines --repeats 1 --max-seconds 2 --csv "$out/gravity-pipelines.csv"
+      "$m" bench --force gravity --pipeline naive --reference --n 16384,65536,262144,1048576 --block-size 128,512 \
+        --max-seconds 1.5 --csv "$out/gravity-naive-blocks.csv" ;;
     render)
       # Rendering on: a step plus an offscreen 1280x720 frame through CUDA-GL interop.
       "$m" bench --render --pipeline scattered,coherent --n 100k,250k,500k,1M,2M,5M,10M --max-seconds 2 \
@@ -30,6 +36,6 @@ for s in $sweeps; do
         --max-seconds 1.5 --csv "$out/blocks.csv"
       "$m" bench --pipeline naive --n 100k --block-size 32,64,128,256,512,1024 --max-seconds 1.5 \
         --csv "$out/blocks.csv" --append ;;
-    *) echo "run-presets: unknown sweep '$s' (cis565 constant-density gravity render blocks)" >&2; exit 2 ;;
+    *) echo "run-presets: unknown sweep '$s' (cis565 constant-density gravity gravity-pipelines render blocks)" >&2; exit 2 ;;
   esac
 done

@@ -20,6 +20,9 @@
 #include "core/csv.h"
 #include "core/errors.h"
 #include "core/scenarios.h"
+#if defined(MURMUR_HAVE_CUDA)
+#include "cuda/sample_nbody.h"
+#endif
 
 namespace murmur::app {
 
@@ -77,6 +80,46 @@ core::SimParams configParams(const Options& o, const BenchConfig& c) {
   return p;
 }
 
+// The sample formulation's force kernel on the same bodies, warmed up and timed like an engine
+// step (launch + synchronize, wall clock). Positions do not move: an all-pairs step costs the
+// same for any state. Its time is all force; integrate stays empty.
+Measurement measureReference(const Options& o, const core::Bodies& bodies, Measurement& m) {
+#if defined(MURMUR_HAVE_CUDA)
+  const float eps2 = m.params.gravity.softening * m.params.gravity.softening;
+  cuda::SampleNbody sample(bodies.pos, eps2, m.params.gravity.G, m.params.blockSize);
+  const double budgetMs = o.bench.maxSeconds * 1000.0;
+  double warmMs = 0;
+  for (int s = 0; s < o.bench.warmup || s == 0; ++s) {
+    const auto t0 = Clock::now();
+    sample.computeForces();
+    const double ms = msBetween(t0, Clock::now());
+    ++m.warmup;
+    warmMs = s == 0 ? ms : std::min(warmMs, ms);
+    if (m.warmup * warmMs > 0.25 * budgetMs) break;
+  }
+  int steps = o.bench.steps;
+  const double perRepeat = budgetMs / double(o.bench.repeats);
+  if (warmMs > 0 && steps * warmMs > perRepeat) steps = std::max(2, static_cast<int>(perRepeat / warmMs));
+  for (int r = 0; r < o.bench.repeats; ++r) {
+    std::vector<double> repeatMs;
+    for (int s = 0; s < steps; ++s) {
+      const auto t0 = Clock::now();
+      sample.computeForces();
+      repeatMs.push_back(msBetween(t0, Clock::now()));
+    }
+    m.repeatMedians.push_back(stepStats(repeatMs).median);
+    m.stepMs.insert(m.stepMs.end(), repeatMs.begin(), repeatMs.end());
+  }
+  m.stageMean.forceMs = stepStats(m.stepMs).median;
+  return m;
+#else
+  (void)o;
+  (void)bodies;
+  (void)m;
+  throw Skip("this build has no CUDA engine");
+#endif
+}
+
 Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, ScenarioCache& cache) {
   Measurement m;
   m.params = configParams(o, c);
@@ -97,6 +140,8 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     const std::string why = sizeLimitReason(c.engine, c.force, c.pipeline, m.n);
     if (!why.empty()) throw Skip(why);
   }
+
+  if (c.reference) return measureReference(o, bodies, m);
 
   core::Engine& engine = *slot.engine;
   engine.setParams(m.params);

@@ -19,7 +19,7 @@ namespace murmur::app {
 // minutes, and the next size up would take hours. The CPU engine's grid beyond 2M bodies is
 // minutes per configuration as well.
 constexpr uint64_t kCudaNaiveBoidsMaxN = 2000000;
-constexpr uint64_t kCudaNaiveGravityMaxN = 1000000;
+constexpr uint64_t kCudaNaiveGravityMaxN = uint64_t(1) << 20;  // 1M as 2^20, NVIDIA's sample's largest
 constexpr uint64_t kCpuNaiveMaxN = 50000;
 constexpr uint64_t kCpuGridMaxN = 2000000;
 // Gravity on the CPU grid: the near field of a centrally concentrated cluster is close to all
@@ -39,6 +39,7 @@ struct BenchPreset {
   std::vector<int> blockSizes, cellWidths;
   std::string scenario;                          // empty: per-force default
   void (*applyParams)(core::SimParams&) = nullptr;  // parameters the preset fixes
+  bool reference = false;                        // sets --reference
 };
 
 const std::vector<BenchPreset>& benchPresets();
@@ -51,6 +52,9 @@ void fillFromPreset(const BenchPreset& preset, BenchOptions& b);
 
 // argv as one line a shell would accept, program name shortened to "murmur".
 std::string shellQuotedCommandLine(int argc, char** argv);
+
+// The CSV's pipeline value for --reference rows.
+constexpr const char* kReferencePipelineName = "sample-reference";
 
 // 5000 -> "5k", 2500000 -> "2.5M", 1234 -> "1234".
 std::string withSuffix(uint64_t n);
@@ -68,6 +72,9 @@ struct BenchConfig {
   int blockSize = 0;       // 0: not applicable (the CPU engine has no launch configuration)
   int cellWidth = 0;       // 0: not applicable (naive has no grid; gravity sizes its own grid)
   std::string skipReason;  // set when the size limits above rule the configuration out
+  // The sample-formulation kernel (--reference) instead of the engine: CUDA, gravity, pipeline
+  // naive; its CSV rows say pipeline=sample-reference.
+  bool reference = false;
 };
 
 // The configurations of o's sweep in run order (o after resolveDefaults): per engine (o.engine,
@@ -76,6 +83,9 @@ struct BenchConfig {
 std::vector<BenchConfig> planBench(const Options& o);
 
 // "cuda boids coherent n=1000000 block=256 cw=1" (a dash where a dimension does not apply).
+// The CSV's pipeline value: the pipeline's name, or kReferencePipelineName.
+std::string pipelineName(const BenchConfig& c);
+
 std::string describe(const BenchConfig& c);
 
 // Per-step times of one configuration, in ms. p90 is the nearest-rank 90th percentile; the

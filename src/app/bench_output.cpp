@@ -79,7 +79,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   }
   row.set("engine", std::string(core::toString(c.engine)));
   row.set("force", std::string(core::toString(c.force)));
-  row.set("pipeline", std::string(core::toString(c.pipeline)));
+  row.set("pipeline", pipelineName(c));
   row.set("scenario", c.scenario);
   row.set("n", static_cast<long long>(m.n));
   if (c.blockSize) row.set("block_size", static_cast<long long>(c.blockSize));
@@ -102,7 +102,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   }
   if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Tree) row.set("reorder_ms", s.reorderMs);
   row.set("force_ms", s.forceMs);
-  row.set("integrate_ms", s.integrateMs);
+  if (!c.reference) row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {
     row.set("render_ms", m.renderMs);
     row.set("frame_fps", 1000.0 / (st.median + m.renderMs));
@@ -121,7 +121,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
 json configJson(const BenchConfig& c, size_t n) {
   return json{{"engine", core::toString(c.engine)},
               {"force", core::toString(c.force)},
-              {"pipeline", core::toString(c.pipeline)},
+              {"pipeline", pipelineName(c)},
               {"scenario", c.scenario},
               {"n", n},
               {"block_size", c.blockSize ? json(c.blockSize) : json(nullptr)},

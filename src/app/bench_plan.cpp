@@ -29,17 +29,10 @@ void cis565Params(core::SimParams& p) {
   p.boids.alignmentRadius = 5.0f;
 }
 
-// Every pipeline there is, in key order.
-std::vector<Pipeline> allPipelines() {
-  std::vector<Pipeline> all;
-  for (int i = 0; i < core::enumCount<Pipeline>(); ++i) all.push_back(static_cast<Pipeline>(i));
-  return all;
-}
-
 }  // namespace
 
 const std::vector<BenchPreset>& benchPresets() {
-  const std::vector<Pipeline> kAllPipelines = allPipelines();
+  const std::vector<Pipeline> kAllPipelines = core::allPipelines();
   static const std::vector<BenchPreset> presets = {
       {"cis565", "boids, uniform cube of half-size 100, radii 5/3/5, N 5k..5M, block 128",
        {ForceMode::Boids}, kAllPipelines,
@@ -53,6 +46,11 @@ const std::vector<BenchPreset>& benchPresets() {
        {ForceMode::Gravity}, kAllPipelines,
        {16000, 32000, 64000, 128000, 256000, 512000, 1000000},
        {64, 128, 256, 512, 1024}, {}, "plummer", nullptr},
+      {"gravity-pipelines",
+       "gravity, Plummer sphere, every pipeline and the nbody sample's kernel, N 16k..10M, block 256",
+       {ForceMode::Gravity}, kAllPipelines,
+       {16384, 65536, 262144, 1048576, 4194304, 10000000},
+       {256}, {}, "plummer", nullptr, true},
   };
   return presets;
 }
@@ -73,6 +71,7 @@ void fillFromPreset(const BenchPreset& preset, BenchOptions& b) {
   if (b.blockSizes.empty()) b.blockSizes = preset.blockSizes;
   if (b.cellWidths.empty()) b.cellWidths = preset.cellWidths;
   if (b.scenario.empty()) b.scenario = preset.scenario;
+  b.reference = b.reference || preset.reference;
 }
 
 std::string shellQuotedCommandLine(int argc, char** argv) {
@@ -133,7 +132,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
   std::vector<EngineKind> engines = {o.engine};
   if (b.cpuBaseline && o.engine != EngineKind::Cpu) engines.push_back(EngineKind::Cpu);
   const std::vector<ForceMode> forces = b.forces.empty() ? std::vector<ForceMode>{ForceMode::Boids} : b.forces;
-  const std::vector<Pipeline> pipelines = b.pipelines.empty() ? allPipelines() : b.pipelines;
+  const std::vector<Pipeline> pipelines = b.pipelines.empty() ? core::allPipelines() : b.pipelines;
   const std::vector<uint64_t> counts =
       b.counts.empty() ? std::vector<uint64_t>{o.engine == EngineKind::Cuda ? 100000u : 10000u} : b.counts;
   const std::vector<int> blockSizes = b.blockSizes.empty() ? std::vector<int>{o.params.blockSize} : b.blockSizes;
@@ -168,6 +167,11 @@ std::vector<BenchConfig> planBench(const Options& o) {
               if (n > 0) c.skipReason = sizeLimitReason(engine, force, pipeline, n);
 
               plan.push_back(c);
+              if (b.reference && engine == EngineKind::Cuda && force == ForceMode::Gravity &&
+                  pipeline == Pipeline::Naive) {
+                c.reference = true;
+                plan.push_back(c);
+              }
             }
           }
         }
@@ -177,9 +181,13 @@ std::vector<BenchConfig> planBench(const Options& o) {
   return plan;
 }
 
+std::string pipelineName(const BenchConfig& c) {
+  return c.reference ? std::string(kReferencePipelineName) : std::string(core::toString(c.pipeline));
+}
+
 std::string describe(const BenchConfig& c) {
   std::ostringstream s;
-  s << core::toString(c.engine) << ' ' << core::toString(c.force) << ' ' << core::toString(c.pipeline)
+  s << core::toString(c.engine) << ' ' << core::toString(c.force) << ' ' << pipelineName(c)
     << " n=" << (c.n ? std::to_string(c.n) : c.scenario) << " block="
     << (c.blockSize ? std::to_string(c.blockSize) : "-") << " cw=" << (c.cellWidth ? std::to_string(c.cellWidth) : "-");
   return s.str();

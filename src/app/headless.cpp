@@ -1,6 +1,7 @@
 // Headless runs: the simulation loop without a window, one summary line per run.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <vector>
@@ -47,8 +48,8 @@ int runHeadless(const Options& o) {
   scenario.bodies = core::Bodies{};  // the engine has its own copy
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
-  // One step per iteration; with rendering, one frame per step as in the window, except that a
-  // run that only wants a screenshot renders only the last frame (nothing else would be seen).
+  // One frame per iteration (as in the window), after --steps-per-frame steps, except that a run
+  // that only wants a screenshot renders only the last frame (nothing else would be seen).
   const int iterations = o.frames > 0 ? o.frames : o.steps;
   const bool renderEveryStep = o.screenshot.empty() || !o.record.empty() || o.frames > 0;
 #if defined(MURMUR_HAVE_RENDER)
@@ -91,9 +92,10 @@ int runHeadless(const Options& o) {
   for (int s = 0; s < iterations; ++s) {
     progress.update(s);
     const auto a = std::chrono::steady_clock::now();
-    engine->step(1);
+    engine->step(o.stepsPerFrame);
     engine->synchronize();
-    stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+    stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count() /
+                     o.stepsPerFrame);
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
     if (view && (renderEveryStep || s + 1 == iterations)) {
@@ -143,7 +145,7 @@ int runHeadless(const Options& o) {
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
               "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
               core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
-              o.scenario.name.c_str(), final.size(), iterations, params.blockSize, params.cellWidthFactor, med,
+              o.scenario.name.c_str(), final.size(), iterations * o.stepsPerFrame, params.blockSize, params.cellWidthFactor, med,
               totalMs, core::stateChecksum(final));
   if (rendered) {
     const double r = stepStats(renderMs).median;
@@ -161,25 +163,28 @@ int runHeadless(const Options& o) {
 }
 
 int runAccuracy(const Options& o) {
-  // The grid pipelines approximate far-field gravity by cell monopoles; this reports how far
-  // each pipeline's accelerations are from a double-precision direct sum on the same state.
+  // Every pipeline's accelerations against a double-precision direct sum on the same state (the
+  // grid approximates the far field by cell monopoles; naive differs only by float rounding),
+  // then each pipeline's energy drift over kDriftSteps leapfrog steps of a Plummer sphere.
   core::SimParams params = o.params;
   params.force = core::ForceMode::Gravity;
+  params.gravity.integrator = core::Integrator::Leapfrog;
   core::ScenarioSpec spec = o.scenario;
   if (!o.forceSet && spec.name == "uniform") spec.name = "plummer";
   if (!o.nSet) spec.n = 20000;
-  checkFits(o.engine, spec.n, params);
+  const uint64_t driftBodies = o.driftSet ? o.driftBodies : (o.engine == core::EngineKind::Cuda ? 16384 : 1000);
+  checkFits(o.engine, std::max<uint64_t>(spec.n, driftBodies), params);
   const core::Scenario scenario = core::makeScenario(spec, params);
   const core::Bodies& bodies = scenario.bodies;
   params.halfSize = scenario.halfSize;
   auto engine = makeEngine(o.engine, params);
+  const std::vector<core::Pipeline> pipelines = core::allPipelines();
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
-  std::printf("gravity force error vs double-precision direct sum: scenario=%s n=%zu grid_dim=%d softening=%g "
-              "theta=%g\n",
+  std::printf("relative force error |a - a_direct| / |a_direct| per body, a_direct a double-precision direct sum: "
+              "scenario=%s n=%zu grid_dim=%d softening=%g theta=%g\n",
               spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening, params.gravity.theta);
   std::printf("%-10s %12s %12s %12s %12s %10s %8s\n", "pipeline", "median", "p90", "max", "rms", "ms", "samples");
-  for (int p = 0; p < core::enumCount<core::Pipeline>(); ++p) {
-    const core::Pipeline pipe = static_cast<core::Pipeline>(p);
+  for (core::Pipeline pipe : pipelines) {
     params.pipeline = pipe;
     engine->setParams(params);
     engine->reset(bodies);
@@ -189,6 +194,31 @@ int runAccuracy(const Options& o) {
     const core::ForceError fe = core::forceError(bodies, acc, params.gravity.G, params.gravity.softening);
     std::printf("%-10s %12.3e %12.3e %12.3e %12.3e %10.2f %8zu\n", core::toString(pipe), fe.median, fe.p90,
                 fe.max, fe.rms, ms, fe.samples);
+  }
+  if (driftBodies == 0) return 0;
+
+  // Energy drift: the same Plummer sphere (seed of the run) for every pipeline, kinetic plus
+  // softened potential energy in double before and after.
+  constexpr int kDriftSteps = 1000;
+  core::ScenarioSpec driftSpec = o.scenario;
+  driftSpec.name = "plummer";
+  driftSpec.n = driftBodies;
+  core::SimParams driftParams = params;
+  const core::Bodies start = core::makeScenario(driftSpec, driftParams).bodies;
+  const double e0 = core::totalEnergy(start, params.gravity.G, params.gravity.softening);
+  std::printf("\nrelative energy drift |E_%d / E_0 - 1|, leapfrog: scenario=plummer n=%zu dt=%g softening=%g E_0=%.6g\n",
+              kDriftSteps, start.size(), params.gravity.dt, params.gravity.softening, e0);
+  std::printf("%-10s %12s %10s\n", "pipeline", "drift", "ms/step");
+  for (core::Pipeline pipe : pipelines) {
+    driftParams.pipeline = pipe;
+    engine->setParams(driftParams);
+    engine->reset(start);
+    const auto t0 = std::chrono::steady_clock::now();
+    engine->step(kDriftSteps);
+    engine->synchronize();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double e1 = core::totalEnergy(engine->readBodies(), params.gravity.G, params.gravity.softening);
+    std::printf("%-10s %12.3e %10.3f\n", core::toString(pipe), std::fabs(e1 / e0 - 1.0), ms / kDriftSteps);
   }
   return 0;
 }

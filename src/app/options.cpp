@@ -91,6 +91,8 @@ const std::vector<AppValue>& appValues() {
        [](Options& o, double v) { o.scenario.seed = static_cast<uint64_t>(v); }, false},
       {"--frames", "frames", "Frames to render: headless (default --steps), or the window closes after K",
        core::intRange(1, 10000000), [](Options& o, double v) { o.frames = static_cast<int>(v); }, false},
+      {"--steps-per-frame", "steps per frame", "Headless: simulation steps between two rendered frames (default 1)",
+       core::intRange(1, 1000000), [](Options& o, double v) { o.stepsPerFrame = static_cast<int>(v); }, false},
       {"--width", "width", "Frame width in pixels", core::intRange(16, 8192),
        [](Options& o, double v) { o.width = static_cast<int>(v); }, false},
       {"--height", "height", "Frame height in pixels", core::intRange(16, 8192),
@@ -183,6 +185,8 @@ void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
   bench.add_flag("--render", b.render, "Also draw an offscreen frame per step (render_ms, frame_fps)");
   bench.add_flag("--append", b.append, "Append to the CSV instead of overwriting");
   bench.add_flag("--cpu-baseline", b.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
+  bench.add_flag("--reference", b.reference,
+                 "Also time all-pairs gravity as NVIDIA's nbody sample writes it (pipeline sample-reference)");
 }
 
 void applyBenchOptions(const GivenMap& given, Options& o) {
@@ -219,7 +223,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   bool headless = false, noRender = false;
   app.add_flag("--headless", headless, "Run without a window (EGL offscreen if rendering)");
   app.add_flag("--no-render", noRender, "With --headless: simulate only, no GL at all");
-  addValue(app, given, "--scenario", "uniform | dense | plummer | galaxies | file:PATH");
+  addValue(app, given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH");
   addValue(app, given, "--params", "JSON file with simulation parameters (options override it)");
   addAppValues(app, given, false);
   addParamOptions(app, given);
@@ -230,7 +234,11 @@ bool parseOptions(int argc, char** argv, Options& o) {
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.fallthrough();  // options of the main command are accepted after a subcommand too
 
-  auto* accuracy = app.add_subcommand("accuracy", "Force error of each gravity pipeline against a double-precision direct sum");
+  auto* accuracy = app.add_subcommand(
+      "accuracy", "Force error and energy drift of each gravity pipeline against a double-precision direct sum");
+  GivenMap accuracyGiven;
+  addValue(*accuracy, accuracyGiven, "--drift-n",
+           "Bodies of the 1000-step energy-drift run per pipeline (0 skips it; default 16k on a GPU, 1000 on the CPU)");
   auto* bench = app.add_subcommand("bench", "Benchmark sweeps over force, pipeline, N, block size and cell width");
   GivenMap benchGiven;
   addBenchOptions(*bench, benchGiven, o.bench);
@@ -283,6 +291,11 @@ bool parseOptions(int argc, char** argv, Options& o) {
   o.forceSet = has("--force") || benchGiven.at("--force").given();
   o.nSet = has("--n") || benchGiven.at("--n").given();
   if (o.mode == Mode::Bench) applyBenchOptions(benchGiven, o);
+  if (accuracyGiven.at("--drift-n").given()) {
+    o.driftBodies = static_cast<uint64_t>(parseOption("--drift-n", accuracyGiven.at("--drift-n").text, "drift bodies",
+                                                      core::countRange(0, core::kMaxBodies)));
+    o.driftSet = true;
+  }
   if (has("--scenario")) {
     const std::string& s = text("--scenario");
     if (s.rfind("file:", 0) != 0) {

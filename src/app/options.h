@@ -30,6 +30,7 @@ struct BenchOptions {
   bool render = false;   // also draw an offscreen frame per step (render_ms, frame_fps)
   bool append = false;   // append rows to an existing CSV (no second header)
   bool cpuBaseline = false;  // repeat the configurations with N <= kCpuBaselineMaxN on the CPU engine
+  bool reference = false;    // also time NVIDIA's nbody formulation next to every CUDA naive gravity row
   std::string csv = "bench.csv";  // the sidecar is csv + ".json"
   std::string commandLine;        // argv, shell-quoted, for the sidecar
 };
@@ -52,6 +53,7 @@ struct Options {
   int recordEvery = 1;    // --record-every K steps
   std::string csv;        // --csv FILE (viewer FPS log; the benchmark's rows)
   int frames = 0;         // --frames K: frames to render headless (0 = steps); the window closes after K
+  int stepsPerFrame = 1;  // --steps-per-frame K (headless): simulation steps between two frames
   int width = 1280, height = 720;
   float zoom = 1.0f;      // camera: > 1 moves closer than the fitted view
   std::string drawMode, colourMode;  // empty = renderer default for the force and N
@@ -60,6 +62,10 @@ struct Options {
   float edl = -1;         // --edl >= 0 (< 0: the default)
   bool warpReduce = false; // --warp-reduce (measured slower on an H100: bench/results/h100/README.md)
   BenchOptions bench;
+  // accuracy: Plummer bodies of the 1000-step energy drift (0: skip); without --drift-n 16384 on a
+  // GPU and 1000 on the CPU engine (1000 all-pairs steps of 16k bodies take minutes there).
+  uint64_t driftBodies = 16384;
+  bool driftSet = false;
 };
 
 // Parses argv. Returns false when help was printed (exit 0). Throws core::UsageError with one

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace murmur::core {
 
@@ -127,6 +128,14 @@ inline float activeDt(const SimParams& p) {
   return p.force == ForceMode::Boids ? p.boids.dt : p.gravity.dt;
 }
 inline float& activeDt(SimParams& p) { return p.force == ForceMode::Boids ? p.boids.dt : p.gravity.dt; }
+
+// Every pipeline, in the order of their names (and number keys): reports iterate over this, so a
+// new pipeline appears in them by being a new name.
+inline std::vector<Pipeline> allPipelines() {
+  std::vector<Pipeline> all;
+  for (int i = 0; i < enumCount<Pipeline>(); ++i) all.push_back(static_cast<Pipeline>(i));
+  return all;
+}
 
 constexpr int kMinBlockSize = 32;
 constexpr int kMaxBlockSize = 1024;

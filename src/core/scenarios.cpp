@@ -90,49 +90,149 @@ void plummer(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, double 
   }
 }
 
-// One disk galaxy with a bulge: a Plummer bulge (a third of the mass, scale 0.2 R_d) and an
-// exponential disk (scale length R_d = 1, cut at 4 R_d, thin Gaussian thickness) on circular
-// orbits whose speed balances the enclosed mass (spherical approximation). The disk is tilted by
-// `tilt` radians about the x axis, then placed at `centre` moving with `drift`.
-void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d centre, V3d drift,
-                double tilt, double spin) {
+// Plummer enclosed mass and density (unnormalised) of mass m and scale a.
+double plummerEnclosed(double m, double a, double r) { return m * r * r * r / std::pow(r * r + a * a, 1.5); }
+double plummerDensity(double a, double r) { return std::pow(1.0 + r * r / (a * a), -2.5); }
+
+// A disk galaxy (DESIGN.md's "galaxies worth watching"): an exponential disk with a Plummer bulge,
+// both inside a live Plummer dark halo of bodies. The halo is live rather than a fixed potential
+// because then it needs nothing new from the physics: every pipeline (and a tree, which groups
+// the halo's many distant bodies into few nodes) treats it like any other mass, and in a
+// collision the haloes take up orbital energy (dynamical friction), so the galaxies merge instead
+// of passing through each other. Velocities come from equilibrium, not guesses:
+// - halo and bulge: isotropic Gaussian speeds with the Jeans dispersion of their density in the
+//   potential of all three components (enclosed mass, spherical approximation);
+// - disk: circular speed of the spherical components plus the thin disk's own, radial dispersion from a Toomre Q of
+//   kToomreQ (what keeps a disk from clumping), the epicyclic ratio for the azimuthal one,
+//   vertical dispersion of a self-gravitating sech^2 sheet of the disk's thickness (what keeps
+//   it from thickening or collapsing), and the asymmetric drift for the mean rotation.
+struct GalaxyShape {
+  static constexpr double kDiskScale = 1.0;      // R_d
+  static constexpr double kDiskCut = 4.0;        // R_d: disk bodies beyond are redrawn
+  static constexpr double kDiskHeight = 0.1;     // sech^2 scale height, R_d
+  static constexpr double kBulgeScale = 0.3;     // Plummer scale, R_d
+  static constexpr double kHaloScale = 4.0;      // Plummer scale, R_d
+  static constexpr double kHaloCut = 15.0;       // R_d: halo bodies beyond are redrawn
+  static constexpr double kToomreQ = 1.5;
+};
+
+// Circular speed^2 of a thin exponential disk (Freeman 1970): 4 pi G Sigma_0 R_d y^2
+// (I0 K0 - I1 K1)(y), y = R / 2 R_d, with Sigma_0 normalised to the disk's mass inside the cut.
+// The spherical approximation (enclosed mass / r) underestimates it by up to a fifth near
+// 2 R_d: a disk started on those speeds sub-rotates and contracts.
+double diskCircularSpeed2(double mDisk, double r) {
+  const double rd = GalaxyShape::kDiskScale, cut = GalaxyShape::kDiskCut;
+  const double inside = 1.0 - (1.0 + cut / rd) * std::exp(-cut / rd);
+  const double sigma0 = mDisk / (2.0 * kPi * rd * rd * inside);
+  const double y = r / (2.0 * rd);
+  return 4.0 * kPi * sigma0 * rd * y * y *
+         (std::cyl_bessel_i(0.0, y) * std::cyl_bessel_k(0.0, y) - std::cyl_bessel_i(1.0, y) * std::cyl_bessel_k(1.0, y));
+}
+
+double diskEnclosedMass(double mDisk, double r) {
+  const double rd = GalaxyShape::kDiskScale, cut = GalaxyShape::kDiskCut;
+  auto f = [&](double x) { return 1.0 - (1.0 + x / rd) * std::exp(-x / rd); };
+  return mDisk * f(std::min(r, cut)) / f(cut);
+}
+
+// Isotropic Jeans dispersion sigma^2(r) = 1 / rho(r) int_r^inf rho(s) G M(s) / s^2 ds of a
+// Plummer component of scale `a` in the enclosed mass `menc`, tabulated on a log grid.
+class JeansTable {
+ public:
+  template <typename Menc>
+  JeansTable(double a, double rMax, Menc menc) {
+    const int n = 2000;
+    r_.resize(n);
+    s2_.resize(n);
+    const double lo = std::log(1e-4), hi = std::log(rMax);
+    for (int k = 0; k < n; ++k) r_[k] = std::exp(lo + (hi - lo) * k / (n - 1));
+    double integral = 0;
+    s2_[n - 1] = 0;
+    for (int k = n - 2; k >= 0; --k) {
+      auto f = [&](double x) { return plummerDensity(a, x) * menc(x) / (x * x); };
+      integral += 0.5 * (f(r_[k]) + f(r_[k + 1])) * (r_[k + 1] - r_[k]);
+      s2_[k] = integral / plummerDensity(a, r_[k]);
+    }
+  }
+  double sigma2(double r) const {
+    if (r <= r_.front()) return s2_.front();
+    if (r >= r_.back()) return 0;
+    const double t = (std::log(r) - std::log(r_.front())) / (std::log(r_.back()) - std::log(r_.front())) *
+                     double(r_.size() - 1);
+    const size_t k = std::min(static_cast<size_t>(t), r_.size() - 2);
+    const double f = t - double(k);
+    return s2_[k] * (1 - f) + s2_[k + 1] * f;
+  }
+
+ private:
+  std::vector<double> r_, s2_;
+};
+
+// Positions of a Plummer component with Jeans velocities, cut at rMax.
+void plummerJeans(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, double a, double rMax,
+                  const JeansTable& jeans) {
   const size_t n = end - begin;
   if (n == 0) return;
-  const size_t nBulge = n / 3;
-  const double mBulge = mass * double(nBulge) / double(n);
-  const double mDisk = mass - mBulge;
-  const double aBulge = 0.2, rd = 1.0, rMax = 4.0, eps = 0.05;
-  plummer(b, begin, begin + nBulge, rng, mBulge, aBulge, V3d{0, 0, 0}, V3d{0, 0, 0});
-  const double m = mass / double(n);
-  const double cosTilt = std::cos(tilt), sinTilt = std::sin(tilt);
-  // Disk mass inside radius r for an exponential disk, normalised to the cut at rMax.
-  auto diskEnclosed = [&](double r) {
-    auto f = [&](double x) { return 1.0 - (1.0 + x / rd) * std::exp(-x / rd); };
-    return mDisk * f(r) / f(rMax);
+  for (size_t i = begin; i < end; ++i) {
+    double r = 0;
+    do {
+      const double x = rng.uniform(1e-10, 1.0);
+      r = a / std::sqrt(std::pow(x, -2.0 / 3.0) - 1.0);
+    } while (r > rMax);
+    const double sigma = std::sqrt(jeans.sigma2(r));
+    const V3d d = randomDirection(rng);
+    setBody(b, i, V3d{d.x * r, d.y * r, d.z * r},
+            V3d{sigma * rng.normal(), sigma * rng.normal(), sigma * rng.normal()}, mass / double(n));
+  }
+}
+
+void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double luminousMass, V3d centre, V3d drift,
+                double tilt, double spin) {
+  using S = GalaxyShape;
+  const GalaxyLayout layout = galaxyLayout(end - begin);
+  const double mBulge = kGalaxyBulgeShare * luminousMass, mDisk = luminousMass - mBulge;
+  const double mHalo = kGalaxyHaloToLuminous * luminousMass;
+  auto menc = [&](double r) {
+    return plummerEnclosed(mBulge, S::kBulgeScale, r) + diskEnclosedMass(mDisk, r) +
+           plummerEnclosed(mHalo, S::kHaloScale, r);
   };
-  for (size_t i = begin + nBulge; i < end; ++i) {
+  const size_t haloEnd = begin + layout.halo, bulgeEnd = haloEnd + layout.bulge;
+  plummerJeans(b, begin, haloEnd, rng, mHalo, S::kHaloScale, S::kHaloCut, JeansTable(S::kHaloScale, 100.0, menc));
+  plummerJeans(b, haloEnd, bulgeEnd, rng, mBulge, S::kBulgeScale, S::kDiskCut,
+               JeansTable(S::kBulgeScale, 100.0, menc));
+  const double rd = S::kDiskScale, z0 = S::kDiskHeight;
+  const size_t nDisk = end - bulgeEnd;
+  const double cosTilt = std::cos(tilt), sinTilt = std::sin(tilt);
+  for (size_t i = bulgeEnd; i < end; ++i) {
     // An exponential surface density puts mass r e^{-r/R_d} dr at radius r: a Gamma(2)
     // variate, i.e. the sum of two exponentials, redrawn beyond the cut.
     double r = 0;
     do {
       r = -rd * (std::log(1.0 - rng.uniform()) + std::log(1.0 - rng.uniform()));
-    } while (r > rMax || r <= 1e-4);
+    } while (r > S::kDiskCut || r <= 1e-3);
     const double phi = rng.uniform(0.0, 2.0 * kPi);
-    const double z = 0.05 * rd * rng.normal();
-    const double rb = r * r / (r * r + aBulge * aBulge);
-    const double menc = mBulge * rb * std::sqrt(rb) + diskEnclosed(r);
-    const double vc = std::sqrt(menc * r * r / std::pow(r * r + eps * eps, 1.5));
+    // sech^2 sheet: z = z0 atanh(2u - 1).
+    const double z = z0 * std::atanh(rng.uniform(-0.999, 0.999));
+    const double vc2 = (plummerEnclosed(mBulge, S::kBulgeScale, r) + plummerEnclosed(mHalo, S::kHaloScale, r)) / r +
+                       diskCircularSpeed2(mDisk, r);
+    const double omega = std::sqrt(vc2) / r;
+    const double kappa = std::sqrt(2.0) * omega;  // flat-rotation-curve epicycle frequency
+    const double sigma0 = mDisk / (2.0 * kPi * rd * rd) * std::exp(-r / rd);  // surface density
+    const double sigmaR = std::min(S::kToomreQ * 3.36 * sigma0 / kappa, 0.5 * std::sqrt(vc2));
+    const double sigmaPhi = sigmaR * kappa / (2.0 * omega);
+    const double sigmaZ = std::sqrt(kPi * sigma0 * z0);
+    // Asymmetric drift for sigma_R^2 ~ e^{-r/R_d} and kappa^2 / 4 Omega^2 = 1/2.
+    const double vphi2 = vc2 + sigmaR * sigmaR * (0.5 - 2.0 * r / rd);
+    const double vphi = spin * (std::sqrt(std::max(vphi2, 0.0)) + sigmaPhi * rng.normal());
+    const double vr = sigmaR * rng.normal(), vz = sigmaZ * rng.normal();
     const V3d p{r * std::cos(phi), r * std::sin(phi), z};
-    // A cold disk without a halo fragments into clumps within a rotation; random motions of a
-    // fifth of the circular speed (a tenth vertically) keep it a smooth disk through the encounter.
-    const double sr = 0.2 * vc * rng.normal(), sphi = 0.2 * vc * rng.normal(), sz = 0.1 * vc * rng.normal();
-    const double vphi = spin * (vc + sphi);
-    const V3d v{-vphi * std::sin(phi) + sr * std::cos(phi), vphi * std::cos(phi) + sr * std::sin(phi), sz};
-    // tilt about x
+    const V3d v{-vphi * std::sin(phi) + vr * std::cos(phi), vphi * std::cos(phi) + vr * std::sin(phi), vz};
     const V3d pt{p.x, cosTilt * p.y - sinTilt * p.z, sinTilt * p.y + cosTilt * p.z};
     const V3d vt{v.x, cosTilt * v.y - sinTilt * v.z, sinTilt * v.y + cosTilt * v.z};
-    setBody(b, i, pt, vt, m);
+    setBody(b, i, pt, vt, mDisk / double(nDisk));
   }
+  // A galaxy of one body keeps its random disk orbit rather than collapse onto the centre.
+  if (end - begin > 1) toCentreOfMassFrame(b, begin, end);
   for (size_t i = begin; i < end; ++i) {
     b.pos[i].x += float(centre.x), b.pos[i].y += float(centre.y), b.pos[i].z += float(centre.z);
     b.vel[i].x += float(drift.x), b.vel[i].y += float(drift.y), b.vel[i].z += float(drift.z);
@@ -141,8 +241,16 @@ void diskGalaxy(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, V3d 
 
 }  // namespace
 
+GalaxyLayout galaxyLayout(size_t n) {
+  GalaxyLayout g;
+  g.halo = n * 2 / 5;
+  g.bulge = n / 10;
+  g.disk = n - g.halo - g.bulge;
+  return g;
+}
+
 const std::vector<std::string>& scenarioNames() {
-  static const std::vector<std::string> names = {"uniform", "dense", "plummer", "galaxies"};
+  static const std::vector<std::string> names = {"uniform", "dense", "plummer", "galaxies", "galaxy"};
   return names;
 }
 
@@ -164,7 +272,7 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
   for (const auto& s : scenarioNames()) known = known || s == spec.name;
   if (!known) {
     throw UsageError("--scenario " + spec.name +
-                     " is unknown: allowed are uniform, dense, plummer, galaxies, file:PATH");
+                     " is unknown: allowed are uniform, dense, plummer, galaxies, galaxy, file:PATH");
   }
   if (spec.n < 1 || spec.n > kMaxBodies) {
     std::ostringstream e;
@@ -186,10 +294,23 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
     uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed);
   } else if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});
-  } else {  // galaxies: two equal disks on a collision course, the second tilted
+  } else if (spec.name == "galaxy") {  // one disk galaxy at rest, face-on: the isolated-stability case
+    diskGalaxy(b, 0, spec.n, rng, kGalaxyLuminousMass, V3d{0, 0, 0}, V3d{0, 0, 0}, 0.0, 1.0);
+  } else {
+    // galaxies: two equal disk galaxies on a parabolic orbit (they fall together from rest at
+    // infinity: relative speed sqrt(2 G M / D) at separation D) with pericentre kPericentre,
+    // the first disk prograde in the orbital plane, the second tilted by 1 rad about x. Prograde
+    // encounters raise the long tidal tails and the bridge (Toomre & Toomre 1972).
+    constexpr double kSeparation = 16.0, kPericentre = 3.0;
+    const double total = 2.0 * (1.0 + kGalaxyHaloToLuminous) * kGalaxyLuminousMass;
+    const double vRel = std::sqrt(2.0 * total / kSeparation);
+    const double vt = std::sqrt(2.0 * total * kPericentre) / kSeparation;  // angular momentum / D
+    const double vr = std::sqrt(std::max(vRel * vRel - vt * vt, 0.0));
     const size_t half = spec.n / 2;
-    diskGalaxy(b, 0, half, rng, 0.5, V3d{-4.0, -1.0, 0.0}, V3d{0.18, 0.04, 0.0}, 0.0, 1.0);
-    diskGalaxy(b, half, spec.n, rng, 0.5, V3d{4.0, 1.0, 0.0}, V3d{-0.18, -0.04, 0.0}, 1.0, -1.0);
+    diskGalaxy(b, 0, half, rng, kGalaxyLuminousMass, V3d{-0.5 * kSeparation, 0.0, 0.0},
+               V3d{0.5 * vr, -0.5 * vt, 0.0}, 0.0, 1.0);
+    diskGalaxy(b, half, spec.n, rng, kGalaxyLuminousMass, V3d{0.5 * kSeparation, 0.0, 0.0},
+               V3d{-0.5 * vr, 0.5 * vt, 0.0}, 1.0, 1.0);
   }
   return sc;
 }

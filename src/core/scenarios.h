@@ -12,7 +12,7 @@
 namespace murmur::core {
 
 struct ScenarioSpec {
-  std::string name = "uniform";  // uniform | dense | plummer | galaxies | file:PATH
+  std::string name = "uniform";  // uniform | dense | plummer | galaxies | galaxy | file:PATH
   size_t n = 10000;              // ignored for file:
   uint64_t seed = 1;
   // dense: mean number of other boids inside the largest rule radius (sets the world size)
@@ -39,6 +39,17 @@ struct Scenario {
 // radii, max speed). Throws UsageError for an unknown name, N out of range, or an
 // unreadable/malformed file.
 Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params);
+
+// A disk galaxy of the `galaxy` and `galaxies` scenarios (each galaxy of `galaxies` is one
+// half, the first n/2 bodies and the rest): bodies in the order halo, bulge, disk. Masses in
+// units of G = 1 and lengths in disk scale lengths.
+struct GalaxyLayout {
+  size_t halo = 0, bulge = 0, disk = 0;
+};
+GalaxyLayout galaxyLayout(size_t n);
+constexpr double kGalaxyLuminousMass = 1.0;    // disk + bulge of one galaxy
+constexpr double kGalaxyBulgeShare = 0.2;      // of the luminous mass
+constexpr double kGalaxyHaloToLuminous = 4.0;  // dark halo mass over luminous mass
 
 // Largest N a generated scenario accepts (a sanity bound, not a memory check).
 constexpr size_t kMaxBodies = size_t(1) << 30;

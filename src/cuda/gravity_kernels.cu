@@ -8,6 +8,8 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_utils.cuh"
 
+#include <stdexcept>
+
 namespace murmur::cuda {
 
 using core::GridSpec;
@@ -17,31 +19,103 @@ using core::Vec4;
 
 namespace {
 
-// All pairs, one thread per body; each block stages a tile of positions (dynamic shared memory,
-// block float4) and every thread consumes it. The last tile is padded with zero-mass bodies,
-// which add exactly zero, so every tile runs the full (unrolled, for BlockT > 0) inner loop.
-// The self pair also adds exactly zero (r = 0, eps2 > 0), so it needs no test.
-template <int BlockT>
+// rsqrt.approx with denormals flushed. Plain rsqrtf in a build without -ftz wraps the MUFU
+// instruction in a test-and-rescale for denormal inputs: about three extra issue slots in a pair
+// that needs fourteen. The input here is |r|^2 + eps^2 >= eps^2, which validateParams keeps a
+// normal float, so the flush never changes a result.
+__device__ __forceinline__ float rsqrtFtz(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// core::gravityPair with rsqrtFtz, accumulated in place: 3 FADD + 3 FFMA (softening folded into
+// the chain) + MUFU + 3 FMUL + 3 FFMA. Position only (the body's own mass is not needed).
+__device__ __forceinline__ void addPair(const float3& pi, const float4& pj, float eps2, float3& a) {
+  const Vec3 r{pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
+  const float inv = rsqrtFtz(core::softenedDist2(r, eps2));
+  const float s = pj.w * inv * (inv * inv);
+  a.x = fmaf(r.x, s, a.x);
+  a.y = fmaf(r.y, s, a.y);
+  a.z = fmaf(r.z, s, a.z);
+}
+
+// Each thread carries this many bodies, so one shared-memory load of p_j feeds that many pairs.
+constexpr int kBodiesPerThread = 2;
+
+// All pairs, tiled through shared memory as in NVIDIA's nbody sample, with two changes for the
+// issue rate (perf-notes.md): two bodies per thread (one LDS per two pairs) and SlicesT threads per
+// body (GPU Gems 3 §31.4). A block of `block` threads has rows = block / SlicesT lanes; lane l
+// holds bodies l and l + rows of the block's 2 * rows. Every tile the whole block loads `block`
+// consecutive bodies; slice s consumes entries [s * rows, (s + 1) * rows), so the slices together
+// cover every j once. At small N this puts SlicesT times more warps on the SMs; the slices' sums
+// meet in shared memory at the end, in a fixed order (deterministic).
+// The last tile is padded with zero-mass bodies, which add exactly zero; so does the self pair
+// (r = 0, eps2 > 0), so neither needs a test in the loop.
+template <int BlockT, int SlicesT>
 __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     gravityNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, float eps2, float G, Vec4* __restrict__ acc) {
+  static_assert(BlockT > 0 || SlicesT == 1, "the generic block size runs one slice");
+  static_assert(BlockT % (SlicesT * kWarpSize) == 0 || BlockT == 0, "a slice is whole warps");
   extern __shared__ float4 tile[];
   const uint32_t block = BlockT > 0 ? static_cast<uint32_t>(BlockT) : blockDim.x;
-  const uint32_t i = blockIdx.x * block + threadIdx.x;
-  const Vec4 pi = i < n ? ldg4(pos + i) : Vec4{0, 0, 0, 0};
-  Vec3 a{0, 0, 0};
+  const uint32_t rows = block / SlicesT;
+  const uint32_t lane = threadIdx.x % rows, slice = threadIdx.x / rows;
+  const uint32_t i0 = blockIdx.x * rows * kBodiesPerThread + lane, i1 = i0 + rows;
+  const float4 q0 = i0 < n ? __ldg(reinterpret_cast<const float4*>(pos + i0)) : make_float4(0, 0, 0, 0);
+  const float4 q1 = i1 < n ? __ldg(reinterpret_cast<const float4*>(pos + i1)) : make_float4(0, 0, 0, 0);
+  const float3 p0{q0.x, q0.y, q0.z}, p1{q1.x, q1.y, q1.z};
+  float3 a0{0, 0, 0}, a1{0, 0, 0};
+  const float4* mine = tile + slice * rows;
+  // The next tile's entry is loaded into a register before the current tile is consumed, so the
+  // global-memory latency hides behind the pair loop instead of stalling every barrier.
+  auto load = [&](uint32_t j) {
+    return j < n ? __ldg(reinterpret_cast<const float4*>(pos + j)) : make_float4(0, 0, 0, 0);
+  };
+  float4 next = load(threadIdx.x);
   for (uint32_t base = 0; base < n; base += block) {
-    const uint32_t j = base + threadIdx.x;
-    tile[threadIdx.x] = j < n ? __ldg(reinterpret_cast<const float4*>(pos + j)) : make_float4(0, 0, 0, 0);
+    tile[threadIdx.x] = next;
     __syncthreads();
+    next = load(base + block + threadIdx.x);
     if constexpr (BlockT > 0) {
-#pragma unroll 8
-      for (int k = 0; k < BlockT; ++k) a += core::gravityPair(pi, toVec4(tile[k]), eps2);
+#pragma unroll 16
+      for (int k = 0; k < BlockT / SlicesT; ++k) {
+        const float4 q = mine[k];
+        addPair(p0, q, eps2, a0);
+        addPair(p1, q, eps2, a1);
+      }
     } else {
-      for (uint32_t k = 0; k < block; ++k) a += core::gravityPair(pi, toVec4(tile[k]), eps2);
+#pragma unroll 8
+      for (uint32_t k = 0; k < rows; ++k) {
+        const float4 q = mine[k];
+        addPair(p0, q, eps2, a0);
+        addPair(p1, q, eps2, a1);
+      }
     }
     __syncthreads();  // the next tile overwrites what slower warps may still be reading
   }
-  if (i < n) st4(acc + i, core::make4(a * G, 0.0f));
+  if constexpr (SlicesT > 1) {
+    // Slice 0 adds the other slices' partial sums, one body of the pair at a time through the
+    // (now free) tile.
+    for (int b = 0; b < kBodiesPerThread; ++b) {
+      const float3& mineA = b == 0 ? a0 : a1;
+      tile[threadIdx.x] = make_float4(mineA.x, mineA.y, mineA.z, 0.0f);
+      __syncthreads();
+      if (slice == 0) {
+        float3 sum = mineA;
+#pragma unroll
+        for (int s = 1; s < SlicesT; ++s) {
+          const float4 t = tile[s * rows + lane];
+          sum.x += t.x, sum.y += t.y, sum.z += t.z;
+        }
+        (b == 0 ? a0 : a1) = sum;
+      }
+      __syncthreads();
+    }
+    if (slice != 0) return;
+  }
+  if (i0 < n) st4(acc + i0, Vec4{a0.x * G, a0.y * G, a0.z * G, 0.0f});
+  if (i1 < n) st4(acc + i1, Vec4{a1.x * G, a1.y * G, a1.z * G, 0.0f});
 }
 
 // Cell coordinates of a far-field tile entry, packed 10 bits per axis (gridDim <= 128).
@@ -124,16 +198,116 @@ __global__ void __launch_bounds__(1024) dampedEulerKernel(Vec4* __restrict__ pos
   st4(vel + i, v);
 }
 
+template <int BlockT, int SlicesT>
+void launchGravityNaiveT(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
+  const size_t smem = static_cast<size_t>(lc.block) * sizeof(float4);
+  const size_t bodiesPerBlock = static_cast<size_t>(lc.block / SlicesT) * kBodiesPerThread;
+  const unsigned blocks = static_cast<unsigned>((n + bodiesPerBlock - 1) / bodiesPerBlock);
+  gravityNaiveKernel<BlockT, SlicesT><<<blocks, lc.block, smem, lc.stream>>>(d_pos, n, eps2, G, d_acc);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+// Threads per body (slices) for the compile-time block sizes. Blocks number N / (2 rows), so
+// more slices make more, smaller blocks over the same work; the count is picked in two steps:
+// 1. at least kNaiveThreadsPerSm threads on every SM. Half of the 2048 an SM can hold is enough:
+//    two bodies per thread give each warp independent work to hide the MUFU latency. At N = 16k
+//    and block 256 this takes 8 slices (256 blocks for 132 SMs instead of 32).
+// 2. from there, the count whose blocks fill the last wave best. Every block runs the whole N
+//    loop, so a last wave a third full costs as much as a full one: at 1M, block 256 and six
+//    resident blocks per SM, one slice makes 2.6 waves (86% of the last three used) and eight
+//    make 20.7 (99%). Slices cost little: one barrier per 64 pairs per thread and a final
+//    reduction.
+constexpr uint32_t kNaiveThreadsPerSm = 1024;
+constexpr int kMaxNaiveSlices = 16;
+
+template <int BlockT, int SlicesT>
+int residentBlocksPerSm() {
+  if constexpr (BlockT / SlicesT >= kWarpSize) {
+    int blocks = 0;
+    MURMUR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, gravityNaiveKernel<BlockT, SlicesT>, BlockT, static_cast<size_t>(BlockT) * sizeof(float4)));
+    return blocks;
+  }
+  return 0;
+}
+
+// Share of the SMs' block slots that do work until the last block finishes (1 = no idle tail).
+double fillOfLastWave(uint64_t blocks, int sms, int perSm) {
+  if (perSm <= 0) return 0;
+  const uint64_t slots = uint64_t(sms) * uint64_t(perSm);
+  if (blocks <= slots) {
+    // One partial wave: the blocks spread over the SMs, the most loaded SM sets the time.
+    const uint64_t most = (blocks + sms - 1) / sms;
+    return double(blocks) / double(uint64_t(sms) * most);
+  }
+  const uint64_t waves = (blocks + slots - 1) / slots;
+  return double(blocks) / double(waves * slots);
+}
+
+template <int BlockT>
+int naiveSlices(uint32_t n) {
+  int device = 0, sms = 0;
+  MURMUR_CUDA_CHECK(cudaGetDevice(&device));
+  MURMUR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int perSm[] = {residentBlocksPerSm<BlockT, 1>(), residentBlocksPerSm<BlockT, 2>(),
+                       residentBlocksPerSm<BlockT, 4>(), residentBlocksPerSm<BlockT, 8>(),
+                       residentBlocksPerSm<BlockT, 16>()};
+  const uint64_t wanted = uint64_t(sms) * kNaiveThreadsPerSm;
+  const uint64_t threadsPerSlice = (uint64_t(n) + kBodiesPerThread - 1) / kBodiesPerThread;
+  int first = 0;  // index into perSm: slices = 1 << index
+  while ((1 << first) < kMaxNaiveSlices && BlockT / (2 << first) >= kWarpSize &&
+         threadsPerSlice * (1u << first) < wanted)
+    ++first;
+  int best = first;
+  double bestFill = 0;
+  for (int k = first; (1 << k) <= kMaxNaiveSlices && BlockT / (1 << k) >= kWarpSize; ++k) {
+    const uint64_t rows = uint64_t(BlockT >> k);
+    const uint64_t blocks = (uint64_t(n) + rows * kBodiesPerThread - 1) / (rows * kBodiesPerThread);
+    const double fill = fillOfLastWave(blocks, sms, perSm[k]);
+    if (fill > bestFill + 0.02) {  // more slices only for a clear gain
+      best = k;
+      bestFill = fill;
+    }
+  }
+  return 1 << best;
+}
+
+template <int BlockT, int SlicesT>
+bool tryLaunchSliced(int slices, const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc,
+                     const LaunchConfig& lc) {
+  if constexpr (BlockT / SlicesT >= kWarpSize) {
+    if (slices == SlicesT) {
+      launchGravityNaiveT<BlockT, SlicesT>(d_pos, n, eps2, G, d_acc, lc);
+      return true;
+    }
+  }
+  return false;
+}
+
+template <int BlockT>
+void launchGravityNaiveSliced(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc,
+                              const LaunchConfig& lc) {
+  const int s = naiveSlices<BlockT>(n);
+  if (tryLaunchSliced<BlockT, 1>(s, d_pos, n, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 2>(s, d_pos, n, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 4>(s, d_pos, n, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 8>(s, d_pos, n, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 16>(s, d_pos, n, eps2, G, d_acc, lc))
+    return;
+  throw std::logic_error("naiveSlices chose a slice count without a kernel");
+}
+
 }  // namespace
 
 void launchGravityNaive(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
-  // One tile of positions per block.
-  const size_t smem = static_cast<size_t>(lc.block) * sizeof(float4);
-  withStaticBlockSize(lc.block, [&](auto blockT) {
-    gravityNaiveKernel<decltype(blockT)::value><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, n, eps2, G,
-                                                                                                d_acc);
-  });
-  MURMUR_CUDA_LAUNCH_CHECK();
+  switch (lc.block) {
+    case 64: return launchGravityNaiveSliced<64>(d_pos, n, eps2, G, d_acc, lc);
+    case 128: return launchGravityNaiveSliced<128>(d_pos, n, eps2, G, d_acc, lc);
+    case 256: return launchGravityNaiveSliced<256>(d_pos, n, eps2, G, d_acc, lc);
+    case 512: return launchGravityNaiveSliced<512>(d_pos, n, eps2, G, d_acc, lc);
+    case 1024: return launchGravityNaiveSliced<1024>(d_pos, n, eps2, G, d_acc, lc);
+    default: return launchGravityNaiveT<0, 1>(d_pos, n, eps2, G, d_acc, lc);
+  }
 }
 
 void launchGravityGrid(bool coherent, const Vec4* d_pos, uint32_t n, const DeviceGrid& grid, const Vec4* d_monopole,

@@ -359,8 +359,8 @@ TEST(BenchPlot, WritesEveryPlotFromASmallCsv) {
   if (r.status == -2) GTEST_SKIP() << r.out;
   ASSERT_EQ(r.status, 0) << r.out;
   const auto files = pngLines(r.out);
-  ASSERT_EQ(files.size(), 4u) << r.out;
-  for (const char* name : {"steps_vs_n", "steps_vs_block_size", "stages", "gravity_interactions"})
+  ASSERT_EQ(files.size(), 5u) << r.out;
+  for (const char* name : {"steps_vs_n", "steps_vs_block_size", "stages", "gravity_ms_vs_n", "gravity_interactions"})
     EXPECT_TRUE(isPng(dir + "/small_" + name + ".png")) << name << "\n" << r.out;
 }
 
@@ -373,6 +373,7 @@ TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("skipped steps_vs_block_size"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("skipped gravity_interactions"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("skipped gravity_ms_vs_n"), std::string::npos) << r.out;
   const auto files = pngLines(r.out);
   ASSERT_EQ(files.size(), 2u) << r.out;
   for (const auto& f : files) EXPECT_TRUE(isPng(f)) << f;

@@ -66,6 +66,7 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--neighbours 0", "--neighbours"},
       {"--record frames/f%s.png", "--record"},
       {"--record frames/f%05d%05d.png", "--record"},
+      {"--steps-per-frame 0", "--steps-per-frame"},
       {"--n 1000000000", "memory"},
       {"--out /nonexistent-dir/out.txt --n 10 --steps 1", "--out"},
   };
@@ -135,9 +136,17 @@ TEST(Cli, ParamsFileIsApplied) {
 }
 
 TEST(Cli, AccuracyReportsEachPipeline) {
-  const Result r = run("accuracy --engine cpu --n 3000");
+  const Result r = run("accuracy --engine cpu --n 3000 --drift-n 200");
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const char* p : {"naive", "scattered", "coherent"}) EXPECT_NE(r.out.find(p), std::string::npos);
+  // Two tables (force error, energy drift), each with a row per pipeline.
+  EXPECT_NE(r.out.find("relative force error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("relative energy drift"), std::string::npos) << r.out;
+  for (const char* p : {"naive", "scattered", "coherent"}) {
+    const size_t first = r.out.find(std::string("\n") + p + " ");
+    ASSERT_NE(first, std::string::npos) << p << "\n" << r.out;
+    EXPECT_NE(r.out.find(std::string("\n") + p + " ", first + 1), std::string::npos) << p << "\n" << r.out;
+  }
+  EXPECT_EQ(run("accuracy --engine cpu --drift-n many").status, 2);
 }
 
 TEST(Cli, SplatFramesAreRecordedAsNumberedPngs) {

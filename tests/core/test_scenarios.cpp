@@ -93,7 +93,7 @@ TEST(Scenarios, GalaxiesAreTwoRotatingDisksOnACollisionCourse) {
   SimParams p = defaultParams();
   const size_t n = 10000;
   const Bodies b = make("galaxies", n, 1, p);
-  EXPECT_NEAR(totalMass(b), 1.0, 1e-4);
+  EXPECT_NEAR(totalMass(b), 2.0 * (1.0 + kGalaxyHaloToLuminous) * kGalaxyLuminousMass, 1e-3);
   // Centres of the two halves sit apart and approach each other.
   Vec3d c[2], v[2];
   for (int g = 0; g < 2; ++g) {
@@ -113,7 +113,8 @@ TEST(Scenarios, GalaxiesAreTwoRotatingDisksOnACollisionCourse) {
   EXPECT_LT(v[1].x, 0.0);
   // Disk bodies of the first galaxy rotate: angular momentum about z is clearly non-zero.
   double lz = 0;
-  for (size_t i = n / 10; i < n / 2; ++i) {
+  const GalaxyLayout g = galaxyLayout(n / 2);
+  for (size_t i = g.halo + g.bulge; i < n / 2; ++i) {
     const double x = b.pos[i].x - c[0].x, y = b.pos[i].y;
     lz += x * (b.vel[i].y) - y * (b.vel[i].x - v[0].x);
   }
@@ -130,7 +131,8 @@ TEST(Scenarios, GalaxyDisksAreThinAndTiltedAsSpecified) {
   const double tilt[2] = {0.0, 1.0};
   for (int g = 0; g < 2; ++g) {
     const size_t begin = g * half, end = begin + half;
-    const size_t diskBegin = begin + half / 3;  // the first third of each galaxy is its bulge
+    const GalaxyLayout layout = galaxyLayout(half);
+    const size_t diskBegin = begin + layout.halo + layout.bulge;  // halo and bulge come first
     Vec3d c, l;
     double m = 0;
     for (size_t i = begin; i < end; ++i) {
@@ -179,4 +181,34 @@ TEST(Scenarios, BadNamesAndCountsThrow) {
   EXPECT_THROW(make("file:/nonexistent/bodies.txt", 10, 1, p), UsageError);
   EXPECT_EQ(naturalForce("galaxies"), ForceMode::Gravity);
   EXPECT_EQ(naturalForce("dense"), ForceMode::Boids);
+}
+
+// One galaxy is in equilibrium: virial ratio 2K / |W| near 1 for the whole system (halo, bulge
+// and disk velocities all come from the potential of all three), the disk is thin (rms height
+// near the sech^2 scale's pi / sqrt(12) z0 = 0.09) and rotates.
+TEST(Scenarios, GalaxyIsAVirialisedThinRotatingDisk) {
+  SimParams p = defaultParams();
+  const size_t n = 6000;
+  const Bodies b = make("galaxy", n, 3, p);
+  const GalaxyLayout g = galaxyLayout(n);
+  EXPECT_EQ(g.halo + g.bulge + g.disk, n);
+  EXPECT_NEAR(totalMass(b), (1.0 + kGalaxyHaloToLuminous) * kGalaxyLuminousMass, 1e-3);
+  double kinetic = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Vec4& v = b.vel[i];
+    kinetic += 0.5 * b.pos[i].w * (double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
+  }
+  const double potential = totalEnergy(b, 1.0, p.gravity.softening) - kinetic;
+  const double virial = 2.0 * kinetic / -potential;
+  EXPECT_GT(virial, 0.85);
+  EXPECT_LT(virial, 1.15);
+  double z2 = 0, lz = 0;
+  for (size_t i = g.halo + g.bulge; i < n; ++i) {
+    z2 += double(b.pos[i].z) * b.pos[i].z;
+    lz += double(b.pos[i].x) * b.vel[i].y - double(b.pos[i].y) * b.vel[i].x;
+  }
+  const double zRms = std::sqrt(z2 / double(g.disk));
+  EXPECT_GT(zRms, 0.05);
+  EXPECT_LT(zRms, 0.15);
+  EXPECT_GT(lz / double(g.disk), 0.5);  // ~ r v_c with r ~ 2, v_c ~ 0.7
 }

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <algorithm>
 
 #include "core/params.h"
+#include "core/scenarios.h"
 #include "cuda/cuda_engine.h"
+#include "cuda/sample_nbody.h"
 #include "cuda_test_helpers.h"
 
 using namespace murmur;
@@ -128,6 +131,74 @@ TEST_F(CudaGravityTest, GridForceErrorAgainstAllPairs) {
       EXPECT_LT(e.mean, 0.1) << tag;
     }
   }
+}
+
+// The benchmark's baseline computes the same field as the naive pipeline (it is timed against
+// it, so it must do the same work), at block sizes with and without slicing in the naive kernel.
+TEST_F(CudaGravityTest, SampleReferenceMatchesNaive) {
+  for (size_t n : {size_t(33), size_t(5000)})
+    for (int block : {64, 256, 1024}) {
+      SimParams p = gravityParams(Pipeline::Naive);
+      p.blockSize = block;
+      const Bodies b = test::plummerBodies(n, 9 + n);
+      auto naive = cuda::createCudaEngine(p);
+      naive->reset(b);
+      cuda::SampleNbody sample(b.pos, p.gravity.softening * p.gravity.softening, p.gravity.G, block);
+      sample.computeForces();
+      const test::AccError e = test::accelerationError(sample.accelerations(), naive->computeAccelerations(), kAccFloor);
+      EXPECT_LE(e.max, 1e-5) << "n " << n << " block " << block;
+    }
+}
+
+// Radii enclosing 25/50/75% of the disk bodies (cylindrical, about the disk's centre of mass)
+// and the rms height, of a `galaxy` state.
+struct DiskShape {
+  double r25 = 0, r50 = 0, r75 = 0, zRms = 0;
+};
+
+DiskShape diskShape(const Bodies& b) {
+  const core::GalaxyLayout g = core::galaxyLayout(b.size());
+  const size_t first = g.halo + g.bulge;
+  double cx = 0, cy = 0, cz = 0;
+  for (size_t i = first; i < b.size(); ++i) cx += b.pos[i].x, cy += b.pos[i].y, cz += b.pos[i].z;
+  cx /= double(g.disk), cy /= double(g.disk), cz /= double(g.disk);
+  std::vector<double> r;
+  double z2 = 0;
+  for (size_t i = first; i < b.size(); ++i) {
+    const double x = b.pos[i].x - cx, y = b.pos[i].y - cy, z = b.pos[i].z - cz;
+    r.push_back(std::sqrt(x * x + y * y));
+    z2 += z * z;
+  }
+  std::sort(r.begin(), r.end());
+  return DiskShape{r[r.size() / 4], r[r.size() / 2], r[3 * r.size() / 4], std::sqrt(z2 / double(g.disk))};
+}
+
+// A disk galaxy in its halo on its own stays a disk: over 3000 steps (dt 0.01, about three
+// rotations at the half-mass radius) its radial profile and thickness hold. A disk without
+// random motions, or without the halo, fragments or heats within one rotation; this test would
+// see it in the quartiles (clumps pull mass inwards) or the height.
+TEST_F(CudaGravityTest, IsolatedGalaxyKeepsItsShape) {
+  SimParams p = gravityParams(Pipeline::Naive);
+  p.gravity.dt = 0.01f;
+  core::ScenarioSpec spec;
+  spec.name = "galaxy";
+  spec.n = 32768;
+  spec.seed = 4;
+  const Bodies b = core::makeScenario(spec, p).bodies;
+  auto gpu = cuda::createCudaEngine(p);
+  gpu->reset(b);
+  const DiskShape s0 = diskShape(b);
+  gpu->step(3000);
+  gpu->synchronize();
+  const DiskShape s1 = diskShape(gpu->readBodies());
+  std::printf("[ galaxy ] disk of %zu bodies, 3000 steps: r25 %.3f -> %.3f, r50 %.3f -> %.3f, r75 %.3f -> %.3f, "
+              "z_rms %.3f -> %.3f\n",
+              core::galaxyLayout(b.size()).disk, s0.r25, s1.r25, s0.r50, s1.r50, s0.r75, s1.r75, s0.zRms, s1.zRms);
+  EXPECT_NEAR(s1.r25 / s0.r25, 1.0, 0.15);
+  EXPECT_NEAR(s1.r50 / s0.r50, 1.0, 0.15);
+  EXPECT_NEAR(s1.r75 / s0.r75, 1.0, 0.15);
+  EXPECT_LT(s1.zRms / s0.zRms, 1.6);
+  EXPECT_GT(s1.zRms / s0.zRms, 0.6);
 }
 
 }  // namespace
