@@ -24,9 +24,10 @@ import sys
 from collections import defaultdict
 
 # sample-reference: `murmur bench --reference`, NVIDIA's nbody kernel timed next to naive.
-PIPELINES = ["naive", "scattered", "coherent", "tree", "sample-reference"]
-PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c", "tree": "#9467bd",
-                    "sample-reference": "#7f7f7f"}
+# textbook-coherent: the plain coherent grid the classic pipelines are measured against.
+PIPELINES = ["naive", "scattered", "coherent", "rows", "tree", "sample-reference", "textbook-coherent"]
+PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c", "rows": "#ff7f0e",
+                    "tree": "#9467bd", "sample-reference": "#7f7f7f", "textbook-coherent": "#8c564b"}
 ENGINE_STYLES = {"cuda": "-", "cpu": "--"}
 MARKERS = ["o", "s", "^", "D", "v", "P"]
 STAGES = [("label_ms", "label"), ("sort_ms", "sort"), ("bounds_ms", "bounds"), ("reorder_ms", "reorder"),

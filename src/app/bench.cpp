@@ -24,6 +24,10 @@
 #include "cuda/sample_nbody.h"
 #endif
 
+#if defined(MURMUR_HAVE_CUDA)
+#include "cuda/textbook_coherent.h"
+#endif
+
 namespace murmur::app {
 
 using core::EngineKind;
@@ -243,17 +247,37 @@ class Eta {
   }
 
  private:
-  static std::tuple<int, int, int> key(const BenchConfig& c) { return {int(c.engine), int(c.force), int(c.pipeline)}; }
+  static std::tuple<int, int, int, bool> key(const BenchConfig& c) {
+    return {int(c.engine), int(c.force), int(c.pipeline), c.textbook};
+  }
   double cost(const BenchConfig& c, size_t n) const {
     const double x = double(std::max<size_t>(n, 1));
     if (c.pipeline == Pipeline::Naive) return x * x;
     return c.force == ForceMode::Gravity ? x * std::min(x, gravityCells_) : x;
   }
   double gravityCells_;
-  std::map<std::tuple<int, int, int>, std::pair<double, double>> groups_;  // seconds, cost
+  std::map<std::tuple<int, int, int, bool>, std::pair<double, double>> groups_;  // seconds, cost
   double total_ = 0;
   int count_ = 0;
 };
+
+// Engine slots: (engine kind, textbook baseline).
+using SlotKey = std::pair<EngineKind, bool>;
+SlotKey slotKey(const BenchConfig& c) { return {c.engine, c.textbook}; }
+
+std::unique_ptr<core::Engine> makeBenchEngine(const BenchConfig& c, core::SimParams p) {
+  if (!c.textbook) return makeEngine(c.engine, p);
+#if defined(MURMUR_HAVE_CUDA)
+  std::string why;
+  if (!cudaAvailable(&why))
+    throw UsageError(std::string("--pipeline ") + kTextbookPipeline + " needs the CUDA engine: " + why);
+  p.force = ForceMode::Boids;
+  return cuda::createTextbookCoherentEngine(p);
+#else
+  throw UsageError(std::string("--pipeline ") + kTextbookPipeline +
+                   " needs the CUDA engine: this build has no CUDA compiler");
+#endif
+}
 
 }  // namespace
 
@@ -261,27 +285,30 @@ int runBench(const Options& o) {
   const std::vector<BenchConfig> plan = planBench(o);
   const auto sweepStart = Clock::now();
 
-  // Engines first, one per kind, reused by every configuration: an --engine that cannot run
-  // here is a usage error before any file is touched.
-  std::map<EngineKind, EngineSlot> slots;
+  // Engines first, one per kind (and one for the textbook baseline), reused by every
+  // configuration: an --engine that cannot run here is a usage error before any file is touched.
+  std::map<SlotKey, EngineSlot> slots;
   for (const BenchConfig& c : plan) {
-    if (slots.count(c.engine)) continue;
-    EngineSlot& s = slots[c.engine];
-    s.engine = makeEngine(c.engine, o.params);
+    if (slots.count(slotKey(c)) || (c.textbook && !c.skipReason.empty())) continue;
+    EngineSlot& s = slots[slotKey(c)];
+    s.engine = makeBenchEngine(c, o.params);
     s.deviceName = s.engine->deviceName();
     s.info = s.engine->deviceInfo();
-    std::fprintf(stderr, "bench: %s engine on %s\n", core::toString(c.engine), s.deviceName.c_str());
+    std::fprintf(stderr, "bench: %s engine%s on %s\n", core::toString(c.engine),
+                 c.textbook ? " (textbook coherent baseline)" : "", s.deviceName.c_str());
   }
   if (o.engine == EngineKind::Cpu && o.bench.blockSizes.size() > 1)
     std::fprintf(stderr, "bench: the CPU engine has no block size; each configuration runs once\n");
-  if (o.bench.cpuBaseline && o.engine != EngineKind::Cpu && !slots.count(EngineKind::Cpu))
+  if (o.bench.cpuBaseline && o.engine != EngineKind::Cpu && !slots.count(SlotKey{EngineKind::Cpu, false}))
     std::fprintf(stderr, "bench: --cpu-baseline: no configuration has n <= %s\n", withSuffix(kCpuBaselineMaxN).c_str());
 
   core::CsvWriter csv(o.bench.csv, o.bench.append);
   Sidecar sidecar(o.bench.csv + ".json", o.bench.append);
   {
     json devices = json::object();
-    for (const auto& [kind, s] : slots) {
+    for (const auto& [key, s] : slots) {
+      if (key.second) continue;  // the baseline runs on the CUDA engine's device
+      const EngineKind kind = key.first;
       json d = deviceJson(s.info);
       d["engine_device"] = s.deviceName;
       devices[core::toString(kind)] = d;
@@ -308,7 +335,7 @@ int runBench(const Options& o) {
   int measured = 0, skipped = 0;
   for (size_t i = 0; i < plan.size(); ++i) {
     const BenchConfig& c = plan[i];
-    EngineSlot& slot = slots[c.engine];
+    EngineSlot& slot = slots[slotKey(c)];
     std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, plan.size(), describe(c).c_str());
     std::fflush(stderr);
     json entry = configJson(c, c.n);
@@ -336,7 +363,7 @@ int runBench(const Options& o) {
         try {
           slot.engine.reset();
           cache = ScenarioCache{};
-          slot.engine = makeEngine(c.engine, o.params);
+          slot.engine = makeBenchEngine(c, o.params);
         } catch (const std::exception& e) {
           slot.brokenReason = std::string("the engine failed earlier and cannot be recreated: ") + e.what();
         }

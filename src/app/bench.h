@@ -40,6 +40,7 @@ struct BenchPreset {
   std::string scenario;                          // empty: per-force default
   void (*applyParams)(core::SimParams&) = nullptr;  // parameters the preset fixes
   bool reference = false;                        // sets --reference
+  bool textbook = false;                         // also the textbook coherent baseline
 };
 
 const std::vector<BenchPreset>& benchPresets();
@@ -71,6 +72,7 @@ struct BenchConfig {
   uint64_t n = 0;
   int blockSize = 0;       // 0: not applicable (the CPU engine has no launch configuration)
   int cellWidth = 0;       // 0: not applicable (naive has no grid; gravity sizes its own grid)
+  bool textbook = false;   // the textbook coherent baseline (cuda/textbook_coherent.h), not the engine's
   std::string skipReason;  // set when the size limits above rule the configuration out
   // The sample-formulation kernel (--reference) instead of the engine: CUDA, gravity, pipeline
   // naive; its CSV rows say pipeline=sample-reference.
@@ -82,8 +84,12 @@ struct BenchConfig {
 // apply to a configuration collapse, so no two configurations measure the same thing.
 std::vector<BenchConfig> planBench(const Options& o);
 
+// The textbook coherent grid's name in --pipeline lists and the CSV: the bench runs it beside the
+// engine's pipelines as a yardstick (boids, CUDA engine only; not a pipeline of the simulator).
+constexpr const char* kTextbookPipeline = "textbook-coherent";
+
 // "cuda boids coherent n=1000000 block=256 cw=1" (a dash where a dimension does not apply).
-// The CSV's pipeline value: the pipeline's name, or kReferencePipelineName.
+// The CSV's pipeline value: the pipeline's name, kReferencePipelineName or kTextbookPipeline.
 std::string pipelineName(const BenchConfig& c);
 
 std::string describe(const BenchConfig& c);

@@ -93,14 +93,15 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   row.set("sim_ms_p90", st.p90);
   row.set("steps_per_s", 1000.0 / st.median);
   // Stages a pipeline does not have stay empty rather than 0: naive builds no grid, only the
-  // coherent pipeline reorders.
+  // coherent and rows pipelines reorder.
   const core::StepProfile& s = m.stageMean;
   if (c.pipeline != Pipeline::Naive) {
     row.set("label_ms", s.labelMs);
     row.set("sort_ms", s.sortMs);
     row.set("bounds_ms", s.boundsMs);
   }
-  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Tree) row.set("reorder_ms", s.reorderMs);
+  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Rows || c.pipeline == Pipeline::Tree)
+    row.set("reorder_ms", s.reorderMs);
   row.set("force_ms", s.forceMs);
   if (!c.reference) row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {

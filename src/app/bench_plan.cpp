@@ -29,6 +29,14 @@ void cis565Params(core::SimParams& p) {
   p.boids.alignmentRadius = 5.0f;
 }
 
+// FLAME GPU 2's "Circles" density: one boid per unit volume, radius 2 (about 33 neighbours).
+void flameParams(core::SimParams& p) {
+  p.halfSize = 50.0f;
+  p.boids.cohesionRadius = 2.0f;
+  p.boids.separationRadius = 2.0f;
+  p.boids.alignmentRadius = 2.0f;
+}
+
 }  // namespace
 
 const std::vector<BenchPreset>& benchPresets() {
@@ -37,20 +45,23 @@ const std::vector<BenchPreset>& benchPresets() {
       {"cis565", "boids, uniform cube of half-size 100, radii 5/3/5, N 5k..5M, block 128",
        {ForceMode::Boids}, kAllPipelines,
        {5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2000000, 5000000},
-       {128}, {}, "uniform", cis565Params},
+       {128}, {}, "uniform", cis565Params, false, true},
       {"constant-density", "boids, world grown with N so every boid has ~8 neighbours, N 25k..10M",
        {ForceMode::Boids}, kAllPipelines,
        {25000, 100000, 250000, 1000000, 2500000, 5000000, 10000000},
        {}, {}, "dense", nullptr},
       {"gravity", "gravity, Plummer sphere, N 16k..1M, block sizes 64..1024",
-       {ForceMode::Gravity}, kAllPipelines,
+       {ForceMode::Gravity}, core::gravityPipelines(),
        {16000, 32000, 64000, 128000, 256000, 512000, 1000000},
        {64, 128, 256, 512, 1024}, {}, "plummer", nullptr},
       {"gravity-pipelines",
        "gravity, Plummer sphere, every pipeline and the nbody sample's kernel, N 16k..10M, block 256",
-       {ForceMode::Gravity}, kAllPipelines,
+       {ForceMode::Gravity}, core::gravityPipelines(),
        {16384, 65536, 262144, 1048576, 4194304, 10000000},
        {256}, {}, "plummer", nullptr, true},
+      {"flame", "boids at FLAME GPU 2 Circles density: half-size 50, radii 2/2/2, 1M, cell widths 1 and 2, block 128",
+       {ForceMode::Boids}, {Pipeline::Scattered, Pipeline::Coherent},
+       {1000000}, {128}, {1, 2}, "uniform", flameParams, false, true},
   };
   return presets;
 }
@@ -66,7 +77,10 @@ const BenchPreset& findBenchPreset(const std::string& name) {
 
 void fillFromPreset(const BenchPreset& preset, BenchOptions& b) {
   if (b.forces.empty()) b.forces = preset.forces;
-  if (b.pipelines.empty()) b.pipelines = preset.pipelines;
+  if (b.pipelines.empty() && !b.textbook) {
+    b.pipelines = preset.pipelines;
+    b.textbook = preset.textbook;
+  }
   if (b.counts.empty()) b.counts = preset.counts;
   if (b.blockSizes.empty()) b.blockSizes = preset.blockSizes;
   if (b.cellWidths.empty()) b.cellWidths = preset.cellWidths;
@@ -132,7 +146,15 @@ std::vector<BenchConfig> planBench(const Options& o) {
   std::vector<EngineKind> engines = {o.engine};
   if (b.cpuBaseline && o.engine != EngineKind::Cpu) engines.push_back(EngineKind::Cpu);
   const std::vector<ForceMode> forces = b.forces.empty() ? std::vector<ForceMode>{ForceMode::Boids} : b.forces;
-  const std::vector<Pipeline> pipelines = b.pipelines.empty() ? core::allPipelines() : b.pipelines;
+  // (pipeline, textbook baseline): the engine's pipelines (those with a method of their own for the
+  // force), then the baseline when asked for.
+  const auto pipelinesFor = [&](ForceMode force) {
+    std::vector<std::pair<Pipeline, bool>> list;
+    const std::vector<Pipeline> own = force == ForceMode::Gravity ? core::gravityPipelines() : core::allPipelines();
+    for (Pipeline p : b.pipelines.empty() && !b.textbook ? own : b.pipelines) list.push_back({p, false});
+    if (b.textbook) list.push_back({Pipeline::Coherent, true});
+    return list;
+  };
   const std::vector<uint64_t> counts =
       b.counts.empty() ? std::vector<uint64_t>{o.engine == EngineKind::Cuda ? 100000u : 10000u} : b.counts;
   const std::vector<int> blockSizes = b.blockSizes.empty() ? std::vector<int>{o.params.blockSize} : b.blockSizes;
@@ -140,7 +162,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
       b.cellWidths.empty() ? std::vector<int>{o.params.cellWidthFactor} : b.cellWidths;
 
   std::vector<BenchConfig> plan;
-  std::set<std::tuple<int, int, int, std::string, uint64_t, int, int>> seen;
+  std::set<std::tuple<int, int, int, bool, std::string, uint64_t, int, int>> seen;
   for (EngineKind engine : engines) {
     const bool baseline = engine != o.engine;
     for (ForceMode force : forces) {
@@ -149,7 +171,9 @@ std::vector<BenchConfig> planBench(const Options& o) {
       const bool fromFile = scenario.rfind("file:", 0) == 0;
       for (uint64_t n : fromFile ? std::vector<uint64_t>{0} : counts) {
         if (baseline && n > kCpuBaselineMaxN) continue;
-        for (Pipeline pipeline : pipelines) {
+        for (const auto& [pipeline, textbook] : pipelinesFor(force)) {
+          // The baseline repeats GPU measurements only; the CPU engine has no textbook variant.
+          if (textbook && baseline) continue;
           // Not a configuration at all (options refuse a boids-only sweep that names tree).
           if (force == ForceMode::Boids && pipeline == Pipeline::Tree) continue;
           for (int bs : blockSizes) {
@@ -158,14 +182,21 @@ std::vector<BenchConfig> planBench(const Options& o) {
               c.engine = engine;
               c.force = force;
               c.pipeline = pipeline;
+              c.textbook = textbook;
               c.scenario = scenario;
               c.n = n;
               c.blockSize = engine == EngineKind::Cuda ? bs : 0;
               c.cellWidth = (pipeline == Pipeline::Naive || force == ForceMode::Gravity) ? 0 : cw;
-              if (!seen.insert({int(engine), int(force), int(pipeline), scenario, n, c.blockSize, c.cellWidth}).second)
+              if (!seen.insert({int(engine), int(force), int(pipeline), textbook, scenario, n, c.blockSize,
+                                c.cellWidth})
+                       .second)
                 continue;
-              if (n > 0) c.skipReason = sizeLimitReason(engine, force, pipeline, n);
-
+              if (textbook && engine != EngineKind::Cuda)
+                c.skipReason = std::string(kTextbookPipeline) + " runs on the CUDA engine only";
+              else if (textbook && force != ForceMode::Boids)
+                c.skipReason = std::string(kTextbookPipeline) + " is a boids baseline";
+              else if (n > 0)
+                c.skipReason = sizeLimitReason(engine, force, pipeline, n);
               plan.push_back(c);
               if (b.reference && engine == EngineKind::Cuda && force == ForceMode::Gravity &&
                   pipeline == Pipeline::Naive) {
@@ -182,7 +213,9 @@ std::vector<BenchConfig> planBench(const Options& o) {
 }
 
 std::string pipelineName(const BenchConfig& c) {
-  return c.reference ? std::string(kReferencePipelineName) : std::string(core::toString(c.pipeline));
+  if (c.reference) return kReferencePipelineName;
+  if (c.textbook) return kTextbookPipeline;
+  return core::toString(c.pipeline);
 }
 
 std::string describe(const BenchConfig& c) {

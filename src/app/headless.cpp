@@ -178,7 +178,7 @@ int runAccuracy(const Options& o) {
   const core::Bodies& bodies = scenario.bodies;
   params.halfSize = scenario.halfSize;
   auto engine = makeEngine(o.engine, params);
-  const std::vector<core::Pipeline> pipelines = core::allPipelines();
+  const std::vector<core::Pipeline> pipelines = core::gravityPipelines();
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
   std::printf("relative force error |a - a_direct| / |a_direct| per body, a_direct a double-precision direct sum: "
               "scenario=%s n=%zu grid_dim=%d softening=%g theta=%g\n",

@@ -175,7 +175,10 @@ ListRow listRow(const BenchList& l) {
 void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
   for (const BenchList& l : kBenchLists) {
     const ListRow r = listRow(l);
-    addValue(bench, given, r.option, "Comma-separated list: " + r.help);
+    const bool pipelines = r.option == "--pipeline";
+    addValue(bench, given, r.option,
+             "Comma-separated list: " + r.help +
+                 (pipelines ? std::string("; also ") + kTextbookPipeline + ", the textbook baseline" : ""));
   }
   addAppValues(bench, given, true);
   std::string presets;
@@ -195,8 +198,14 @@ void applyBenchOptions(const GivenMap& given, Options& o) {
     const Given& g = given.at(r.option);
     if (!g.given()) continue;
     std::vector<double> values;
-    for (const std::string& item : splitList(r.option, g.text))
+    for (const std::string& item : splitList(r.option, g.text)) {
+      // The textbook baseline is a bench-only name, not a value of the pipeline parameter.
+      if (r.option == "--pipeline" && item == kTextbookPipeline) {
+        o.bench.textbook = true;
+        continue;
+      }
       values.push_back(parseOption(r.option, item, r.label.c_str(), r.spec));
+    }
     l.apply(o.bench, values);
   }
   applyAppValues(given, true, o);

@@ -19,6 +19,7 @@ enum class Mode { Viewer, Headless, Bench, Accuracy };
 struct BenchOptions {
   std::vector<core::ForceMode> forces;
   std::vector<core::Pipeline> pipelines;
+  bool textbook = false;  // also (or, with no pipelines, only) the textbook coherent baseline
   std::vector<uint64_t> counts;  // bodies per configuration
   std::vector<int> blockSizes, cellWidths;
   std::string scenario;  // --scenario or the preset's; empty = uniform for boids, plummer for gravity

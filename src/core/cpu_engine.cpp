@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/physics.h"
+#include "core/row_search.h"
 #include "core/tree.h"
 
 namespace murmur::core {
@@ -55,6 +56,15 @@ void findCellBounds(const GridSpec& g, const std::vector<uint32_t>& sortedKeys,
     if (k == 0 || sortedKeys[k - 1] != key) cellStart[key] = static_cast<uint32_t>(k);
     if (k == n - 1 || sortedKeys[k + 1] != key) cellEnd[key] = static_cast<uint32_t>(k + 1);
   }
+}
+
+// The rows pipeline's per-cell offsets: first[c] = first sorted slot with key >= c, for
+// c in [0, numCells]; cell c holds [first[c], first[c + 1]).
+void findCellFirst(const GridSpec& g, const std::vector<uint32_t>& sortedKeys, std::vector<uint32_t>& first) {
+  first.assign(static_cast<size_t>(g.numCells) + 1, static_cast<uint32_t>(sortedKeys.size()));
+  uint32_t next = 0;
+  for (size_t k = 0; k < sortedKeys.size(); ++k)
+    for (; next <= sortedKeys[k]; ++next) first[next] = static_cast<uint32_t>(k);
 }
 
 template <typename T>
@@ -170,9 +180,9 @@ void CpuEngine::buildGrid(const GridSpec& g) {
   double boundsMs = 0;
   timed(boundsMs, [&] { findCellBounds(g, sortedKeys_, cellStart_, cellEnd_); });
   profile_.boundsMs += boundsMs;
-  // Coherent: the state itself moves into cell order and stays there (no scatter back); the ids
-  // move with it, which is what readBodies uses to hand the state back in id order.
-  if (params_.pipeline == Pipeline::Coherent) {
+  // Coherent and rows: the state itself moves into cell order and stays there (no scatter back);
+  // the ids move with it, which is what readBodies uses to hand the state back in id order.
+  if (params_.pipeline == Pipeline::Coherent || params_.pipeline == Pipeline::Rows) {
     timed(profile_.reorderMs, [&] {
       gather(pos_, sortedIndex_, posAlt_);
       gather(vel_, sortedIndex_, velAlt_);
@@ -189,7 +199,15 @@ void CpuEngine::stepBoids() {
   const BoidParams& b = params_.boids;
   const BoidRadii2 r2 = boidRadii2(b);
   const Pipeline pipe = params_.pipeline;
-  if (pipe != Pipeline::Naive) buildGrid(boidGrid(params_));
+  const bool rows = pipe == Pipeline::Rows;
+  if (rows) {
+    buildGrid(rowGrid(params_, pos_.size()));
+    double firstMs = 0;
+    timed(firstMs, [&] { findCellFirst(grid_, sortedKeys_, cellFirst_); });
+    profile_.boundsMs += firstMs;
+  } else if (pipe != Pipeline::Naive) {
+    buildGrid(boidGrid(params_));
+  }
 
   timed(profile_.forceMs, [&] {
     const float radius = maxRuleRadius(b);
@@ -203,6 +221,11 @@ void CpuEngine::stepBoids() {
       if (pipe == Pipeline::Naive) {
         for (long j = 0; j < n; ++j)
           if (j != i) boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+      } else if (rows) {
+        forEachRow(grid_, xyz(pi), radius, [&](uint32_t first, uint32_t last) {
+          for (long j = cellFirst_[first]; j < static_cast<long>(cellFirst_[last + 1]); ++j)
+            if (j != i) boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+        });
       } else {
         const CellRange cr = cellRangeForRadius(grid_, xyz(pi), radius);
         forEachInCellsOf(coherent, grid_, cr, cellStart_.data(), cellEnd_.data(), sortedIndex_.data(), [&](uint32_t j) {
@@ -277,7 +300,7 @@ void CpuEngine::gravityForces() {
   });
   profile_.boundsMs += bboxMs + monoMs;
   timed(profile_.forceMs, [&] {
-    const bool coherent = pipe == Pipeline::Coherent;
+    const bool coherent = pipe == Pipeline::Coherent || pipe == Pipeline::Rows;  // rows: the coherent grid
     const long numOcc = static_cast<long>(occupiedCells_.size());
 #pragma omp parallel for schedule(dynamic, 64)
     for (long i = 0; i < n; ++i) {
@@ -366,7 +389,9 @@ std::vector<Vec4> CpuEngine::computeAccelerations() {
 CpuEngine::GridView CpuEngine::debugBuildGrid() {
   GridView v;
   if (pos_.empty()) return v;
-  v.grid = params_.force == ForceMode::Boids ? boidGrid(params_) : gravityGridForState();
+  v.grid = params_.force == ForceMode::Gravity  ? gravityGridForState()
+           : params_.pipeline == Pipeline::Rows ? rowGrid(params_, pos_.size())
+                                                : boidGrid(params_);
   std::vector<uint32_t> keys, counts;
   labelCells(v.grid, pos_, keys);
   sortByCell(v.grid, keys, counts, v.sortedKeys, v.sortedIndex);
@@ -389,6 +414,22 @@ NeighbourStats CpuEngine::neighbourStats() {
         if (j != i && dot(d, d) < r2) neigh += 1;
       }
     cand = double(n) * double(n - 1);
+  } else if (params_.pipeline == Pipeline::Rows && params_.force == ForceMode::Boids) {
+    const GridView v = debugBuildGrid();
+    std::vector<uint32_t> first;
+    findCellFirst(v.grid, v.sortedKeys, first);
+#pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)
+    for (long i = 0; i < n; ++i) {
+      forEachRow(v.grid, xyz(pos_[i]), radius, [&](uint32_t lo, uint32_t hi) {
+        for (uint32_t k = first[lo]; k < first[hi + 1]; ++k) {
+          const long j = static_cast<long>(v.sortedIndex[k]);
+          if (j == i) continue;
+          cand += 1;
+          const Vec3 d = xyz(pos_[j]) - xyz(pos_[i]);
+          if (dot(d, d) < r2) neigh += 1;
+        }
+      });
+    }
   } else {
     const GridView v = debugBuildGrid();
 #pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)

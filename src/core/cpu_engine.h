@@ -63,6 +63,7 @@ class CpuEngine final : public Engine {
   // Grid buffers.
   GridSpec grid_{};
   std::vector<uint32_t> keys_, sortedKeys_, sortedIndex_, cellStart_, cellEnd_, counts_;
+  std::vector<uint32_t> cellFirst_;  // rows pipeline: first sorted slot of every cell, and n at the end
   std::vector<Vec4> monopole_;          // per cell: centre of mass xyz, w = mass (gravity)
   std::vector<uint32_t> occupiedCells_;  // cell keys with mass > 0 (gravity far field)
   CpuTree tree_;

@@ -123,8 +123,10 @@ struct CellRange {
   Int3 lo, hi;
 };
 
+// t and reach are rounded products (mulRn): fused into the sums below, they would move a body
+// that sits exactly on a half or whole cell to a different range than the host gives it.
 MURMUR_HD void cellSpan(float x, float origin, float invW, int dim, float reach, int& lo, int& hi) {
-  const float t = (x - origin) * invW;
+  const float t = mulRn(x - origin, invW);
   const int c = clampi(static_cast<int>(floorf(t)), 0, dim - 1);
   const float frac = t - static_cast<float>(c);
   lo = clampi(c + static_cast<int>(floorf(frac - reach)), 0, dim - 1);
@@ -132,7 +134,7 @@ MURMUR_HD void cellSpan(float x, float origin, float invW, int dim, float reach,
 }
 
 MURMUR_HD CellRange cellRangeForRadius(const GridSpec& g, const Vec3& p, float radius) {
-  const float reach = radius * g.invCellWidth;
+  const float reach = mulRn(radius, g.invCellWidth);
   CellRange cr;
   cellSpan(p.x, g.origin.x, g.invCellWidth, g.dims.x, reach, cr.lo.x, cr.hi.x);
   cellSpan(p.y, g.origin.y, g.invCellWidth, g.dims.y, reach, cr.lo.y, cr.hi.y);

@@ -57,6 +57,25 @@ MURMUR_HD float rsqrtHD(float x) {
 #endif
 }
 
+// A product and a sum rounded on their own, as the host computes them. nvcc fuses a*b+c into one
+// FMA (one rounding) unless told not to; where a result feeds a discontinuous decision (is j a
+// neighbour, which cell, does a body wrap) every engine must round it alike, so those
+// expressions spell their roundings out and the kernels around them may contract freely.
+MURMUR_HD float mulRn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+MURMUR_HD float addRn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
 MURMUR_HD int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 }  // namespace murmur::core

@@ -4,13 +4,14 @@
 #include <sstream>
 
 #include "core/param_table.h"
+#include "core/row_search.h"
 
 namespace murmur::core {
 
 SimParams defaultParams() {
   SimParams p{};
   p.force = ForceMode::Boids;
-  p.pipeline = Pipeline::Coherent;
+  p.pipeline = Pipeline::Rows;
   p.boids.cohesionRadius = 5.0f;
   p.boids.separationRadius = 3.0f;
   p.boids.alignmentRadius = 5.0f;
@@ -57,8 +58,10 @@ std::string validateParams(const SimParams& p) {
   }
   if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Tree)
     return std::string("pipeline tree: ") + kTreeBoidsMessage;
-  // The boids grid must stay addressable with 32-bit cell keys.
-  const double cells = std::ceil(2.0 * p.halfSize / (maxRuleRadius(b) * p.cellWidthFactor));
+  // The boids grid must stay addressable with 32-bit cell keys; the rows pipeline's cells may be
+  // finer (core/row_search.h).
+  const double fine = p.pipeline == Pipeline::Rows ? double(kRowCellsPerRadius) : 1.0;
+  const double cells = std::ceil(2.0 * p.halfSize * fine / (maxRuleRadius(b) * p.cellWidthFactor));
   if (cells * cells * cells > 4.0e9) {
     e << "halfSize " << p.halfSize << " with radius " << maxRuleRadius(b)
       << " needs more than 2^32 grid cells: use a smaller world or a larger cell width";

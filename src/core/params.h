@@ -11,8 +11,9 @@
 namespace murmur::core {
 
 enum class ForceMode : int { Boids = 0, Gravity = 1 };
+// Rows: the exact fast boids search of core/row_search.h (gravity runs the coherent grid there).
 // Tree: Barnes-Hut over a radix tree built every step (core/tree.h); gravity only.
-enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Tree = 3 };
+enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4 };
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
 enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
@@ -29,7 +30,7 @@ struct EnumNames<ForceMode> {
 };
 template <>
 struct EnumNames<Pipeline> {
-  static constexpr const char* names[] = {"naive", "scattered", "coherent", "tree"};
+  static constexpr const char* names[] = {"naive", "scattered", "coherent", "rows", "tree"};
 };
 template <>
 struct EnumNames<EngineKind> {
@@ -134,6 +135,15 @@ inline float& activeDt(SimParams& p) { return p.force == ForceMode::Boids ? p.bo
 inline std::vector<Pipeline> allPipelines() {
   std::vector<Pipeline> all;
   for (int i = 0; i < enumCount<Pipeline>(); ++i) all.push_back(static_cast<Pipeline>(i));
+  return all;
+}
+
+// The pipelines with a gravity method of their own: rows runs the coherent grid for gravity, so
+// reports and sweeps that cover gravity measure it once, as coherent.
+inline std::vector<Pipeline> gravityPipelines() {
+  std::vector<Pipeline> all;
+  for (Pipeline p : allPipelines())
+    if (p != Pipeline::Rows) all.push_back(p);
   return all;
 }
 

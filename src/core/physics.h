@@ -31,11 +31,17 @@ MURMUR_HD BoidAccum boidAccumInit() {
   return BoidAccum{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
 }
 
+// Squared length for the neighbour tests, d^2 < r^2: three products and two sums, each rounded,
+// in the host's order (see mulRn), so that every engine finds the same neighbours.
+MURMUR_HD float distance2(Vec3 d) {
+  return addRn(addRn(mulRn(d.x, d.x), mulRn(d.y, d.y)), mulRn(d.z, d.z));
+}
+
 // Adds neighbour j (j != i) to boid i's sums. The caller skips i itself.
 MURMUR_HD void boidAccumulate(BoidAccum& a, const Vec4& pi, const Vec4& pj, const Vec4& vj,
                               const BoidRadii2& r) {
   const Vec3 d = xyz(pj) - xyz(pi);
-  const float d2 = dot(d, d);
+  const float d2 = distance2(d);
   if (d2 < r.r1) {
     a.sumPos += xyz(pj);
     a.n1 += 1;
@@ -66,17 +72,18 @@ MURMUR_HD Vec3 boidVelocity(const BoidAccum& a, const Vec4& pi, const Vec4& vi, 
 MURMUR_HD float wrapCoord(float x, float h) {
   if (x >= h || x < -h) {
     const float w = 2.0f * h;
-    x -= w * floorf((x + h) / w);
+    x -= mulRn(w, floorf((x + h) / w));
     if (x >= h) x -= w;  // rounding can land exactly on +h
     if (x < -h) x = -h;
   }
   return x;
 }
 
-// Semi-implicit step: p' = wrap(p + v' dt). Keeps w (mass).
+// Semi-implicit step: p' = wrap(p + v' dt). Keeps w (mass). Rounded like the host: whether a
+// body wraps, and which cell it lands in, must not depend on the engine.
 MURMUR_HD Vec4 boidIntegrate(const Vec4& p, const Vec3& vNew, float dt, float halfSize) {
-  return Vec4{wrapCoord(p.x + vNew.x * dt, halfSize), wrapCoord(p.y + vNew.y * dt, halfSize),
-              wrapCoord(p.z + vNew.z * dt, halfSize), p.w};
+  return Vec4{wrapCoord(addRn(p.x, mulRn(vNew.x, dt)), halfSize), wrapCoord(addRn(p.y, mulRn(vNew.y, dt)), halfSize),
+              wrapCoord(addRn(p.z, mulRn(vNew.z, dt)), halfSize), p.w};
 }
 
 // ---------------------------------------------------------------------------------------------

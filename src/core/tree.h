@@ -55,23 +55,6 @@ struct TreeMoments {
   Vec4 boxMin, boxMax;  // tight bounding box of the node's bodies (w unused)
 };
 
-// Products and sums that decide which nodes are opened must round the same way on every
-// executor; nvcc would otherwise fuse them into FMAs where the host compiler does not.
-MURMUR_HD float mulRn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-MURMUR_HD float addRn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
 MURMUR_HD int clz64(uint64_t x) {
 #if defined(__CUDA_ARCH__)
   return __clzll(static_cast<long long>(x));

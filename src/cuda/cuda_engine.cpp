@@ -22,6 +22,7 @@
 
 #include "core/errors.h"
 #include "core/grid.h"
+#include "core/row_search.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/cuda_check.h"
 #include "cuda/debug_api.h"
@@ -29,6 +30,7 @@
 #include "cuda/draw_copy.h"
 #include "cuda/gravity_kernels.h"
 #include "cuda/grid_build.h"
+#include "cuda/rows_kernels.h"
 #include "cuda/stage_timer.h"
 #include "cuda/tree_build.h"
 
@@ -50,14 +52,28 @@ constexpr int kSortBitsAllocated = 32;
 // the bounding box, written on the device each build).
 constexpr int kBoidGridSlot = 0;
 constexpr int kGravityGridSlot = 1;
+constexpr int kRowGridSlot = 2;
+constexpr int kNumGridSlots = 3;
 
-uint32_t gridCells(const SimParams& p, ForceMode mode) {
+// The rows pipeline searches its own finer grid for boids; for gravity it is the coherent grid.
+bool usesRowGrid(const SimParams& p, ForceMode mode) {
+  return mode == ForceMode::Boids && p.pipeline == Pipeline::Rows;
+}
+
+// Cells of the classic grid of `mode` (cellStart/cellEnd, monopoles).
+uint32_t classicCells(const SimParams& p, ForceMode mode) {
   if (mode == ForceMode::Boids) return core::boidGrid(p).numCells;
   const uint32_t d = static_cast<uint32_t>(p.gravity.gridDim);
   return d * d * d;
 }
 
-size_t gridBytes(uint32_t cells, ForceMode mode) {
+// Cells of the grid that p's pipeline searches in `mode` for n bodies.
+uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
+  return usesRowGrid(p, mode) ? core::rowGrid(p, n).numCells : classicCells(p, mode);
+}
+
+size_t gridBytes(uint32_t cells, const SimParams& p, ForceMode mode) {
+  if (usesRowGrid(p, mode)) return (size_t(cells) + 1) * sizeof(uint32_t);
   return size_t(cells) * (2 * sizeof(uint32_t) + (mode == ForceMode::Gravity ? sizeof(Vec4) : 0));
 }
 
@@ -82,14 +98,15 @@ size_t sortScratchBytes(size_t n) {
   }
 }
 
-bool usesGrid(Pipeline p) { return p == Pipeline::Scattered || p == Pipeline::Coherent; }
+// Every pipeline but naive and tree builds a grid (rows a finer one).
+bool usesGrid(Pipeline p) { return p != Pipeline::Naive && p != Pipeline::Tree; }
 
 }  // namespace
 
 size_t bytesNeeded(size_t numBodies, const SimParams& p) {
   if (numBodies == 0) return 0;
   size_t bytes = numBodies * kBytesPerBody + sortScratchBytes(numBodies);
-  if (usesGrid(p.pipeline)) bytes += gridBytes(gridCells(p, p.force), p.force);
+  if (usesGrid(p.pipeline)) bytes += gridBytes(gridCells(p, p.force, numBodies), p, p.force);
   if (p.pipeline == Pipeline::Tree) bytes += TreeBuffers::bytesFor(numBodies);
   return bytes;
 }
@@ -107,8 +124,9 @@ struct CudaEngine::Impl {
   bool accValid = false;
 
   DeviceBuffer<uint32_t> cellStart, cellEnd;
+  DeviceBuffer<uint32_t> cellFirst;  // rows pipeline: numCells + 1 offsets (rows_kernels.h)
   DeviceBuffer<Vec4> monopole;
-  DeviceBuffer<GridSpec> gridSpecs;  // [kBoidGridSlot], [kGravityGridSlot]
+  DeviceBuffer<GridSpec> gridSpecs;  // [kBoidGridSlot], [kGravityGridSlot], [kRowGridSlot]
   DeviceBuffer<Vec4> boundsPartials;
   DeviceBuffer<unsigned long long> counts;
 
@@ -131,6 +149,7 @@ struct CudaEngine::Impl {
     sortTemp.release();
     cellStart.release();
     cellEnd.release();
+    cellFirst.release();
     monopole.release();
     tree.release();
     n = 0;
@@ -138,7 +157,18 @@ struct CudaEngine::Impl {
 
   // Grows the grid buffers for `cells` cells (monopoles too for gravity). Allocates only when the
   // cell count exceeds what earlier parameters needed.
-  void ensureGrid(uint32_t cells, ForceMode mode, bool checkMemory = true) {
+  // rowGrid: the rows pipeline's offsets (cellFirst) instead of the classic buffers.
+  void ensureGrid(uint32_t cells, bool rowGrid, ForceMode mode, bool checkMemory = true) {
+    if (rowGrid) {
+      if (size_t(cells) + 1 <= cellFirst.size()) return;
+      const size_t need = (size_t(cells) + 1) * sizeof(uint32_t);
+      const size_t freeBytes = checkMemory ? deviceFreeBytes() + cellFirst.bytes() : need;
+      if (need > freeBytes)
+        throw core::UsageError("a grid of " + std::to_string(cells) + " cells: needs " + formatBytes(need) +
+                               " of GPU memory, " + name + " has " + formatBytes(freeBytes) + " free");
+      cellFirst.allocate(size_t(cells) + 1);
+      return;
+    }
     const bool growCells = cells > cellStart.size();
     const bool growMono = mode == ForceMode::Gravity && cells > monopole.size();
     if (!growCells && !growMono) return;
@@ -160,8 +190,8 @@ struct CudaEngine::Impl {
   // current positions; gravity first derives its grid from the bounding box and ends with the
   // monopoles (read contiguously when the bodies were just reordered).
   DeviceGrid buildGrid(ForceMode mode, bool reorder) {
-    const uint32_t cells = gridCells(params, mode);
-    ensureGrid(cells, mode);
+    const uint32_t cells = classicCells(params, mode);
+    ensureGrid(cells, false, mode);
     const LaunchConfig lc = launch();
     GridSpec* d_grid = gridSpecs.get() + (mode == ForceMode::Boids ? kBoidGridSlot : kGravityGridSlot);
     if (mode == ForceMode::Gravity) {
@@ -196,7 +226,44 @@ struct CudaEngine::Impl {
     return g;
   }
 
+  // The rows pipeline's grid: labelCells -> sortByCell -> findCellFirst -> reorderBodies on
+  // the fine grid; leaves the bodies in cell order.
+  void buildRowGrid() {
+    const uint32_t cells = gridCells(params, ForceMode::Boids, n);
+    ensureGrid(cells, true, ForceMode::Boids);
+    const LaunchConfig lc = launch();
+    const GridSpec* d_grid = gridSpecs.get() + kRowGridSlot;
+    timer.stage(Stage::Label, [&] { launchLabelCells(pos[cur].get(), n, d_grid, keys[0].get(), index[0].get(), lc); });
+    int sel = 0;
+    timer.stage(Stage::Sort, [&] {
+      const SortBuffers sb{{keys[0].get(), keys[1].get()}, {index[0].get(), index[1].get()}, sortTemp.get(),
+                           sortTemp.size()};
+      sel = sortByCell(sb, n, keyBitsFor(cells), lc);
+    });
+    timer.stage(Stage::Bounds, [&] { launchFindCellFirst(keys[sel].get(), n, cells, cellFirst.get(), lc); });
+    timer.stage(Stage::Reorder, [&] {
+      launchReorderBodies(index[sel].get(), n, pos[cur].get(), vel[velCur].get(), id[cur].get(), pos[1 - cur].get(),
+                          vel[1 - velCur].get(), id[1 - cur].get(), lc);
+    });
+    cur = 1 - cur;
+    velCur = 1 - velCur;
+  }
+
+  void stepBoidsRows() {
+    const LaunchConfig lc = launch();
+    buildRowGrid();
+    Vec4* velNew = vel[1 - velCur].get();
+    timer.stage(Stage::Force, [&] {
+      launchBoidsRows(pos[cur].get(), vel[velCur].get(), n, gridSpecs.get() + kRowGridSlot, cellFirst.get(),
+                      params.boids, core::maxRuleRadius(params.boids), velNew, lc);
+    });
+    timer.stage(Stage::Integrate,
+                [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, params.boids.dt, params.halfSize, lc); });
+    velCur = 1 - velCur;
+  }
+
   void stepBoids() {
+    if (params.pipeline == Pipeline::Rows) return stepBoidsRows();
     const LaunchConfig lc = launch();
     const Pipeline pipe = params.pipeline;
     const bool coherent = pipe == Pipeline::Coherent;
@@ -228,7 +295,7 @@ struct CudaEngine::Impl {
       treeForces();
       return;
     }
-    const bool coherent = params.pipeline == Pipeline::Coherent;
+    const bool coherent = params.pipeline == Pipeline::Coherent || params.pipeline == Pipeline::Rows;
     const DeviceGrid g = buildGrid(ForceMode::Gravity, coherent);
     timer.stage(Stage::Force, [&] {
       launchGravityGrid(coherent, pos[cur].get(), n, g, monopole.get(), eps2, G, acc.get(), lc);
@@ -306,7 +373,7 @@ CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
   cudaDeviceProp prop{};
   MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   impl_->name = prop.name;
-  impl_->gridSpecs.allocate(2);
+  impl_->gridSpecs.allocate(kNumGridSlots);
   impl_->boundsPartials.allocate((gravityGridScratchBytes() + sizeof(Vec4) - 1) / sizeof(Vec4));
   impl_->counts.allocate(2);
   setParams(p);
@@ -330,12 +397,15 @@ void CudaEngine::setParams(const SimParams& p) {
   Impl& m = *impl_;
   // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
   // so that the next step does not allocate.
-  if (m.n > 0 && usesGrid(p.pipeline)) m.ensureGrid(gridCells(p, p.force), p.force);
+  if (m.n > 0 && usesGrid(p.pipeline))
+    m.ensureGrid(gridCells(p, p.force, m.n), usesRowGrid(p, p.force), p.force);
   if (m.n > 0 && p.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
   if (core::forceFieldChanged(m.params, p)) m.accValid = false;
   m.params = p;
   // The boids grid depends only on the parameters: store it once here, not every step.
   launchStoreGrid(m.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), m.launch());
+  // The rows grid also depends on N (core::rowCellsPerRadius): stored again by reset().
+  launchStoreGrid(m.gridSpecs.get() + kRowGridSlot, core::rowGrid(p, m.n), m.launch());
 }
 
 void CudaEngine::reset(const core::Bodies& bodies) {
@@ -367,7 +437,10 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   m.acc.allocate(n);
   m.sortTemp.allocate(sortTempBytes(static_cast<uint32_t>(n), kSortBitsAllocated));
   m.n = static_cast<uint32_t>(n);
-  if (usesGrid(m.params.pipeline)) m.ensureGrid(gridCells(m.params, m.params.force), m.params.force, false);
+  if (usesGrid(m.params.pipeline))
+    m.ensureGrid(gridCells(m.params, m.params.force, n), usesRowGrid(m.params, m.params.force), m.params.force,
+                 false);
+  launchStoreGrid(m.gridSpecs.get() + kRowGridSlot, core::rowGrid(m.params, n), m.launch());
   if (m.params.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
   MURMUR_CUDA_CHECK(cudaMemcpy(m.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(m.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
@@ -419,6 +492,18 @@ core::NeighbourStats CudaEngine::neighbourStats() {
   const bool naive = m.params.pipeline == Pipeline::Naive;
   if (naive) {
     launchBoidsStatsNaive(m.pos[m.cur].get(), m.n, radius2, m.counts.get(), lc);
+  } else if (usesRowGrid(m.params, m.params.force)) {
+    // The rows search over a sorted index of the current state (no reorder: state untouched).
+    const uint32_t cells = gridCells(m.params, ForceMode::Boids, m.n);
+    m.ensureGrid(cells, true, ForceMode::Boids);
+    const GridSpec* d_grid = m.gridSpecs.get() + kRowGridSlot;
+    launchLabelCells(m.pos[m.cur].get(), m.n, d_grid, m.keys[0].get(), m.index[0].get(), lc);
+    const SortBuffers sb{{m.keys[0].get(), m.keys[1].get()}, {m.index[0].get(), m.index[1].get()},
+                         m.sortTemp.get(), m.sortTemp.size()};
+    const int sel = sortByCell(sb, m.n, keyBitsFor(cells), lc);
+    launchFindCellFirst(m.keys[sel].get(), m.n, cells, m.cellFirst.get(), lc);
+    launchBoidsStatsRows(m.pos[m.cur].get(), m.n, d_grid, m.cellFirst.get(), m.index[sel].get(), radius, radius2,
+                         m.counts.get(), lc);
   } else {
     // The grid of the current force mode, as the CPU engine does; no reorder (state untouched).
     const DeviceGrid g = m.buildGrid(m.params.force, false);

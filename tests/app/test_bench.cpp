@@ -128,7 +128,7 @@ TEST(BenchOptions, BadListsExitTwoWithOneLine) {
 
 TEST(BenchPlan, DefaultsPerEngine) {
   const auto cpu = app::planBench(parsed({"bench", "--engine", "cpu"}));
-  ASSERT_EQ(cpu.size(), 3u);
+  ASSERT_EQ(cpu.size(), 4u);
   for (const auto& c : cpu) {
     EXPECT_EQ(c.force, core::ForceMode::Boids);
     EXPECT_EQ(c.n, 10000u);
@@ -138,20 +138,24 @@ TEST(BenchPlan, DefaultsPerEngine) {
   }
   EXPECT_EQ(cpu[0].pipeline, core::Pipeline::Naive);
   EXPECT_EQ(cpu[2].pipeline, core::Pipeline::Coherent);
+  EXPECT_EQ(cpu[3].pipeline, core::Pipeline::Rows);
   // Planning creates no engine, so a cuda plan is checkable without a GPU.
   const auto gpu = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity"}));
-  ASSERT_EQ(gpu.size(), 7u);  // boids: 3 pipelines (tree is gravity only); gravity: 4
+  // Boids: every pipeline but tree (gravity only); gravity skips rows, which runs the coherent
+  // grid for gravity.
+  ASSERT_EQ(gpu.size(), 8u);
   EXPECT_EQ(gpu[0].n, 100000u);
   EXPECT_EQ(gpu[0].blockSize, core::defaultParams().blockSize);
-  EXPECT_EQ(gpu[3].force, core::ForceMode::Gravity);
-  EXPECT_EQ(gpu[3].scenario, "plummer");
+  EXPECT_EQ(gpu[4].force, core::ForceMode::Gravity);
+  EXPECT_EQ(gpu[4].scenario, "plummer");
   EXPECT_EQ(app::describe(gpu[2]), "cuda boids coherent n=100000 block=256 cw=1");
-  EXPECT_EQ(app::describe(gpu[3]), "cuda gravity naive n=100000 block=256 cw=-");
+  EXPECT_EQ(app::describe(gpu[3]), "cuda boids rows n=100000 block=256 cw=1");
+  EXPECT_EQ(app::describe(gpu[4]), "cuda gravity naive n=100000 block=256 cw=-");
 }
 
 TEST(BenchPlan, PresetsAndCommandLineOverrides) {
   const auto cis = app::planBench(parsed({"bench", "--engine", "cuda", "--preset", "cis565"}));
-  ASSERT_EQ(cis.size(), 30u);  // 10 sizes x 3 pipelines at block 128
+  ASSERT_EQ(cis.size(), 50u);  // 10 sizes x (4 pipelines + the textbook baseline) at block 128
   std::set<uint64_t> sizes;
   for (const auto& c : cis) {
     EXPECT_EQ(c.blockSize, 128);
@@ -181,6 +185,29 @@ TEST(BenchPlan, TreeIsPlannedForGravityOnly) {
   EXPECT_THROW(parsed({"bench", "--engine", "cuda", "--pipeline", "tree"}), core::UsageError);
 }
 
+// The textbook coherent grid is a bench-only yardstick: boids on the CUDA engine, its own label,
+// never repeated on the CPU engine, and not a pipeline the simulator accepts.
+TEST(BenchPlan, TextbookBaselineIsABenchOnlyCudaBoidsConfiguration) {
+  const auto plan = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity", "--pipeline",
+                                           "coherent,textbook-coherent", "--n", "1k", "--cpu-baseline"}));
+  std::map<std::string, std::string> skip;  // describe -> reason
+  for (const auto& c : plan) skip[app::describe(c)] = c.skipReason;
+  EXPECT_EQ(plan.size(), 6u) << "cuda x {boids, gravity} x 2, cpu baseline x {boids, gravity} x coherent only";
+  EXPECT_EQ(skip.count("cuda boids textbook-coherent n=1000 block=256 cw=1"), 1u);
+  EXPECT_EQ(skip["cuda boids textbook-coherent n=1000 block=256 cw=1"], "");
+  EXPECT_NE(skip["cuda gravity textbook-coherent n=1000 block=256 cw=-"].find("boids baseline"), std::string::npos);
+  for (const auto& c : plan) {
+    EXPECT_EQ(c.textbook, app::pipelineName(c) == "textbook-coherent");
+    if (c.textbook) {
+      EXPECT_EQ(c.engine, core::EngineKind::Cuda);
+    }
+  }
+  const auto cpu = app::planBench(parsed({"bench", "--engine", "cpu", "--pipeline", "textbook-coherent"}));
+  ASSERT_EQ(cpu.size(), 1u);
+  EXPECT_NE(cpu[0].skipReason.find("CUDA engine only"), std::string::npos);
+  EXPECT_THROW(parsed({"--pipeline", "textbook-coherent"}), core::UsageError);
+}
+
 TEST(BenchPlan, PresetParametersYieldToOptions) {
   const app::Options o = parsed({"bench", "--engine", "cpu", "--preset", "cis565", "--half-size", "50"});
   EXPECT_FLOAT_EQ(o.params.halfSize, 50.0f);
@@ -194,10 +221,10 @@ TEST(BenchPlan, CollapsesDimensionsThatDoNotApplyAndAddsTheCpuBaseline) {
   // Cell width means nothing to naive (no grid) or gravity (its own grid): one configuration each.
   const auto p = app::planBench(
       parsed({"bench", "--engine", "cpu", "--force", "boids,gravity", "--cell-width", "1,2", "--n", "1k"}));
-  EXPECT_EQ(p.size(), 1u + 2u + 2u + 4u);
+  EXPECT_EQ(p.size(), 1u + 2u + 2u + 2u + 4u);
   const auto b = app::planBench(parsed({"bench", "--engine", "cuda", "--n", "10k,100k", "--cpu-baseline"}));
-  ASSERT_EQ(b.size(), 6u + 3u);
-  for (size_t i = 6; i < b.size(); ++i) {
+  ASSERT_EQ(b.size(), 8u + 4u);
+  for (size_t i = 8; i < b.size(); ++i) {
     EXPECT_EQ(b[i].engine, core::EngineKind::Cpu);
     EXPECT_LE(b[i].n, app::kCpuBaselineMaxN);
   }

@@ -87,7 +87,7 @@ TEST(Cli, NoRenderNeedsHeadless) {
 
 TEST(Cli, EveryForceAndPipelineRunsHeadless) {
   for (const char* force : {"boids", "gravity"}) {
-    for (const char* pipe : {"naive", "scattered", "coherent"}) {
+    for (const char* pipe : {"naive", "scattered", "coherent", "rows"}) {
       const Result r = run(kHeadless + "--n 2000 --steps 3 --force " + force + " --pipeline " + pipe);
       ASSERT_EQ(r.status, 0) << r.out;
       EXPECT_NE(r.out.find(std::string("force=") + force + " pipeline=" + pipe), std::string::npos) << r.out;

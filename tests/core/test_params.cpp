@@ -16,7 +16,7 @@ TEST(Params, DefaultsMatchDesignAndAreValid) {
   EXPECT_FLOAT_EQ(p.boids.maxSpeed, 1.0f);
   EXPECT_FLOAT_EQ(p.boids.dt, 0.2f);
   EXPECT_FLOAT_EQ(p.halfSize, 100.0f);
-  EXPECT_EQ(p.pipeline, Pipeline::Coherent);
+  EXPECT_EQ(p.pipeline, Pipeline::Rows);
   EXPECT_EQ(p.boids.rules, RuleSet::Cis565);
   EXPECT_EQ(p.gravity.integrator, Integrator::Leapfrog);
 }
@@ -57,7 +57,7 @@ TEST(Params, BlockSizesAcceptedExactlyOnMultiplesOf32) {
 }
 
 TEST(Params, NamesRoundTrip) {
-  for (Pipeline v : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+  for (Pipeline v : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
     Pipeline out = Pipeline::Naive;
     ASSERT_TRUE(parse(toString(v), out));
     EXPECT_EQ(out, v);

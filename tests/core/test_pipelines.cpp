@@ -1,4 +1,4 @@
-// The three pipelines find the same neighbours: after one step from the same random state, the
+// The pipelines find the same neighbours: after one step from the same random state, the
 // per-id results agree up to summation order.
 #include <gtest/gtest.h>
 
@@ -36,9 +36,11 @@ TEST(Pipelines, BoidsAgreeAfterOneStep) {
       const Bodies naive = stepWith(p, Pipeline::Naive, start, 1);
       const Bodies scattered = stepWith(p, Pipeline::Scattered, start, 1);
       const Bodies coherent = stepWith(p, Pipeline::Coherent, start, 1);
+      const Bodies rows = stepWith(p, Pipeline::Rows, start, 1);
       const std::string tag = "factor " + std::to_string(factor) + " rules " + toString(rules);
       expectStatesClose(naive, scattered, 1e-5f, 1e-6f, "naive vs scattered, " + tag);
       expectStatesClose(naive, coherent, 1e-5f, 1e-6f, "naive vs coherent, " + tag);
+      expectStatesClose(naive, rows, 1e-5f, 1e-6f, "naive vs rows, " + tag);
       // The step did something: velocities changed for most boids.
       int changed = 0;
       for (size_t i = 0; i < start.size(); ++i) changed += naive.vel[i].x != start.vel[i].x;
@@ -56,6 +58,7 @@ TEST(Pipelines, BoidsAgreeNearTheWorldBoundary) {
   const Bodies naive = stepWith(p, Pipeline::Naive, start, 1);
   expectStatesClose(naive, stepWith(p, Pipeline::Scattered, start, 1), 1e-5f, 1e-6f, "scattered");
   expectStatesClose(naive, stepWith(p, Pipeline::Coherent, start, 1), 1e-5f, 1e-6f, "coherent");
+  expectStatesClose(naive, stepWith(p, Pipeline::Rows, start, 1), 1e-5f, 1e-6f, "rows");
 }
 
 TEST(Pipelines, GravityGridPipelinesAgreeWithEachOther) {
@@ -91,7 +94,7 @@ TEST(Pipelines, SwitchingPipelineMidRunKeepsIdentities) {
 TEST(Pipelines, DeterministicForASeed) {
   SimParams p = boidsWorld(25.0f, 1, RuleSet::Cis565);
   const Bodies start = randomBodies(2000, 25.0f, 1.0f, 12);
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
     const uint64_t a = stateChecksum(stepWith(p, pipe, start, 10));
     const uint64_t b = stateChecksum(stepWith(p, pipe, start, 10));
     EXPECT_EQ(a, b) << toString(pipe);
@@ -102,9 +105,9 @@ TEST(Pipelines, DeterministicForASeed) {
 TEST(Pipelines, NeighbourStatsCountCandidatesAndNeighbours) {
   SimParams p = boidsWorld(25.0f, 1, RuleSet::Cis565);
   const Bodies start = randomBodies(3000, 25.0f, 1.0f, 8);
-  double neighbours[3];
+  double neighbours[4];
   int k = 0;
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
     p.pipeline = pipe;
     CpuEngine e(p);
     e.reset(start);
@@ -116,13 +119,14 @@ TEST(Pipelines, NeighbourStatsCountCandidatesAndNeighbours) {
   }
   EXPECT_DOUBLE_EQ(neighbours[0], neighbours[1]);
   EXPECT_DOUBLE_EQ(neighbours[0], neighbours[2]);
+  EXPECT_DOUBLE_EQ(neighbours[0], neighbours[3]);
   // density 3000 / 50^3, sphere of radius 5: about 12.6 expected (fewer at the faces)
   EXPECT_GT(neighbours[0], 8.0);
   EXPECT_LT(neighbours[0], 14.0);
 }
 
 TEST(Pipelines, EmptyAndSingleBody) {
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
     for (ForceMode f : {ForceMode::Boids, ForceMode::Gravity}) {
       SimParams p = defaultParams();
       p.pipeline = pipe;

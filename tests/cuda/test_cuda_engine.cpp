@@ -12,6 +12,7 @@
 
 #include "core/cpu_engine.h"
 #include "core/errors.h"
+#include "core/row_search.h"
 #include "cuda/cuda_engine.h"
 #include "cuda/debug_api.h"
 #include "cuda_test_helpers.h"
@@ -119,7 +120,7 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
 std::vector<Case> smallCases() {
   std::vector<Case> cases;
   for (ForceMode f : {ForceMode::Boids, ForceMode::Gravity})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent})
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
       for (int width : {1, 2})
         for (size_t n : {size_t(1), size_t(31), size_t(32), size_t(33), size_t(1000)}) {
           if (f == ForceMode::Boids) {
@@ -149,7 +150,7 @@ class CudaEngineTest : public test::CudaTest {};
 // 2^17 + 3 bodies: the grid pipelines against the CPU (whose grid pipelines are fast enough);
 // naive boids against the GPU's own coherent pipeline, which finds the same neighbours.
 TEST_F(CudaEngineTest, LargeBoidsGridMatchesCpu) {
-  for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent})
+  for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
     for (int width : {1, 2}) {
       const Case c{ForceMode::Boids, pipe, width, kLargeN, Integrator::Leapfrog};
       const SimParams p = paramsFor(c);
@@ -174,6 +175,59 @@ TEST_F(CudaEngineTest, LargeBoidsNaiveMatchesCoherent) {
   EXPECT_EQ(bad, 0u) << report;
 }
 
+// Rows on the GPU against naive on the GPU at 2^17 + 3 bodies, at checkpoints of a 40-step run
+// in a world small enough that thousands of boids wrap: every checkpoint state is stepped once
+// by both, so a neighbour the rows search misses anywhere shows as a per-id mismatch.
+TEST_F(CudaEngineTest, RowsMatchesNaiveAcrossStepsAndWraps) {
+  // 10 neighbours per boid: classic-width cells; 60: cells of half the width (rowCellsPerRadius).
+  for (double neighbours : {10.0, 60.0}) {
+    for (int width : {1, 2}) {
+    const Case c{ForceMode::Boids, Pipeline::Rows, width, kLargeN, Integrator::Leapfrog};
+    SimParams p = paramsFor(c);
+    p.halfSize = test::denseHalfSize(c.n, p, neighbours);
+    auto rows = cuda::createCudaEngine(p);
+    rows->reset(bodiesFor(c, p));
+    SimParams q = p;
+    q.pipeline = Pipeline::Naive;
+    auto naive = cuda::createCudaEngine(q);
+    auto rowsCheck = cuda::createCudaEngine(p);
+    size_t wraps = 0;
+    Bodies prev = rows->readBodies();
+    for (int step = 1; step <= 40; ++step) {
+      rows->step(1);
+      const Bodies now = rows->readBodies();
+      for (size_t i = 0; i < now.size(); ++i)
+        wraps += std::fabs(now.pos[i].x - prev.pos[i].x) > p.halfSize ||
+                 std::fabs(now.pos[i].y - prev.pos[i].y) > p.halfSize ||
+                 std::fabs(now.pos[i].z - prev.pos[i].z) > p.halfSize;
+      prev = now;
+      if (step % 20 != 0) continue;
+      naive->reset(now);
+      rowsCheck->reset(now);
+      naive->step(1);
+      rowsCheck->step(1);
+      std::string report;
+      const size_t bad = test::countStateMismatches(rowsCheck->readBodies(), naive->readBodies(), kRel, kAbsFloor,
+                                                    kAbsFloor, &report);
+      EXPECT_EQ(bad, 0u) << "width " << width << " neighbours " << neighbours << " step " << step << report;
+    }
+    EXPECT_GT(wraps, 100u) << "width " << width;
+    }
+  }
+}
+
+// The crowded world that switches the rows pipeline to cells of half the width, GPU against CPU.
+TEST_F(CudaEngineTest, RowsFineCellsMatchCpu) {
+  for (size_t n : {size_t(1000), kLargeN})
+    for (int width : {1, 2}) {
+      const Case c{ForceMode::Boids, Pipeline::Rows, width, n, Integrator::Leapfrog};
+      SimParams p = paramsFor(c);
+      p.halfSize = test::denseHalfSize(n, p, 60.0);
+      ASSERT_EQ(core::rowCellsPerRadius(p, n), core::kRowCellsPerRadius);
+      expectOneStepMatches(p, bodiesFor(c, p), "rows fine cells " + caseName(::testing::TestParamInfo<Case>(c, 0)));
+    }
+}
+
 TEST_F(CudaEngineTest, LargeGravityGridMatchesCpu) {
   for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent}) {
     const Case c{ForceMode::Gravity, pipe, 1, kLargeN, Integrator::Leapfrog};
@@ -188,7 +242,7 @@ TEST_F(CudaEngineTest, LargeGravityGridMatchesCpu) {
 TEST_F(CudaEngineTest, EveryBlockSizeMatchesCpu) {
   constexpr size_t n = 2003;  // several full tiles and a partial one for every block size
   for (ForceMode f : {ForceMode::Boids, ForceMode::Gravity})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
       const Case c{f, pipe, 1, n, Integrator::Leapfrog};
       SimParams p = paramsFor(c);
       const Bodies start = bodiesFor(c, p);
@@ -211,7 +265,7 @@ TEST_F(CudaEngineTest, EveryBlockSizeMatchesCpu) {
 }
 
 TEST_F(CudaEngineTest, ReynoldsRulesMatchCpu) {
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Coherent}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Coherent, Pipeline::Rows}) {
     const Case c{ForceMode::Boids, pipe, 1, 1000, Integrator::Leapfrog};
     SimParams p = paramsFor(c);
     p.boids.rules = core::RuleSet::Reynolds;
@@ -221,7 +275,7 @@ TEST_F(CudaEngineTest, ReynoldsRulesMatchCpu) {
 
 // Boids packed against the faces: wrapping and the no-search-across-the-boundary rule.
 TEST_F(CudaEngineTest, BoidsAtTheWorldBoundaryMatchCpu) {
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
     SimParams p = core::defaultParams();
     p.pipeline = pipe;
     p.halfSize = 10.0f;
@@ -233,7 +287,7 @@ TEST_F(CudaEngineTest, BoidsAtTheWorldBoundaryMatchCpu) {
 
 TEST_F(CudaEngineTest, NeighbourStatsMatchCpu) {
   for (size_t n : {size_t(1), size_t(1000), kLargeN})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent})
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
       for (int width : {1, 2}) {
         if (n == kLargeN && pipe == Pipeline::Naive) continue;  // CPU all pairs is too slow here
         const Case c{ForceMode::Boids, pipe, width, n, Integrator::Leapfrog};
@@ -267,7 +321,8 @@ TEST_F(CudaEngineTest, SwitchingParametersMidRunWorks) {
       {ForceMode::Boids, Pipeline::Scattered, 2, 96},   {ForceMode::Boids, Pipeline::Coherent, 2, 1024},
       {ForceMode::Gravity, Pipeline::Coherent, 1, 256}, {ForceMode::Gravity, Pipeline::Naive, 1, 64},
       {ForceMode::Gravity, Pipeline::Scattered, 1, 512}, {ForceMode::Boids, Pipeline::Scattered, 1, 32},
-      {ForceMode::Boids, Pipeline::Naive, 2, 160},
+      {ForceMode::Boids, Pipeline::Naive, 2, 160},      {ForceMode::Boids, Pipeline::Rows, 2, 224},
+      {ForceMode::Gravity, Pipeline::Rows, 1, 128},     {ForceMode::Boids, Pipeline::Rows, 1, 64},
   };
   constexpr size_t n = 3000;
   SimParams p = core::defaultParams();
@@ -299,7 +354,7 @@ TEST_F(CudaEngineTest, SwitchingParametersMidRunWorks) {
 
 TEST_F(CudaEngineTest, LongBoidRunStaysFiniteAndInside) {
   constexpr size_t n = 10000;
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
     SimParams p = core::defaultParams();
     p.pipeline = pipe;
     p.halfSize = test::denseHalfSize(n, p);
@@ -323,7 +378,7 @@ TEST_F(CudaEngineTest, LongBoidRunStaysFiniteAndInside) {
 
 TEST_F(CudaEngineTest, LongGravityRunStaysFinite) {
   constexpr size_t n = 10000;
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent})
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
     for (Integrator in : {Integrator::Leapfrog, Integrator::DampedEuler}) {
       SimParams p = core::defaultParams();
       p.force = ForceMode::Gravity;
@@ -339,7 +394,7 @@ TEST_F(CudaEngineTest, LongGravityRunStaysFinite) {
 
 TEST_F(CudaEngineTest, ZeroBodies) {
   for (ForceMode f : {ForceMode::Boids, ForceMode::Gravity})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent}) {
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
       SimParams p = core::defaultParams();
       p.force = f;
       p.pipeline = pipe;

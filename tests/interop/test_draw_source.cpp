@@ -96,6 +96,6 @@ TEST(DrawSource, CudaEngineWritesTheGlBuffersThroughInterop) {
   auto ctx = context();
   if (!ctx) GTEST_SKIP() << "no EGL context";
   if (!ctx->isNvidia()) GTEST_SKIP() << "GL is " << ctx->vendor() << ", not NVIDIA: no interop";
-  for (core::Pipeline pipe : {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent})
+  for (core::Pipeline pipe : {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent, core::Pipeline::Rows})
     checkFill(core::EngineKind::Cuda, pipe, true, *ctx);
 }

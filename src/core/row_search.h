@@ -1,0 +1,129 @@
+// The `rows` pipeline's neighbour search (boids), shared by the CPU engine and the CUDA kernel.
+//
+// Cells are up to kRowCellsPerRadius times finer than the classic grid's (half the search radius
+// at cell width 1x, where classic cells are crowded: rowCellsPerRadius) and bodies are sorted by
+// cell with x fastest, so every row of cells along x is
+// one contiguous range of the sorted order. A body visits, for each (y, z) row its sphere can
+// reach, only the x-range of cells that the sphere reaches at that row's distance: one
+// contiguous loop per row, no per-cell bookkeeping, and with half-width cells about 2.5x fewer
+// candidates than the 27 cells of the classic grid (the volume searched shrinks from (3r)^3
+// towards the sphere).
+//
+// Exactness: a row or cell is skipped only when a lower bound of the distance from the body to
+// every position the cell can hold is at least the radius. The bound is taken in cell units,
+// from the same float expression that assigns cells ((x - origin) * invCellWidth), less a margin
+// that covers that expression's rounding (rowMargin), so a pair that the naive test
+// d^2 < r^2 accepts is never pruned. Clamped border cells only extend outwards, which the
+// bounds (taken from the cell's inner faces) already allow for. The boundary is not searched
+// across (DESIGN.md §2), as in every other pipeline.
+#pragma once
+
+#include "core/grid.h"
+#include "core/hd.h"
+#include "core/params.h"
+
+namespace murmur::core {
+
+// Fine cells per classic cell: 2 (half the classic width) where classic cells are crowded,
+// 1 (the classic width, rows still pruned) where they are not. Halving the cells cuts the
+// candidates by 2.5x but doubles the rows, and each row is a loop whose length differs per lane;
+// on an H100 the halved cells won at 15.6 bodies per classic cell (CIS 565 world, 0.78 against
+// 0.90 ms per step at 1M) and lost at 8 (FLAME GPU density, 0.72 against 0.64 ms).
+constexpr int kRowCellsPerRadius = 2;
+constexpr double kRowFineBodiesPerCell = 12.0;
+
+// Cells per classic cell for n bodies in p's world: the mean occupancy of a classic cell decides.
+inline int rowCellsPerRadius(const SimParams& p, size_t n) {
+  const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
+  const double side = 2.0 * double(p.halfSize);
+  const double perCell = double(n) * (w * w * w) / (side * side * side);
+  return perCell >= kRowFineBodiesPerCell ? kRowCellsPerRadius : 1;
+}
+
+// Slack in cell units on every distance bound: a fixed part for the rounding of the radius and
+// of d^2, plus a part that grows with the grid, since the cell coordinate t = (x - o) * invW
+// carries a rounding error of a few ulp of t (t < dims). Either costs well under 1% of the
+// candidates.
+constexpr float kRowMarginFixed = 1e-3f;
+MURMUR_HD float rowMargin(const GridSpec& g) {
+  const int d =
+      g.dims.x > g.dims.y ? (g.dims.x > g.dims.z ? g.dims.x : g.dims.z) : (g.dims.y > g.dims.z ? g.dims.y : g.dims.z);
+  return kRowMarginFixed + 16.0f * static_cast<float>(d) * 1.1920929e-7f;
+}
+
+// The rows pipeline's grid for n bodies: cell width = cellWidthFactor * largest radius /
+// rowCellsPerRadius(p, n).
+inline GridSpec rowGrid(const SimParams& p, size_t n) {
+  const float w =
+      maxRuleRadius(p.boids) * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
+  int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
+  if (d < 1) d = 1;
+  return makeGrid(Vec3{-p.halfSize, -p.halfSize, -p.halfSize}, w, Int3{d, d, d});
+}
+
+// Gap in cell units between coordinate t and what cell c of `dim` can hold, less the margin m;
+// 0 when t lies in (or within m of) it. Cell c holds [c, c + 1), except that the border cells
+// also hold whatever the clamp in cellCoord sends them: everything below 0 or from dim on.
+MURMUR_HD float rowGap(float t, int c, int dim, float m) {
+  float g = 0.0f;
+  if (c > 0 && static_cast<float>(c) > t)
+    g = static_cast<float>(c) - t;
+  else if (c < dim - 1 && static_cast<float>(c + 1) < t)
+    g = t - static_cast<float>(c + 1);
+  g -= m;
+  return g > 0.0f ? g : 0.0f;
+}
+
+// The rows a sphere of `radius` around p can reach: the (y, z) box of candidate rows, and per
+// row the x-range of cells the sphere reaches at that row's distance. Rows are numbered
+// 0 .. numRows() - 1, z outer and y inner; the CPU loop (forEachRow) and the GPU kernel (which
+// visits them in batches) walk the same numbers, so both sum in the same order.
+struct RowSphere {
+  float tx, ty, tz;  // p in cell units
+  float reach2;      // (radius + margin)^2 in cell units
+  float m;           // rowMargin
+  int ylo, ny, zlo, nz;
+
+  MURMUR_HD int numRows() const { return ny * nz; }
+
+  // Row k: false when pruned; otherwise the keys of its first and last cell. The sorted range of
+  // the row is [cellFirst[first], cellFirst[last + 1]).
+  MURMUR_HD bool row(const GridSpec& g, int k, uint32_t& first, uint32_t& last) const {
+    const int cz = zlo + k / ny, cy = ylo + k % ny;
+    const float gz = rowGap(tz, cz, g.dims.z, m), gy = rowGap(ty, cy, g.dims.y, m);
+    const float rx2 = reach2 - gz * gz - gy * gy;
+    if (rx2 <= 0.0f) return false;
+    const float rx = sqrtf(rx2) + m;
+    first = cellKey(g, clampi(static_cast<int>(floorf(tx - rx)), 0, g.dims.x - 1), cy, cz);
+    last = cellKey(g, clampi(static_cast<int>(floorf(tx + rx)), 0, g.dims.x - 1), cy, cz);
+    return true;
+  }
+};
+
+MURMUR_HD RowSphere rowSphere(const GridSpec& g, const Vec3& p, float radius) {
+  RowSphere s;
+  s.m = rowMargin(g);
+  const float reach = radius * g.invCellWidth + s.m;
+  s.reach2 = reach * reach;
+  s.tx = (p.x - g.origin.x) * g.invCellWidth;
+  s.ty = (p.y - g.origin.y) * g.invCellWidth;
+  s.tz = (p.z - g.origin.z) * g.invCellWidth;
+  s.zlo = clampi(static_cast<int>(floorf(s.tz - reach)), 0, g.dims.z - 1);
+  s.nz = clampi(static_cast<int>(floorf(s.tz + reach)), 0, g.dims.z - 1) - s.zlo + 1;
+  s.ylo = clampi(static_cast<int>(floorf(s.ty - reach)), 0, g.dims.y - 1);
+  s.ny = clampi(static_cast<int>(floorf(s.ty + reach)), 0, g.dims.y - 1) - s.ylo + 1;
+  return s;
+}
+
+// Calls f(first, last) for every row of rowSphere(g, p, radius) that is not pruned, in order.
+template <typename F>
+MURMUR_HD void forEachRow(const GridSpec& g, const Vec3& p, float radius, F&& f) {
+  const RowSphere s = rowSphere(g, p, radius);
+  const int rows = s.numRows();
+  for (int k = 0; k < rows; ++k) {
+    uint32_t first = 0, last = 0;
+    if (s.row(g, k, first, last)) f(first, last);
+  }
+}
+
+}  // namespace murmur::core

@@ -1,0 +1,112 @@
+// Kernels of the `rows` boids pipeline. Compiled without FMA contraction like the other boids
+// kernels (see CMakeLists.txt), so that d^2 < r^2 decides exactly as on the CPU.
+#include "core/physics.h"
+#include "core/row_search.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_utils.cuh"
+#include "cuda/rows_kernels.h"
+
+namespace murmur::cuda {
+
+using core::BoidAccum;
+using core::BoidParams;
+using core::BoidRadii2;
+using core::GridSpec;
+using core::Vec4;
+
+namespace {
+
+// Every cell between the previous slot's key (exclusive) and this slot's key (inclusive) starts
+// here; the last slot also closes every cell after it. Each entry is written exactly once.
+__global__ void __launch_bounds__(1024) findCellFirstKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n,
+                                                            uint32_t numCells, uint32_t* __restrict__ cellFirst) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  const uint32_t key = __ldg(sortedKeys + k);
+  const uint32_t prev = k == 0 ? 0u : __ldg(sortedKeys + k - 1) + 1u;
+  for (uint32_t c = prev; c <= key; ++c) cellFirst[c] = k;
+  if (k == n - 1)
+    for (uint32_t c = key + 1; c <= numCells; ++c) cellFirst[c] = n;
+}
+
+// One thread per body in cell order; consecutive threads sit in neighbouring cells of one row,
+// so a warp's rows overlap and their ranges hit the same cache lines. Each row is one contiguous
+// loop. Tried and slower on an H100 (README "Performance"): staging every lane's row ranges in
+// shared memory and running one flat loop over all candidates (fewer idle lanes, 24.6 active of
+// 32 against 17.9, but the table took the L1 cache the neighbour loads live on).
+__global__ void __launch_bounds__(1024)
+    boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
+                    const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
+                    float searchRadius, Vec4* __restrict__ velOut) {
+  const uint32_t i = globalThreadIndex();
+  if (i >= n) return;
+  const GridSpec g = *grid;
+  const Vec4 pi = ldg4(pos + i);
+  const BoidRadii2 r2 = core::boidRadii2(b);
+  BoidAccum acc = core::boidAccumInit();
+  core::forEachRow(g, core::xyz(pi), searchRadius, [&](uint32_t first, uint32_t last) {
+    const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
+    // Not unrolled: rows hold about 8 candidates, and the unrolled loop's remainder handling made
+    // the force stage 13-27% slower on an H100 (as did loading a velocity only inside the
+    // alignment radius).
+#pragma unroll 1
+    for (uint32_t j = s; j < e; ++j)
+      if (j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
+  });
+  st4(velOut + i, core::make4(core::boidVelocity(acc, pi, ldg4(vel + i), b), 0.0f));
+}
+
+__global__ void __launch_bounds__(1024)
+    boidsStatsRowsKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
+                         const uint32_t* __restrict__ cellFirst, const uint32_t* __restrict__ sortedIndex,
+                         float searchRadius, float radius2, unsigned long long* __restrict__ counts) {
+  const uint32_t t = globalThreadIndex();
+  unsigned long long candidates = 0, neighbours = 0;
+  if (t < n) {
+    const uint32_t i = __ldg(sortedIndex + t);
+    const GridSpec g = *grid;
+    const Vec4 pi = ldg4(pos + i);
+    core::forEachRow(g, core::xyz(pi), searchRadius, [&](uint32_t first, uint32_t last) {
+      const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
+      for (uint32_t q = s; q < e; ++q) {
+        const uint32_t j = __ldg(sortedIndex + q);
+        if (j == i) continue;
+        ++candidates;
+        const core::Vec3 d = core::xyz(ldg4(pos + j)) - core::xyz(pi);
+        if (core::dot(d, d) < radius2) ++neighbours;
+      }
+    });
+  }
+  candidates = blockSum(candidates);
+  neighbours = blockSum(neighbours);
+  if (threadIdx.x == 0) {
+    atomicAdd(counts, candidates);
+    atomicAdd(counts + 1, neighbours);
+  }
+}
+
+}  // namespace
+
+void launchFindCellFirst(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells, uint32_t* d_cellFirst,
+                         const LaunchConfig& lc) {
+  findCellFirstKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedKeys, n, numCells, d_cellFirst);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
+                     const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, Vec4* d_velOut,
+                     const LaunchConfig& lc) {
+  boidsRowsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius,
+                                                               d_velOut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchBoidsStatsRows(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
+                          const uint32_t* d_sortedIndex, float searchRadius, float radius2,
+                          unsigned long long* d_counts, const LaunchConfig& lc) {
+  boidsStatsRowsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, d_grid, d_cellFirst, d_sortedIndex,
+                                                                    searchRadius, radius2, d_counts);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace murmur::cuda
