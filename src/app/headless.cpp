@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "app/bench.h"
@@ -14,6 +15,9 @@
 #include "core/errors.h"
 #include "core/metrics.h"
 #include "core/scenarios.h"
+#include "dist/dist_engine.h"
+#include "dist/dist_factory.h"
+#include "dist/launch.h"
 #if defined(MURMUR_HAVE_RENDER)
 #include "app/offscreen.h"
 #include "render/screenshot.h"
@@ -39,14 +43,23 @@ bool isPngPattern(const std::string& p) {
 
 int runHeadless(const Options& o) {
   core::SimParams params = o.params;
-  if (o.scenario.name.rfind("file:", 0) != 0) checkFits(o.engine, o.scenario.n, params);
+  // Several ranks (mpirun): every rank runs this loop on its share; rank 0 speaks for the job.
+  const bool ranks = dist::launchedRanks() > 1;
+  const bool speaker = dist::launchedRank() == 0;
+  if (ranks && !o.record.empty()) throw core::UsageError("--record " + o.record + ": not over several ranks");
+  // The decomposition runs one pipeline per force (coherent boids, all-pairs gravity); without a
+  // --pipeline the run takes it instead of the single-GPU default.
+  if (ranks && !o.pipelineSet)
+    params.pipeline = params.force == core::ForceMode::Boids ? core::Pipeline::Coherent : core::Pipeline::Naive;
+  // Over several ranks each GPU holds a share; the engine checks that share on every rank.
+  if (o.scenario.name.rfind("file:", 0) != 0) checkFits(ranks ? core::EngineKind::Cpu : o.engine, o.scenario.n, params);
   core::Scenario scenario = core::makeScenario(o.scenario, params);
   params.halfSize = scenario.halfSize;
-  auto engine = makeEngine(o.engine, params);
+  auto engine = ranks ? dist::createDistEngine(o.engine, params) : makeEngine(o.engine, params);
   engine->setProfiling(o.profile);
   engine->reset(scenario.bodies);
   scenario.bodies = core::Bodies{};  // the engine has its own copy
-  std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
+  if (speaker) std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
 
   // One frame per iteration (as in the window), after --steps-per-frame steps, except that a run
   // that only wants a screenshot renders only the last frame (nothing else would be seen).
@@ -55,7 +68,9 @@ int runHeadless(const Options& o) {
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view;
   std::unique_ptr<render::VideoRecorder> video;
-  if (o.render) {
+  // Collective: rank 0's view frames the scene from every body, gathered once here.
+  if (o.render && ranks) engine->readBodies();
+  if (o.render && speaker) {
     std::string why;
     view = createOffscreenView(o, *engine, &why);
     if (!view) {
@@ -84,13 +99,17 @@ int runHeadless(const Options& o) {
   if (o.render && (!o.screenshot.empty() || !o.record.empty()))
     throw core::UsageError("--screenshot/--record: this build has no renderer");
 #endif
+  // Untimed steps first, so the medians describe a settled flock.
+  engine->step(o.warmup);
+  engine->synchronize();
   std::vector<double> stepMs, renderMs;
   stepMs.reserve(static_cast<size_t>(iterations));
   core::StepProfile stageSum;
   const auto t0 = std::chrono::steady_clock::now();
-  Progress progress(o.frames > 0 ? "frames" : "steps", iterations);
+  std::optional<Progress> progress;  // rank 0's alone over several ranks
+  if (speaker) progress.emplace(o.frames > 0 ? "frames" : "steps", iterations);
   for (int s = 0; s < iterations; ++s) {
-    progress.update(s);
+    if (progress) progress->update(s);
     const auto a = std::chrono::steady_clock::now();
     engine->step(o.stepsPerFrame);
     engine->synchronize();
@@ -98,7 +117,8 @@ int runHeadless(const Options& o) {
                      o.stepsPerFrame);
     if (o.profile) stageSum += engine->lastProfile();
 #if defined(MURMUR_HAVE_RENDER)
-    if (view && (renderEveryStep || s + 1 == iterations)) {
+    // Over several ranks only the final frame is drawn, after the loop (a frame is a gather).
+    if (view && !ranks && (renderEveryStep || s + 1 == iterations)) {
       renderMs.push_back(view->renderFrame(*engine));
       if ((video || recordPngs) && s % o.recordEvery == 0) {
         if (video) video->addFrame(view->pixels());
@@ -111,9 +131,11 @@ int runHeadless(const Options& o) {
     }
 #endif
   }
-  progress.finish();
+  if (progress) progress->finish();
+  // Collective: every rank takes part in the gather that rank 0's frame and files read.
+  if (ranks) engine->readBodies();
 #if defined(MURMUR_HAVE_RENDER)
-  if (view && iterations == 0) renderMs.push_back(view->renderFrame(*engine));
+  if (view && (iterations == 0 || ranks)) renderMs.push_back(view->renderFrame(*engine));
   if (view && !o.screenshot.empty()) {
     try {
       render::writePng(o.screenshot, view->width(), view->height(), view->pixels());
@@ -140,6 +162,7 @@ int runHeadless(const Options& o) {
       return 1;
     }
   }
+  if (!speaker) return 0;
   if (!o.out.empty()) core::writeBodiesFile(o.out, final);
   const double med = stepStats(stepMs).median;
   std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
@@ -153,11 +176,12 @@ int runHeadless(const Options& o) {
                 interop ? "on" : "off", renderMs.size());
   }
   std::printf("\n");
+  if (const auto* d = dynamic_cast<const dist::DistEngine*>(engine.get())) std::printf("%s\n", d->summary().c_str());
   if (o.profile && iterations > 0) {
     const double k = 1.0 / iterations;
-    std::printf("stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f force=%.4f integrate=%.4f\n",
+    std::printf("stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f force=%.4f integrate=%.4f comm=%.4f\n",
                 stageSum.labelMs * k, stageSum.sortMs * k, stageSum.boundsMs * k, stageSum.reorderMs * k,
-                stageSum.forceMs * k, stageSum.integrateMs * k);
+                stageSum.forceMs * k, stageSum.integrateMs * k, stageSum.commMs * k);
   }
   return 0;
 }

@@ -3,11 +3,13 @@
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
+#include <string>
 
 #include "app/openmp_policy.h"
 #include "app/options.h"
 #include "app/run.h"
 #include "core/errors.h"
+#include "dist/launch.h"
 
 int main(int argc, char** argv) {
   using namespace murmur;
@@ -16,6 +18,9 @@ int main(int argc, char** argv) {
     app::Options o;
     if (!app::parseOptions(argc, argv, o)) return 0;
     app::resolveDefaults(o);
+    if (dist::launchedRanks() > 1 && o.mode != app::Mode::Headless)
+      throw core::UsageError("started as " + std::to_string(dist::launchedRanks()) +
+                             " ranks: only headless runs (--headless) go over several ranks");
     switch (o.mode) {
       case app::Mode::Headless:
         return app::runHeadless(o);
@@ -26,15 +31,16 @@ int main(int argc, char** argv) {
       case app::Mode::Viewer:
         return app::runViewer(o);
     }
+  } catch (const dist::JobError& e) {
+    // Every rank failed the same way; rank 0 says it once.
+    if (dist::launchedRank() == 0) std::fprintf(stderr, "murmur: %s\n", e.what());
+    return dist::agreedExitStatus(e.status());
   } catch (const core::UsageError& e) {
-    std::fprintf(stderr, "murmur: %s\n", e.what());
-    return 2;
+    return dist::reportError(e.what(), 2);
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "murmur: %s\n", e.what());
-    return 2;
+    return dist::reportError(e.what(), 2);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "murmur: error: %s\n", e.what());
-    return 1;
+    return dist::reportError(std::string("error: ") + e.what(), 1);
   }
   return 0;
 }

@@ -85,6 +85,8 @@ const std::vector<AppValue>& appValues() {
        [](Options& o, double v) { o.scenario.n = static_cast<size_t>(v); }, false},
       {"--steps", "steps", "Steps to run headless (default 100)", core::intRange(0, 100000000),
        [](Options& o, double v) { o.steps = static_cast<int>(v); }, false},
+      {"--warmup", "warm-up steps", "Headless: untimed steps before the timed --steps (default 0)",
+       core::intRange(0, 100000000), [](Options& o, double v) { o.warmup = static_cast<int>(v); }, false},
       {"--dt", "dt", "Time step of the active force mode", core::floatAbove(0),
        [](Options& o, double v) { o.dt = static_cast<float>(v); }, false},
       {"--seed", "seed", "Random seed of the scenario", core::intRange(0, 1LL << 53),
@@ -299,6 +301,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   applyAppValues(given, false, o);
   o.forceSet = has("--force") || benchGiven.at("--force").given();
   o.nSet = has("--n") || benchGiven.at("--n").given();
+  o.pipelineSet = has("--pipeline");
   if (o.mode == Mode::Bench) applyBenchOptions(benchGiven, o);
   if (accuracyGiven.at("--drift-n").given()) {
     o.driftBodies = static_cast<uint64_t>(parseOption("--drift-n", accuracyGiven.at("--drift-n").text, "drift bodies",

@@ -44,8 +44,10 @@ struct Options {
   bool engineSet = false;
   core::ScenarioSpec scenario;
   bool nSet = false;
+  bool pipelineSet = false;  // --pipeline given (several ranks pick the one they run otherwise)
   float dt = 0;           // --dt for the active force mode (0 = the parameter default)
   int steps = 100;        // steps to run headless (the benchmark has its own, bench.steps)
+  int warmup = 0;         // --warmup K: headless steps before the timed ones (not timed, not counted)
   bool render = true;     // --no-render clears it
   bool profile = false;   // --profile: per-stage times (Engine::setProfiling) in the summary
   std::string out;        // --out FILE: final state

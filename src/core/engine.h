@@ -20,10 +20,11 @@ namespace murmur::core {
 //   reorder:   gather pos/vel/id into cell order (coherent pipeline)
 //   force:     the neighbour or pair loop
 //   integrate: kicks, drifts and the boundary
+//   comm:      moving bodies between ranks (several ranks only: halos, migrants, gathers)
 // Drawing is not a stage of the engine: whoever draws times it (render_ms in the benchmark).
 struct StepProfile {
-  double labelMs = 0, sortMs = 0, boundsMs = 0, reorderMs = 0, forceMs = 0, integrateMs = 0;
-  double totalMs() const { return labelMs + sortMs + boundsMs + reorderMs + forceMs + integrateMs; }
+  double labelMs = 0, sortMs = 0, boundsMs = 0, reorderMs = 0, forceMs = 0, integrateMs = 0, commMs = 0;
+  double totalMs() const { return labelMs + sortMs + boundsMs + reorderMs + forceMs + integrateMs + commMs; }
   StepProfile& operator+=(const StepProfile& o) {
     labelMs += o.labelMs;
     sortMs += o.sortMs;
@@ -31,6 +32,7 @@ struct StepProfile {
     reorderMs += o.reorderMs;
     forceMs += o.forceMs;
     integrateMs += o.integrateMs;
+    commMs += o.commMs;
     return *this;
   }
   StepProfile& operator*=(double k) {
@@ -40,6 +42,7 @@ struct StepProfile {
     reorderMs *= k;
     forceMs *= k;
     integrateMs *= k;
+    commMs *= k;
     return *this;
   }
 };

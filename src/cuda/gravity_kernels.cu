@@ -50,11 +50,15 @@ constexpr int kBodiesPerThread = 2;
 // consecutive bodies; slice s consumes entries [s * rows, (s + 1) * rows), so the slices together
 // cover every j once. At small N this puts SlicesT times more warps on the SMs; the slices' sums
 // meet in shared memory at the end, in a fixed order (deterministic).
+// Targets may be a subset of the sources (one rank's bodies against every rank's): each target's
+// sum over sources then runs in the same order as on one GPU (same tiles, same slice count, which
+// depends on the source count only), so the result is the same to the bit.
 // The last tile is padded with zero-mass bodies, which add exactly zero; so does the self pair
 // (r = 0, eps2 > 0), so neither needs a test in the loop.
 template <int BlockT, int SlicesT>
 __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
-    gravityNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, float eps2, float G, Vec4* __restrict__ acc) {
+    gravityNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, const Vec4* __restrict__ targets,
+                       uint32_t numTargets, float eps2, float G, Vec4* __restrict__ acc) {
   static_assert(BlockT > 0 || SlicesT == 1, "the generic block size runs one slice");
   static_assert(BlockT % (SlicesT * kWarpSize) == 0 || BlockT == 0, "a slice is whole warps");
   extern __shared__ float4 tile[];
@@ -62,8 +66,8 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
   const uint32_t rows = block / SlicesT;
   const uint32_t lane = threadIdx.x % rows, slice = threadIdx.x / rows;
   const uint32_t i0 = blockIdx.x * rows * kBodiesPerThread + lane, i1 = i0 + rows;
-  const float4 q0 = i0 < n ? __ldg(reinterpret_cast<const float4*>(pos + i0)) : make_float4(0, 0, 0, 0);
-  const float4 q1 = i1 < n ? __ldg(reinterpret_cast<const float4*>(pos + i1)) : make_float4(0, 0, 0, 0);
+  const float4 q0 = i0 < numTargets ? __ldg(reinterpret_cast<const float4*>(targets + i0)) : make_float4(0, 0, 0, 0);
+  const float4 q1 = i1 < numTargets ? __ldg(reinterpret_cast<const float4*>(targets + i1)) : make_float4(0, 0, 0, 0);
   const float3 p0{q0.x, q0.y, q0.z}, p1{q1.x, q1.y, q1.z};
   float3 a0{0, 0, 0}, a1{0, 0, 0};
   const float4* mine = tile + slice * rows;
@@ -114,8 +118,8 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     }
     if (slice != 0) return;
   }
-  if (i0 < n) st4(acc + i0, Vec4{a0.x * G, a0.y * G, a0.z * G, 0.0f});
-  if (i1 < n) st4(acc + i1, Vec4{a1.x * G, a1.y * G, a1.z * G, 0.0f});
+  if (i0 < numTargets) st4(acc + i0, Vec4{a0.x * G, a0.y * G, a0.z * G, 0.0f});
+  if (i1 < numTargets) st4(acc + i1, Vec4{a1.x * G, a1.y * G, a1.z * G, 0.0f});
 }
 
 // Cell coordinates of a far-field tile entry, packed 10 bits per axis (gridDim <= 128).
@@ -199,11 +203,13 @@ __global__ void __launch_bounds__(1024) dampedEulerKernel(Vec4* __restrict__ pos
 }
 
 template <int BlockT, int SlicesT>
-void launchGravityNaiveT(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
+void launchGravityNaiveT(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2, float G,
+                         Vec4* d_acc, const LaunchConfig& lc) {
   const size_t smem = static_cast<size_t>(lc.block) * sizeof(float4);
   const size_t bodiesPerBlock = static_cast<size_t>(lc.block / SlicesT) * kBodiesPerThread;
-  const unsigned blocks = static_cast<unsigned>((n + bodiesPerBlock - 1) / bodiesPerBlock);
-  gravityNaiveKernel<BlockT, SlicesT><<<blocks, lc.block, smem, lc.stream>>>(d_pos, n, eps2, G, d_acc);
+  const unsigned blocks = static_cast<unsigned>((numTargets + bodiesPerBlock - 1) / bodiesPerBlock);
+  gravityNaiveKernel<BlockT, SlicesT><<<blocks, lc.block, smem, lc.stream>>>(d_pos, n, d_targets, numTargets, eps2, G,
+                                                                            d_acc);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
@@ -273,41 +279,49 @@ int naiveSlices(uint32_t n) {
 }
 
 template <int BlockT, int SlicesT>
-bool tryLaunchSliced(int slices, const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc,
-                     const LaunchConfig& lc) {
+bool tryLaunchSliced(int slices, const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
+                     float G, Vec4* d_acc, const LaunchConfig& lc) {
   if constexpr (BlockT / SlicesT >= kWarpSize) {
     if (slices == SlicesT) {
-      launchGravityNaiveT<BlockT, SlicesT>(d_pos, n, eps2, G, d_acc, lc);
+      launchGravityNaiveT<BlockT, SlicesT>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
       return true;
     }
   }
   return false;
 }
 
+// The slice count depends on the source count alone (not on how many targets this launch has), so
+// one rank's share of the bodies is summed exactly as the whole is on one GPU.
 template <int BlockT>
-void launchGravityNaiveSliced(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc,
-                              const LaunchConfig& lc) {
+void launchGravityNaiveSliced(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
+                              float G, Vec4* d_acc, const LaunchConfig& lc) {
   const int s = naiveSlices<BlockT>(n);
-  if (tryLaunchSliced<BlockT, 1>(s, d_pos, n, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 2>(s, d_pos, n, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 4>(s, d_pos, n, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 8>(s, d_pos, n, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 16>(s, d_pos, n, eps2, G, d_acc, lc))
+  if (tryLaunchSliced<BlockT, 1>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 2>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 4>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 8>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
+      tryLaunchSliced<BlockT, 16>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc))
     return;
   throw std::logic_error("naiveSlices chose a slice count without a kernel");
 }
 
 }  // namespace
 
-void launchGravityNaive(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
+void launchGravityNaiveTargets(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
+                               float G, Vec4* d_acc, const LaunchConfig& lc) {
+  if (numTargets == 0) return;
   switch (lc.block) {
-    case 64: return launchGravityNaiveSliced<64>(d_pos, n, eps2, G, d_acc, lc);
-    case 128: return launchGravityNaiveSliced<128>(d_pos, n, eps2, G, d_acc, lc);
-    case 256: return launchGravityNaiveSliced<256>(d_pos, n, eps2, G, d_acc, lc);
-    case 512: return launchGravityNaiveSliced<512>(d_pos, n, eps2, G, d_acc, lc);
-    case 1024: return launchGravityNaiveSliced<1024>(d_pos, n, eps2, G, d_acc, lc);
-    default: return launchGravityNaiveT<0, 1>(d_pos, n, eps2, G, d_acc, lc);
+    case 64: return launchGravityNaiveSliced<64>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 128: return launchGravityNaiveSliced<128>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 256: return launchGravityNaiveSliced<256>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 512: return launchGravityNaiveSliced<512>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 1024: return launchGravityNaiveSliced<1024>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    default: return launchGravityNaiveT<0, 1>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
   }
+}
+
+void launchGravityNaive(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
+  launchGravityNaiveTargets(d_pos, n, d_pos, n, eps2, G, d_acc, lc);
 }
 
 void launchGravityGrid(bool coherent, const Vec4* d_pos, uint32_t n, const DeviceGrid& grid, const Vec4* d_monopole,

@@ -16,6 +16,10 @@ namespace murmur::cuda {
 // Input d_pos (w = mass). Output d_acc[i] = G * sum_j core::gravityPair(p_i, p_j, eps2), w = 0.
 void launchGravityNaive(const core::Vec4* d_pos, uint32_t n, float eps2, float G, core::Vec4* d_acc,
                         const LaunchConfig& lc);
+// The same for a subset of targets against all n sources: d_acc[i] is the acceleration of
+// d_targets[i], i < numTargets (one rank's bodies against the gathered positions of every rank).
+void launchGravityNaiveTargets(const core::Vec4* d_pos, uint32_t n, const core::Vec4* d_targets,
+                               uint32_t numTargets, float eps2, float G, core::Vec4* d_acc, const LaunchConfig& lc);
 
 // accumulateForces, particle-cell: exact pairs with the bodies of core::nearCells of the body's
 // cell, plus the monopole of every other occupied cell (tiled through shared memory).

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Strong and weak scaling over the GPUs of one host: each configuration on one GPU (the plain
+# CUDA engine) and over K ranks (mpirun, one GPU per rank, NCCL), each run printing its summary
+# lines into one log that bench/scaling_csv.py turns into the committed CSV.
+#
+#   bench/run-scaling.sh [MURMUR] [LOG] [K]
+#
+# Gravity: all pairs (Plummer sphere, leapfrog), strong at 1M and 4M, weak at 1M per GPU.
+# Boids: coherent grid at constant density (the dense scenario: ~8 neighbours per boid), strong at
+# 100M, weak at 50M per GPU, timed after 300 untimed steps so the flock has settled.
+set -uo pipefail
+bin=${1:-build/murmur}
+log=${2:-scaling.log}
+k=${3:-2}
+: >"$log"
+mpi=(mpirun --allow-run-as-root -np "$k" -x NCCL_NVLS_ENABLE=0 -x LD_LIBRARY_PATH)
+
+run() {  # run NAME RANKS ARGS...
+  local name=$1 ranks=$2
+  shift 2
+  echo "### config=$name ranks=$ranks args=$*" >>"$log"
+  local t0=$SECONDS
+  if [ "$ranks" = 1 ]; then
+    timeout 300 "$bin" --headless --no-render --profile "$@" >>"$log" 2>&1
+  else
+    timeout 300 "${mpi[@]}" "$bin" --headless --no-render --profile "$@" >>"$log" 2>&1
+  fi
+  echo "### rc=$? wall_s=$((SECONDS - t0))" >>"$log"
+}
+
+grav=(--scenario plummer --force gravity --pipeline naive --block-size 256)
+run gravity-strong 1 "${grav[@]}" --n 1M --warmup 1 --steps 5
+run gravity-strong "$k" "${grav[@]}" --n 1M --warmup 1 --steps 5
+run gravity-weak "$k" "${grav[@]}" --n $((k * 1000000)) --warmup 1 --steps 3
+run gravity-strong 1 "${grav[@]}" --n 4M --warmup 1 --steps 2
+run gravity-strong "$k" "${grav[@]}" --n 4M --warmup 1 --steps 2
+
+boids=(--scenario dense --force boids --pipeline coherent)
+run boids-strong 1 "${boids[@]}" --n 100M --warmup 300 --steps 100
+run boids-strong "$k" "${boids[@]}" --n 100M --warmup 300 --steps 100
+run boids-weak 1 "${boids[@]}" --n 50M --warmup 300 --steps 100
+grep -E "^(###|engine=|ranks=|stages_ms_mean|device:|murmur:)" "$log" | tail -40

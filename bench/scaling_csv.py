@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Turns the log of bench/run-scaling.sh into tidy CSV rows and a plot.
+
+    python3 bench/scaling_csv.py scaling.log --csv scaling.csv --png images/scaling.png \
+        --gpu "NVIDIA H200" --sha abc1234
+
+Columns: those of DESIGN.md section 7 that a headless run reports (empty where it does not:
+min/p90, frame rate, render), ranks, then the communication columns: comm_ms (rank 0's mean time
+moving bodies per step), moved_mb_per_step (bulk bytes all ranks sent per step: halos and
+migrants for boids, the position gathers for gravity), halo_bodies_per_step, imbalance (bodies on
+the fullest rank / mean), and scaling (strong or weak) with speedup (one GPU's ms per step / this
+row's, at the same N for strong scaling and at the same N per GPU for weak scaling).
+"""
+import argparse
+import csv
+import re
+import sys
+
+COLUMNS = ["timestamp", "git_sha", "gpu", "cc", "driver", "cuda", "engine", "force", "pipeline", "scenario",
+           "n", "block_size", "cell_width_factor", "neighbours_mean", "render", "warmup_steps", "steps",
+           "sim_ms_median", "sim_ms_min", "sim_ms_p90", "steps_per_s", "frame_fps", "label_ms", "sort_ms",
+           "bounds_ms", "reorder_ms", "force_ms", "integrate_ms", "render_ms", "interactions_per_s", "gflops",
+           "ranks", "comm_ms", "moved_mb_per_step", "halo_bodies_per_step", "imbalance", "scaling", "speedup"]
+
+
+def fields(line):
+    return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+
+
+def parse(path):
+    runs, cur = [], None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("### config="):
+                head = fields(line[4:].split(" args=")[0])
+                args = line.split(" args=", 1)[1].split()
+                cur = {"config": head["config"], "ranks": int(head["ranks"]), "args": args}
+                runs.append(cur)
+            elif cur is None:
+                continue
+            elif line.startswith("### rc="):
+                cur.update({"rc": int(fields(line[4:])["rc"])})
+            elif line.startswith("engine="):
+                cur["summary"] = fields(line)
+            elif line.startswith("ranks="):
+                cur["dist"] = fields(line)
+            elif line.startswith("stages_ms_mean"):
+                cur["stages"] = fields(line)
+    return runs
+
+
+def arg(args, name):
+    return args[args.index(name) + 1] if name in args else ""
+
+
+def rows_of(runs, gpu, sha, timestamp):
+    out = []
+    for r in runs:
+        s = r.get("summary")
+        if not s:
+            print(f"skipped {r['config']} ranks={r['ranks']}: no summary line (rc={r.get('rc')})", file=sys.stderr)
+            continue
+        st, d = r.get("stages", {}), r.get("dist", {})
+        n, ms = int(s["n"]), float(s["ms_per_step"])
+        row = {c: "" for c in COLUMNS}
+        row.update({"timestamp": timestamp, "git_sha": sha, "gpu": gpu, "engine": s["engine"], "force": s["force"],
+                    "pipeline": s["pipeline"], "scenario": s["scenario"], "n": n, "block_size": s["block"],
+                    "cell_width_factor": s["cell_width"] if s["force"] == "boids" else "", "render": 0,
+                    "warmup_steps": arg(r["args"], "--warmup"), "steps": s["steps"], "sim_ms_median": ms,
+                    "steps_per_s": round(1000.0 / ms, 4), "ranks": r["ranks"],
+                    "comm_ms": st.get("comm", "0") if r["ranks"] > 1 else 0,
+                    "moved_mb_per_step": d.get("moved_mb_per_step", 0),
+                    "halo_bodies_per_step": d.get("halo_bodies_per_step", ""),
+                    "imbalance": d.get("imbalance", ""), "scaling": r["config"].split("-")[-1]})
+        for k in ["label", "sort", "bounds", "reorder", "force", "integrate"]:
+            row[k + "_ms"] = st.get(k, "")
+        if s["force"] == "gravity":
+            ips = n * n * 1000.0 / ms
+            row["interactions_per_s"] = f"{ips:.4g}"
+            row["gflops"] = f"{20 * ips / 1e9:.1f}"
+        out.append(row)
+    # Speedup against the one-GPU row: same N (strong), same N per GPU (weak).
+    for row in out:
+        per_gpu = row["n"] / row["ranks"] if row["scaling"] == "weak" else row["n"]
+        base = [b for b in out if b["ranks"] == 1 and b["force"] == row["force"] and b["n"] == per_gpu]
+        if base:
+            row["speedup"] = round(base[0]["sim_ms_median"] / row["sim_ms_median"], 3)
+    return out
+
+
+def plot(rows, path):
+    """Speedup over one GPU per multi-GPU row (weak rows: one GPU's time at the same N per GPU over
+    this row's, 1 = perfect weak scaling for boids), with the communication share of the step."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    multi = [dict(r) for r in rows if r["ranks"] > 1 and r["speedup"] not in ("", None)]
+    # A weak pair measured as a one-GPU row at N plus a strong row at K N on K GPUs.
+    for one in [r for r in rows if r["ranks"] == 1 and r["scaling"] == "weak"]:
+        for r in rows:
+            if r["ranks"] > 1 and r["force"] == one["force"] and r["n"] == one["n"] * r["ranks"] and \
+                    not any(m["scaling"] == "weak" and m["n"] == r["n"] and m["force"] == r["force"] for m in multi):
+                multi.append(dict(r, scaling="weak", speedup=round(one["sim_ms_median"] / r["sim_ms_median"], 3)))
+    multi.sort(key=lambda r: (r["force"] != "gravity", r["scaling"] != "strong", r["n"]))
+    fig, ax = plt.subplots(figsize=(9, 4.6))
+    colours = {"gravity": "#1f77b4", "boids": "#2ca02c"}
+    for i, r in enumerate(multi):
+        ms, comm = r["sim_ms_median"], float(r["comm_ms"] or 0)
+        ax.bar(i, r["speedup"], color=colours[r["force"]], alpha=0.55 if r["scaling"] == "weak" else 1.0)
+        ax.text(i, r["speedup"] + 0.03, f"{r['speedup']:.2f}x\ncomm {comm:.2g} of {ms:.4g} ms", ha="center",
+                va="bottom", fontsize=8)
+    ax.set_xticks(range(len(multi)))
+    # All pairs is O(N^2): with N per GPU fixed each GPU does K times the work, so 1/K is ideal.
+    ideal = {("gravity", "weak"): "\n(ideal 1/K: N\u00b2 work)", ("boids", "weak"): "\n(ideal 1)"}
+    ax.set_xticklabels([f"{r['force']} {r['scaling']}\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" +
+                        ideal.get((r["force"], r["scaling"]), "") for r in multi], fontsize=8)
+    ax.axhline(1.9, color="#1f77b4", ls="--", lw=1, label="gravity target (strong) 1.9x")
+    ax.axhline(1.8, color="#2ca02c", ls=":", lw=1, label="boids target (strong) 1.8x")
+    ax.set_ylim(0, max([2.3] + [r["speedup"] + 0.4 for r in multi]))
+    ax.set_ylabel("speedup over one GPU")
+    gpu = rows[0]["gpu"] if rows else ""
+    ax.set_title(f"Strong scaling (same N) and weak scaling (same N per GPU), {gpu}", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("log")
+    ap.add_argument("--csv", required=True)
+    ap.add_argument("--png")
+    ap.add_argument("--gpu", default="")
+    ap.add_argument("--sha", default="")
+    ap.add_argument("--timestamp", default="")
+    a = ap.parse_args()
+    rows = rows_of(parse(a.log), a.gpu, a.sha, a.timestamp)
+    with open(a.csv, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    print(a.csv)
+    for r in rows:
+        print(f"{r['force']:8s} {r['scaling']:6s} n={r['n']:>10} ranks={r['ranks']} ms={r['sim_ms_median']:.3f} "
+              f"comm={r['comm_ms']} speedup={r['speedup']}")
+    if a.png and rows:
+        plot(rows, a.png)
+
+
+if __name__ == "__main__":
+    main()

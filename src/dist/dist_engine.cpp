@@ -1,0 +1,304 @@
+#include "dist/dist_engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/errors.h"
+#include "dist/launch.h"
+
+namespace murmur::dist {
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<size_t> bytesOf(const std::vector<uint64_t>& records, size_t recordBytes) {
+  std::vector<size_t> b(records.size());
+  for (size_t p = 0; p < records.size(); ++p) b[p] = static_cast<size_t>(records[p]) * recordBytes;
+  return b;
+}
+
+}  // namespace
+
+std::string validateDistParams(const core::SimParams& p, int ranks) {
+  const std::string err = core::validateParams(p);
+  if (!err.empty()) return err;
+  if (p.force == core::ForceMode::Boids && p.pipeline != core::Pipeline::Coherent)
+    return std::string("--pipeline ") + core::toString(p.pipeline) +
+           ": over several ranks boids run the coherent pipeline (allowed: coherent)";
+  if (p.force == core::ForceMode::Gravity && p.pipeline != core::Pipeline::Naive)
+    return std::string("--pipeline ") + core::toString(p.pipeline) +
+           ": over several ranks gravity runs all pairs (allowed: naive)";
+  if (ranks > kMaxRanks) return "ranks " + std::to_string(ranks) + ": allowed 1.." + std::to_string(kMaxRanks);
+  if (p.force == core::ForceMode::Boids) {
+    const int columns = core::boidGrid(p).dims.x;
+    if (columns < ranks)
+      return "ranks " + std::to_string(ranks) + ": the boids grid has " + std::to_string(columns) +
+             " cell columns along x and each rank needs one (fewer ranks, or a larger --n / world)";
+  }
+  return "";
+}
+
+DistEngine::DistEngine(std::unique_ptr<Transport> transport, std::unique_ptr<LocalStore> store,
+                       const core::SimParams& p)
+    : transport_(std::move(transport)), store_(std::move(store)) {
+  setParams(p);
+}
+
+std::string DistEngine::deviceName() const {
+  return std::to_string(ranks()) + " ranks x " + store_->deviceName() + " (" + transport_->name() + ")";
+}
+
+core::DeviceInfo DistEngine::deviceInfo() const {
+  core::DeviceInfo d = store_->deviceInfo();
+  d.name += " x" + std::to_string(ranks()) + " ranks (" + transport_->name() + ")";
+  return d;
+}
+
+void DistEngine::setParams(const core::SimParams& p) {
+  const std::string err = validateDistParams(p, ranks());
+  if (!err.empty()) throw std::invalid_argument(err);
+  const bool fieldChanged = p.force != params_.force || p.gravity.G != params_.gravity.G ||
+                            p.gravity.softening != params_.gravity.softening ||
+                            p.gravity.integrator != params_.gravity.integrator;
+  if (fieldChanged) accValid_ = false;
+  const bool gridChanged = p.force == core::ForceMode::Boids && total_ > 0 &&
+                           (core::boidGrid(p).dims.x != grid_.dims.x || core::boidGrid(p).cellWidth != grid_.cellWidth);
+  if (gridChanged || p.force != params_.force) {
+    if (total_ > 0) throw std::invalid_argument("over several ranks, force and world size change only with a reset");
+  }
+  params_ = p;
+  if (p.force == core::ForceMode::Boids) grid_ = core::boidGrid(p);
+  store_->setParams(p);
+}
+
+template <typename F>
+void DistEngine::agreed(F&& f) {
+  int status = 0;
+  std::string what;
+  try {
+    f();
+  } catch (const core::UsageError& e) {
+    status = 2, what = e.what();
+  } catch (const std::invalid_argument& e) {
+    status = 2, what = e.what();
+  } catch (const std::exception& e) {
+    status = 1, what = e.what();
+  }
+  const std::vector<uint64_t> all = transport_->allgather(static_cast<uint64_t>(status));
+  for (int r = 0; r < ranks(); ++r) {
+    if (all[static_cast<size_t>(r)] == 0) continue;
+    const std::string msg = transport_->broadcast(what, r);
+    throw JobError("rank " + std::to_string(r) + ": " + msg, static_cast<int>(all[static_cast<size_t>(r)]));
+  }
+}
+
+void DistEngine::reset(const core::Bodies& bodies) {
+  {
+    const std::string err = core::checkBodies(bodies);  // the same bodies, so the same verdict, everywhere
+    if (!err.empty()) throw std::invalid_argument("reset: " + err);
+  }
+  const size_t n = bodies.size();
+  const int me = rank(), k = ranks();
+  total_ = n;
+  stats_ = CommStats{};
+  profile_ = core::StepProfile{};
+  accValid_ = false;
+  gathered_ = false;
+  core::Bodies owned;
+  std::vector<uint64_t> tags;
+  if (params_.force == core::ForceMode::Boids) {
+    grid_ = core::boidGrid(params_);
+    // Every rank holds the same bodies here, so the balanced layout needs no communication.
+    std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.x), 0);
+    for (const core::Vec4& p : bodies.pos)
+      ++hist[static_cast<size_t>(core::cellCoord(p.x, grid_.origin.x, grid_.invCellWidth, grid_.dims.x))];
+    layout_ = balancedSlabs(hist, k);
+    stats_.imbalance = imbalance(layout_, hist);
+    for (size_t i = 0; i < n; ++i) {
+      const int c = core::cellCoord(bodies.pos[i].x, grid_.origin.x, grid_.invCellWidth, grid_.dims.x);
+      if (!ownsColumn(layout_, me, c)) continue;
+      owned.pos.push_back(bodies.pos[i]);
+      owned.vel.push_back(bodies.vel[i]);
+      owned.id.push_back(bodies.id[i]);
+      tags.push_back(i);  // before the first step the global order is the order given
+    }
+  } else {
+    const size_t first = firstIdOfRank(n, k, me), last = firstIdOfRank(n, k, me + 1);
+    owned.pos.assign(bodies.pos.begin() + static_cast<long>(first), bodies.pos.begin() + static_cast<long>(last));
+    owned.vel.assign(bodies.vel.begin() + static_cast<long>(first), bodies.vel.begin() + static_cast<long>(last));
+    owned.id.assign(bodies.id.begin() + static_cast<long>(first), bodies.id.begin() + static_cast<long>(last));
+    tags.resize(owned.id.size());
+    std::iota(tags.begin(), tags.end(), uint64_t(first));  // unused by gravity; the order given
+  }
+  agreed([&] {
+    store_->checkFits(owned.size(), n, params_);
+    store_->setOwned(owned, tags);
+    store_->synchronize();
+  });
+}
+
+void DistEngine::step(int numSteps) {
+  store_->setProfiling(profiling());
+  for (int s = 0; s < numSteps; ++s) {
+    profile_ = core::StepProfile{};
+    gathered_ = false;
+    if (total_ == 0) continue;
+    if (params_.force == core::ForceMode::Boids)
+      stepBoids();
+    else
+      stepGravity();
+    ++stats_.steps;
+  }
+}
+
+void DistEngine::stepBoids() {
+  const int me = rank();
+  // Who needs which body next: owners and the neighbouring slabs (halo).
+  const std::vector<uint64_t> sendCounts = store_->packOutgoing(layout_, grid_, me);
+  auto t0 = std::chrono::steady_clock::now();
+  if (profiling()) store_->synchronize(), t0 = std::chrono::steady_clock::now();
+  const std::vector<uint64_t> recvCounts = transport_->alltoall(sendCounts);
+  const uint64_t incoming = std::accumulate(recvCounts.begin(), recvCounts.end(), uint64_t(0));
+  void* recv = store_->recvBuffer(static_cast<size_t>(incoming));
+  transport_->alltoallv(store_->sendBuffer(), bytesOf(sendCounts, sizeof(BodyRecord)), recv,
+                        bytesOf(recvCounts, sizeof(BodyRecord)));
+  if (profiling()) store_->synchronize(), profile_.commMs = msSince(t0);
+  const uint64_t sent = std::accumulate(sendCounts.begin(), sendCounts.end(), uint64_t(0));
+  stats_.haloRecords += sent;
+  stats_.bytesMoved += sent * sizeof(BodyRecord);
+  store_->mergeReceived(static_cast<size_t>(incoming));
+  store_->boidsLocalStep(layout_, grid_, me, profile_);
+  if ((stats_.steps + 1) % kRebalanceSteps == 0) rebalance();
+}
+
+void DistEngine::rebalance() {
+  std::vector<uint64_t> hist = store_->columnHistogram(grid_);
+  transport_->allreduceSum(hist.data(), hist.size());
+  stats_.imbalance = imbalance(layout_, hist);
+  if (stats_.imbalance <= kRebalanceThreshold) return;
+  // Only ownership changes here; the bodies move with the next step's migration, and the
+  // result does not depend on who owns what.
+  layout_ = balancedSlabs(hist, ranks());
+  stats_.imbalance = imbalance(layout_, hist);
+  ++stats_.rebalances;
+}
+
+void DistEngine::gravityForces() {
+  const int k = ranks();
+  std::vector<size_t> bytes(static_cast<size_t>(k));
+  for (int r = 0; r < k; ++r)
+    bytes[static_cast<size_t>(r)] =
+        (firstIdOfRank(total_, k, r + 1) - firstIdOfRank(total_, k, r)) * sizeof(core::Vec4);
+  void* all = store_->allPositions(total_);
+  auto t0 = std::chrono::steady_clock::now();
+  if (profiling()) store_->synchronize(), t0 = std::chrono::steady_clock::now();
+  transport_->allgatherv(store_->ownedPositions(), store_->numOwned() * sizeof(core::Vec4), all, bytes);
+  if (profiling()) store_->synchronize(), profile_.commMs += msSince(t0);
+  stats_.bytesMoved += total_ * sizeof(core::Vec4) * static_cast<size_t>(k - 1);
+  const float eps2 = params_.gravity.softening * params_.gravity.softening;
+  store_->gravityForces(total_, eps2, params_.gravity.G, profile_);
+}
+
+void DistEngine::stepGravity() {
+  const core::GravityParams& gp = params_.gravity;
+  if (gp.integrator == core::Integrator::Leapfrog) {
+    if (!accValid_) gravityForces();
+    profile_ = core::StepProfile{};  // the step's own force evaluation, not the initial one
+    store_->leapfrogKickDrift(gp.dt);
+    gravityForces();
+    store_->leapfrogKick(gp.dt);
+    accValid_ = true;
+  } else {
+    gravityForces();
+    store_->dampedEuler(gp.dt, gp.damping);
+    accValid_ = false;
+  }
+}
+
+core::Bodies DistEngine::readBodies() {
+  if (!gathered_) {
+    const core::Bodies mine = store_->readOwned();
+    const std::vector<uint64_t> counts = transport_->allgather(mine.size());
+    std::vector<size_t> posBytes(counts.size()), idBytes(counts.size());
+    size_t n = 0;
+    for (size_t p = 0; p < counts.size(); ++p) {
+      posBytes[p] = static_cast<size_t>(counts[p]) * sizeof(core::Vec4);
+      idBytes[p] = static_cast<size_t>(counts[p]) * sizeof(uint32_t);
+      n += static_cast<size_t>(counts[p]);
+    }
+    const bool root = rank() == 0;
+    core::Bodies packed;
+    if (root) packed.resize(n);
+    transport_->gatherv(mine.pos.data(), posBytes[static_cast<size_t>(rank())], packed.pos.data(), posBytes, 0);
+    transport_->gatherv(mine.vel.data(), posBytes[static_cast<size_t>(rank())], packed.vel.data(), posBytes, 0);
+    transport_->gatherv(mine.id.data(), idBytes[static_cast<size_t>(rank())], packed.id.data(), idBytes, 0);
+    gatheredBodies_ = core::Bodies{};
+    if (root) {
+      if (n != total_)
+        throw std::logic_error("gathered " + std::to_string(n) + " bodies, expected " + std::to_string(total_));
+      gatheredBodies_.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t id = packed.id[i];
+        gatheredBodies_.pos[id] = packed.pos[i];
+        gatheredBodies_.vel[id] = packed.vel[i];
+        gatheredBodies_.id[id] = id;
+      }
+    }
+    gathered_ = true;
+  }
+  return gatheredBodies_;
+}
+
+std::vector<core::Vec4> DistEngine::computeAccelerations() {
+  // All pairs over every rank's positions, whatever the force mode's own decomposition.
+  const std::vector<uint64_t> counts = transport_->allgather(store_->numOwned());
+  std::vector<size_t> bytes(counts.size());
+  size_t n = 0;
+  for (size_t p = 0; p < counts.size(); ++p) {
+    bytes[p] = static_cast<size_t>(counts[p]) * sizeof(core::Vec4);
+    n += static_cast<size_t>(counts[p]);
+  }
+  void* all = store_->allPositions(n);
+  transport_->allgatherv(store_->ownedPositions(), store_->numOwned() * sizeof(core::Vec4), all, bytes);
+  core::StepProfile unused;
+  store_->gravityForces(n, params_.gravity.softening * params_.gravity.softening, params_.gravity.G, unused);
+  accValid_ = params_.force == core::ForceMode::Gravity;
+  const std::vector<core::Vec4> acc = store_->readOwnedAcc();
+  const core::Bodies mine = store_->readOwned();
+  std::vector<size_t> idBytes(counts.size());
+  for (size_t p = 0; p < counts.size(); ++p) idBytes[p] = static_cast<size_t>(counts[p]) * sizeof(uint32_t);
+  const bool root = rank() == 0;
+  std::vector<core::Vec4> packedAcc(root ? n : 0);
+  std::vector<uint32_t> packedId(root ? n : 0);
+  transport_->gatherv(acc.data(), bytes[static_cast<size_t>(rank())], packedAcc.data(), bytes, 0);
+  transport_->gatherv(mine.id.data(), idBytes[static_cast<size_t>(rank())], packedId.data(), idBytes, 0);
+  std::vector<core::Vec4> out(root ? n : 0);
+  for (size_t i = 0; i < out.size(); ++i) out[packedId[i]] = packedAcc[i];
+  return out;
+}
+
+core::NeighbourStats DistEngine::neighbourStats() {
+  throw core::UsageError("neighbour statistics are not available over several ranks");
+}
+
+std::string DistEngine::summary() const {
+  std::ostringstream s;
+  const double steps = stats_.steps > 0 ? double(stats_.steps) : 1.0;
+  s << "ranks=" << ranks() << " transport=" << transport_->name()
+    << " moved_mb_per_step=" << double(stats_.bytesMoved) / steps / 1e6;
+  if (params_.force == core::ForceMode::Boids) {
+    s << " halo_bodies_per_step=" << double(stats_.haloRecords) / steps << " imbalance=" << stats_.imbalance
+      << " rebalances=" << stats_.rebalances << " slabs=";
+    for (int r = 0; r <= layout_.numRanks; ++r) s << (r ? "," : "") << layout_.start[r];
+  }
+  return s.str();
+}
+
+}  // namespace murmur::dist

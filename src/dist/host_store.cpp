@@ -1,0 +1,253 @@
+// The host store: one rank's bodies in host memory, the stages as OpenMP loops over the same
+// core physics and grid functions the CPU engine uses (so one rank reproduces the CPU engine's
+// coherent pipeline to the bit).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "core/cpu_engine.h"
+#include "core/physics.h"
+#include "dist/local_store.h"
+
+namespace murmur::dist {
+
+namespace {
+
+using core::Vec4;
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int columnOf(const core::GridSpec& g, const Vec4& p) {
+  return core::cellCoord(p.x, g.origin.x, g.invCellWidth, g.dims.x);
+}
+
+class HostStore final : public LocalStore {
+ public:
+  explicit HostStore(const core::SimParams& p) : params_(p) {}
+
+  core::EngineKind kind() const override { return core::EngineKind::Cpu; }
+  std::string deviceName() const override {
+    std::ostringstream s;
+    s << "CPU (OpenMP, " << omp_get_max_threads() << " threads)";
+    return s.str();
+  }
+  void checkFits(size_t, size_t, const core::SimParams&) override {}
+  void setProfiling(bool on) override { profile_ = on; }
+  core::DeviceInfo deviceInfo() const override { return cpu_.deviceInfo(); }
+
+  void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) override {
+    pos_ = owned.pos;
+    vel_ = owned.vel;
+    id_ = owned.id;
+    tag_ = tags;
+    acc_.assign(pos_.size(), Vec4{0, 0, 0, 0});
+  }
+  size_t numOwned() const override { return pos_.size(); }
+  core::Bodies readOwned() override {
+    core::Bodies b;
+    b.pos = pos_;
+    b.vel = vel_;
+    b.id = id_;
+    return b;
+  }
+  void synchronize() override {}
+
+  std::vector<uint64_t> packOutgoing(const SlabLayout& l, const core::GridSpec& g, int me) override {
+    const size_t peers = static_cast<size_t>(l.numRanks);
+    std::vector<std::vector<BodyRecord>> out(peers);
+    keepPos_.clear();
+    keepVel_.clear();
+    keepId_.clear();
+    keepTag_.clear();
+    for (size_t i = 0; i < pos_.size(); ++i) {
+      int need[3];
+      const int k = ranksNeeding(l, columnOf(g, pos_[i]), need);
+      for (int j = 0; j < k; ++j) {
+        if (need[j] == me) {
+          keepPos_.push_back(pos_[i]);
+          keepVel_.push_back(vel_[i]);
+          keepId_.push_back(id_[i]);
+          keepTag_.push_back(tag_[i]);
+        } else {
+          out[static_cast<size_t>(need[j])].push_back(BodyRecord{pos_[i], vel_[i], tag_[i], id_[i], 0});
+        }
+      }
+    }
+    send_.clear();
+    std::vector<uint64_t> counts(peers);
+    for (size_t p = 0; p < peers; ++p) {
+      counts[p] = out[p].size();
+      send_.insert(send_.end(), out[p].begin(), out[p].end());
+    }
+    return counts;
+  }
+  const void* sendBuffer() const override { return send_.data(); }
+  void* recvBuffer(size_t records) override {
+    recv_.resize(records);
+    return recv_.data();
+  }
+  void mergeReceived(size_t records) override {
+    recv_.resize(records);
+    std::sort(recv_.begin(), recv_.end(), [](const BodyRecord& a, const BodyRecord& b) { return a.tag < b.tag; });
+    const size_t n = keepPos_.size() + records;
+    pos_.resize(n);
+    vel_.resize(n);
+    id_.resize(n);
+    tag_.resize(n);
+    size_t a = 0, b = 0;
+    for (size_t o = 0; o < n; ++o) {
+      if (b == records || (a < keepTag_.size() && keepTag_[a] < recv_[b].tag)) {
+        pos_[o] = keepPos_[a], vel_[o] = keepVel_[a], id_[o] = keepId_[a], tag_[o] = keepTag_[a];
+        ++a;
+      } else {
+        pos_[o] = recv_[b].pos, vel_[o] = recv_[b].vel, id_[o] = recv_[b].id, tag_[o] = recv_[b].tag;
+        ++b;
+      }
+    }
+  }
+
+  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override {
+    const long n = static_cast<long>(pos_.size());
+    // labelCells + sortByCell: a stable counting sort, ties in tag order (the local order).
+    auto t0 = std::chrono::steady_clock::now();
+    keys_.resize(pos_.size());
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) keys_[i] = core::cellKeyOf(g, core::xyz(pos_[i]));
+    if (profile_) prof.labelMs = msSince(t0), t0 = std::chrono::steady_clock::now();
+    counts_.assign(static_cast<size_t>(g.numCells) + 1, 0u);
+    for (long i = 0; i < n; ++i) ++counts_[keys_[i] + 1];
+    for (size_t c = 1; c < counts_.size(); ++c) counts_[c] += counts_[c - 1];
+    cellStart_.assign(counts_.begin(), counts_.end() - 1);
+    sortedIndex_.resize(pos_.size());
+    for (long i = 0; i < n; ++i) sortedIndex_[counts_[keys_[i]]++] = static_cast<uint32_t>(i);
+    // counts_[c] is now the end of cell c; empty cells have start == end.
+    if (profile_) prof.sortMs = msSince(t0), t0 = std::chrono::steady_clock::now();
+    gather(pos_, altPos_);
+    gather(vel_, altVel_);
+    gather(id_, altId_);
+    std::swap(pos_, altPos_);
+    std::swap(vel_, altVel_);
+    std::swap(id_, altId_);
+    sortedKeys_.resize(pos_.size());
+    for (long k = 0; k < n; ++k) sortedKeys_[k] = keys_[sortedIndex_[k]];
+    if (profile_) prof.reorderMs = msSince(t0), t0 = std::chrono::steady_clock::now();
+
+    // Forces for owned bodies; halo bodies are only read. Same visiting order as the CPU
+    // engine's coherent pipeline: cells z, y, x over the radius' range, then slots in order.
+    const core::BoidParams& b = params_.boids;
+    const core::BoidRadii2 r2 = core::boidRadii2(b);
+    const float radius = core::maxRuleRadius(b);
+    altVel_.resize(pos_.size());
+#pragma omp parallel for schedule(dynamic, 256)
+    for (long i = 0; i < n; ++i) {
+      if (!ownsColumn(l, me, core::cellFromKey(g, sortedKeys_[i]).x)) continue;
+      const Vec4 pi = pos_[i];
+      core::BoidAccum acc = core::boidAccumInit();
+      const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), radius);
+      for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
+        for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
+          for (int cx = cr.lo.x; cx <= cr.hi.x; ++cx) {
+            const uint32_t key = core::cellKey(g, cx, cy, cz);
+            for (uint32_t j = cellStart_[key]; j < counts_[key]; ++j)
+              if (static_cast<long>(j) != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+          }
+      altVel_[i] = core::make4(core::boidVelocity(acc, pi, vel_[i], b), 0.0f);
+    }
+    if (profile_) prof.forceMs = msSince(t0), t0 = std::chrono::steady_clock::now();
+    // Integrate the owned bodies, give them their place in the new global order, drop the halo.
+    size_t o = 0;
+    tag_.resize(pos_.size());
+    for (long i = 0; i < n; ++i) {
+      const uint32_t key = sortedKeys_[i];
+      if (!ownsColumn(l, me, core::cellFromKey(g, key).x)) continue;
+      pos_[o] = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), b.dt, params_.halfSize);
+      vel_[o] = altVel_[i];
+      id_[o] = id_[i];
+      tag_[o] = (uint64_t(key) << 32) | (uint64_t(i) - cellStart_[key]);
+      ++o;
+    }
+    pos_.resize(o);
+    vel_.resize(o);
+    id_.resize(o);
+    tag_.resize(o);
+    if (profile_) prof.integrateMs = msSince(t0);
+  }
+
+  std::vector<uint64_t> columnHistogram(const core::GridSpec& g) override {
+    std::vector<uint64_t> h(static_cast<size_t>(g.dims.x), 0);
+    for (const Vec4& p : pos_) ++h[static_cast<size_t>(columnOf(g, p))];
+    return h;
+  }
+
+  const void* ownedPositions() override { return pos_.data(); }
+  void* allPositions(size_t n) override {
+    all_.resize(n);
+    return all_.data();
+  }
+  void gravityForces(size_t n, float eps2, float G, core::StepProfile& prof) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    const long m = static_cast<long>(pos_.size()), nn = static_cast<long>(n);
+    acc_.resize(pos_.size());
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < m; ++i) {
+      const Vec4 pi = pos_[i];
+      core::Vec3 a{0, 0, 0};
+      for (long j = 0; j < nn; ++j) a += core::gravityPair(pi, all_[j], eps2);
+      acc_[i] = core::make4(a * G, 0.0f);
+    }
+    if (profile_) prof.forceMs = msSince(t0);
+  }
+  void leapfrogKickDrift(float dt) override {
+    const long m = static_cast<long>(pos_.size());
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < m; ++i) core::leapfrogKickDrift(pos_[i], vel_[i], acc_[i], dt);
+  }
+  void leapfrogKick(float dt) override {
+    const long m = static_cast<long>(pos_.size());
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < m; ++i) core::leapfrogKick(vel_[i], acc_[i], dt);
+  }
+  void dampedEuler(float dt, float damping) override {
+    const long m = static_cast<long>(pos_.size());
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < m; ++i) core::dampedEuler(pos_[i], vel_[i], acc_[i], dt, damping);
+  }
+  std::vector<Vec4> readOwnedAcc() override { return acc_; }
+
+  void setParams(const core::SimParams& p) override { params_ = p; }
+
+ private:
+  template <typename T>
+  void gather(const std::vector<T>& src, std::vector<T>& dst) {
+    const long n = static_cast<long>(sortedIndex_.size());
+    dst.resize(sortedIndex_.size());
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < n; ++k) dst[k] = src[sortedIndex_[k]];
+  }
+
+  core::SimParams params_{};
+  core::CpuEngine cpu_{params_};  // for deviceInfo: the CPU engine describes the host the same way
+  bool profile_ = false;
+  std::vector<Vec4> pos_, vel_, acc_, all_, altPos_, altVel_;
+  std::vector<uint32_t> id_, altId_;
+  std::vector<uint64_t> tag_;
+  std::vector<Vec4> keepPos_, keepVel_;
+  std::vector<uint32_t> keepId_;
+  std::vector<uint64_t> keepTag_;
+  std::vector<BodyRecord> send_, recv_;
+  std::vector<uint32_t> keys_, counts_, cellStart_, sortedIndex_, sortedKeys_;
+};
+
+}  // namespace
+
+std::unique_ptr<LocalStore> createHostStore(const core::SimParams& p) {
+  auto s = std::make_unique<HostStore>(p);
+  s->setParams(p);
+  return s;
+}
+
+}  // namespace murmur::dist

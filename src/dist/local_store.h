@@ -1,0 +1,87 @@
+// One rank's bodies and the stages it runs on them, on the host (CPU engine) or on its GPU (CUDA
+// engine). The decomposition (dist_engine.cpp) drives a store through this interface and never
+// touches body data itself; the stores decide ownership and halos with the same slabs.h code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/bodies.h"
+#include "core/engine.h"
+#include "core/grid.h"
+#include "dist/slabs.h"
+
+namespace murmur::dist {
+
+// What travels between ranks for boids. `tag` places the body in the global coherent order of the
+// last step: (cell key << 32) | index within the cell, or the id before the first step. A rank's
+// local set kept in tag order is the global order restricted to that rank, so the next stable
+// sort by cell gives every rank the same neighbour order one rank would have (see dist_engine.cpp).
+struct BodyRecord {
+  core::Vec4 pos;
+  core::Vec4 vel;
+  uint64_t tag;
+  uint32_t id;
+  uint32_t pad;
+};
+static_assert(sizeof(BodyRecord) == 48, "records are exchanged as raw bytes");
+
+class LocalStore {
+ public:
+  virtual ~LocalStore() = default;
+
+  virtual core::EngineKind kind() const = 0;
+  virtual std::string deviceName() const = 0;
+  // Validated parameters of the next step (rules, dt, block size).
+  virtual void setParams(const core::SimParams& p) = 0;
+  // Per-stage timing of the next steps (waits for the device between stages when on).
+  virtual void setProfiling(bool on) = 0;
+  // What the benchmark records about this rank's device.
+  virtual core::DeviceInfo deviceInfo() const = 0;
+  // Bytes of device memory a store for `owned` bodies (plus halo room) needs; throws
+  // core::UsageError naming the shortfall when they do not fit. Host stores check nothing.
+  virtual void checkFits(size_t owned, size_t total, const core::SimParams& p) = 0;
+
+  // Replaces the owned bodies (host data, ids set) and their tags.
+  virtual void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) = 0;
+  virtual size_t numOwned() const = 0;
+  // Host copy of the owned bodies (pos, vel, id), in the store's order.
+  virtual core::Bodies readOwned() = 0;
+  // Waits for queued work (device stores).
+  virtual void synchronize() = 0;
+
+  // --- boids, one step = packOutgoing, exchange, mergeReceived, boidsLocalStep ---
+  // Sorts every owned body by the ranks that need it next (slabs.h ranksNeeding on its cell
+  // column): records for other ranks go to the send buffer, packed by peer, in tag order; the ones
+  // this rank needs stay. Returns the records per peer.
+  virtual std::vector<uint64_t> packOutgoing(const SlabLayout& l, const core::GridSpec& g, int me) = 0;
+  virtual const void* sendBuffer() const = 0;
+  // A buffer for `records` incoming records, in the transport's memory space.
+  virtual void* recvBuffer(size_t records) = 0;
+  // Merges the received records with the kept bodies into one local set in tag order.
+  virtual void mergeReceived(size_t records) = 0;
+  // The local step: cells, stable sort, reorder into cell order, forces for the owned bodies
+  // (halo bodies are read only), integrate, new tags; then only the owned bodies stay.
+  virtual void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) = 0;
+  // Owned bodies per cell column (length g.dims.x).
+  virtual std::vector<uint64_t> columnHistogram(const core::GridSpec& g) = 0;
+
+  // --- gravity, all pairs ---
+  // Owned positions (numOwned float4, transport memory) and a buffer for all n positions.
+  virtual const void* ownedPositions() = 0;
+  virtual void* allPositions(size_t n) = 0;
+  // acc of every owned body from the n gathered positions, in their order.
+  virtual void gravityForces(size_t n, float eps2, float G, core::StepProfile& prof) = 0;
+  virtual void leapfrogKickDrift(float dt) = 0;
+  virtual void leapfrogKick(float dt) = 0;
+  virtual void dampedEuler(float dt, float damping) = 0;
+  // Host copy of the owned accelerations, in the store's order (as readOwned).
+  virtual std::vector<core::Vec4> readOwnedAcc() = 0;
+};
+
+std::unique_ptr<LocalStore> createHostStore(const core::SimParams& p);
+
+}  // namespace murmur::dist

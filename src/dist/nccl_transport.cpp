@@ -1,0 +1,110 @@
+#include "dist/nccl_transport.h"
+
+#include <mpi.h>
+#include <nccl.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "cuda/cuda_check.h"
+#include "dist/mpi_world_access.h"
+
+namespace murmur::dist {
+
+namespace {
+
+[[noreturn]] void throwNccl(ncclResult_t r, const char* expr, const char* file, int line) {
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + expr + ": " +
+                           ncclGetErrorString(r));
+}
+
+#define MURMUR_NCCL_CHECK(expr)                                       \
+  do {                                                                \
+    const ncclResult_t murmurNcclErr_ = (expr);                       \
+    if (murmurNcclErr_ != ncclSuccess)                                \
+      throwNccl(murmurNcclErr_, #expr, __FILE__, __LINE__);           \
+  } while (0)
+
+class NcclTransport final : public Transport {
+ public:
+  explicit NcclTransport(std::shared_ptr<MpiWorld> w) : world_(std::move(w)) {
+    MURMUR_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    ncclUniqueId id{};
+    if (world_->rank() == 0) MURMUR_NCCL_CHECK(ncclGetUniqueId(&id));
+    if (MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+      throw std::runtime_error("MPI_Bcast of the NCCL id failed");
+    MURMUR_NCCL_CHECK(ncclCommInitRank(&comm_, world_->size(), id, world_->rank()));
+  }
+  ~NcclTransport() override {
+    if (comm_) ncclCommDestroy(comm_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  cudaStream_t stream() const { return stream_; }
+
+  int rank() const override { return world_->rank(); }
+  int size() const override { return world_->size(); }
+  bool deviceBuffers() const override { return true; }
+  const char* name() const override { return "nccl"; }
+  void allreduceSum(uint64_t* v, size_t n) override { ctl_.allreduceSum(v, n); }
+  void allreduceMax(double* v, size_t n) override { ctl_.allreduceMax(v, n); }
+  std::vector<uint64_t> alltoall(const std::vector<uint64_t>& p) override { return ctl_.alltoall(p); }
+  std::vector<uint64_t> allgather(uint64_t v) override { return ctl_.allgather(v); }
+  std::string broadcast(const std::string& s, int root) override { return ctl_.broadcast(s, root); }
+  void gatherv(const void* s, size_t b, void* r, const std::vector<size_t>& rb, int root) override {
+    ctl_.gatherv(s, b, r, rb, root);
+  }
+
+  void alltoallv(const void* send, const std::vector<size_t>& sendBytes, void* recv,
+                 const std::vector<size_t>& recvBytes) override {
+    const std::vector<size_t> so = offsetsOf(sendBytes), ro = offsetsOf(recvBytes);
+    MURMUR_NCCL_CHECK(ncclGroupStart());
+    for (int p = 0; p < size(); ++p) {
+      const size_t k = static_cast<size_t>(p);
+      if (sendBytes[k])
+        MURMUR_NCCL_CHECK(ncclSend(static_cast<const char*>(send) + so[k], sendBytes[k], ncclChar, p, comm_, stream_));
+      if (recvBytes[k])
+        MURMUR_NCCL_CHECK(ncclRecv(static_cast<char*>(recv) + ro[k], recvBytes[k], ncclChar, p, comm_, stream_));
+    }
+    MURMUR_NCCL_CHECK(ncclGroupEnd());
+  }
+
+  // One broadcast per rank in a group: segments may differ in size (N not a multiple of K).
+  void allgatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes) override {
+    const std::vector<size_t> ro = offsetsOf(recvBytes);
+    bool equal = true;
+    for (size_t b : recvBytes) equal = equal && b == recvBytes[0];
+    if (equal) {
+      MURMUR_NCCL_CHECK(ncclAllGather(send, recv, bytes, ncclChar, comm_, stream_));
+      return;
+    }
+    MURMUR_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size(); ++r) {
+      const size_t k = static_cast<size_t>(r);
+      if (recvBytes[k] == 0) continue;
+      MURMUR_NCCL_CHECK(ncclBroadcast(r == rank() ? send : nullptr, static_cast<char*>(recv) + ro[k], recvBytes[k],
+                                      ncclChar, r, comm_, stream_));
+    }
+    MURMUR_NCCL_CHECK(ncclGroupEnd());
+  }
+
+  [[noreturn]] void abortJob(int status) override {
+    if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
+    ctl_.abortJob(status);
+  }
+
+ private:
+  std::shared_ptr<MpiWorld> world_;
+  cudaStream_t stream_ = nullptr;
+  ncclComm_t comm_ = nullptr;
+  MpiControl ctl_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> createNcclTransport(std::shared_ptr<MpiWorld> world, cudaStream_t* stream) {
+  auto t = std::make_unique<NcclTransport>(std::move(world));
+  *stream = t->stream();
+  return t;
+}
+
+}  // namespace murmur::dist

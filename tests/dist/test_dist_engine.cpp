@@ -1,0 +1,176 @@
+// One simulation over the ranks this test was started with, against one rank: the CPU engine (host
+// store over MPI) and, where there is a GPU and NCCL, the CUDA engine (device store over NCCL).
+// Boids must match the one-rank coherent pipeline per id to the bit after many steps (same
+// neighbour sets, same summation order), through migration, the wrap boundary and moving slabs.
+// Gravity (all pairs) must match the one-rank naive pipeline to the bit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "core/cpu_engine.h"
+#include "core/rng.h"
+#include "core/scenarios.h"
+#include "dist/dist_engine.h"
+#include "dist/dist_factory.h"
+#include "dist/launch.h"
+#if defined(MURMUR_TEST_CUDA)
+#include "cuda/cuda_engine.h"
+#endif
+
+namespace murmur::dist {
+namespace {
+
+struct Case {
+  std::string scenario;
+  size_t n;
+  int steps;
+  core::ForceMode force;
+  core::Pipeline pipeline;
+};
+
+// A clump a few columns wide drifting along +x through the uniform world, plus a thin background:
+// the slabs balanced at reset fall out of balance within a few dozen steps and have to move.
+core::Bodies driftingClump(size_t n, const core::SimParams& p) {
+  core::Rng rng(11);
+  core::Bodies b;
+  b.resize(n);
+  const double h = p.halfSize;
+  for (size_t i = 0; i < n; ++i) {
+    const bool clump = i % 4 != 0;
+    const double x = clump ? rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
+    b.pos[i] = core::Vec4{float(x), float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), 1.0f};
+    b.vel[i] = clump ? core::Vec4{0.9f, 0.0f, 0.0f, 0.0f}
+                     : core::Vec4{float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), 0.0f, 0.0f};
+    b.id[i] = static_cast<uint32_t>(i);
+  }
+  return b;
+}
+
+core::SimParams paramsFor(const Case& c, core::Bodies& bodies) {
+  core::SimParams p = core::defaultParams();
+  if (c.scenario == "drifting-clump") {
+    bodies = driftingClump(c.n, p);
+    p.pipeline = c.pipeline;
+    return p;
+  }
+  core::ScenarioSpec spec;
+  spec.name = c.scenario;
+  spec.n = c.n;
+  spec.seed = 7;
+  p.force = c.force;
+  p.pipeline = c.pipeline;
+  core::Scenario scenario = core::makeScenario(spec, p);
+  bodies = std::move(scenario.bodies);
+  p.halfSize = scenario.halfSize;
+  return p;
+}
+
+// Bitwise per-id comparison (memcmp of the float words: -0 vs +0 or NaNs would show too).
+void expectIdentical(const core::Bodies& ref, const core::Bodies& got, const std::string& what) {
+  ASSERT_EQ(ref.size(), got.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < ref.size() && bad < 5; ++i) {
+    ASSERT_EQ(got.id[i], i) << what;
+    if (std::memcmp(&ref.pos[i], &got.pos[i], sizeof(core::Vec4)) != 0 ||
+        std::memcmp(&ref.vel[i].x, &got.vel[i].x, 3 * sizeof(float)) != 0) {
+      ++bad;
+      ADD_FAILURE() << what << ": body " << i << " pos (" << ref.pos[i].x << ", " << ref.pos[i].y << ", "
+                    << ref.pos[i].z << ") vs (" << got.pos[i].x << ", " << got.pos[i].y << ", " << got.pos[i].z << ")";
+    }
+  }
+}
+
+// Runs the case over every rank and, on rank 0, over one rank with `single`; compares per id.
+template <typename MakeSingle>
+void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* rebalances = nullptr) {
+  core::Bodies bodies;
+  const core::SimParams p = paramsFor(c, bodies);
+  auto engine = createDistEngine(kind, p);
+  engine->reset(bodies);
+  engine->step(c.steps);
+  const core::Bodies got = engine->readBodies();
+  auto* d = dynamic_cast<DistEngine*>(engine.get());
+  ASSERT_NE(d, nullptr);
+  if (rebalances) *rebalances = d->commStats().rebalances;
+  if (d->rank() != 0) {
+    EXPECT_TRUE(got.pos.empty());  // rank 0 speaks for the job
+    return;
+  }
+  std::unique_ptr<core::Engine> single = makeSingle(p);
+  single->reset(bodies);
+  single->step(c.steps);
+  expectIdentical(single->readBodies(), got,
+                  c.scenario + " " + core::toString(c.force) + " over " + std::to_string(d->ranks()) + " ranks");
+}
+
+class DistCpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!haveMpi()) GTEST_SKIP() << "this build has no MPI";
+  }
+  static std::unique_ptr<core::Engine> single(const core::SimParams& p) { return core::createCpuEngine(p); }
+};
+
+TEST_F(DistCpu, BoidsMatchOneRankToTheBit) {
+  runCase(core::EngineKind::Cpu, {"uniform", 6000, 40, core::ForceMode::Boids, core::Pipeline::Coherent}, single);
+}
+
+TEST_F(DistCpu, ClumpedBoidsMatchOneRankWhileTheSlabsMove) {
+  int rebalances = 0;
+  runCase(core::EngineKind::Cpu, {"drifting-clump", 4000, 70, core::ForceMode::Boids, core::Pipeline::Coherent},
+          single, &rebalances);
+  if (launchedRanks() > 1) {
+    EXPECT_GT(rebalances, 0) << "the clumped case should have moved the slabs";
+  }
+}
+
+TEST_F(DistCpu, GravityAllPairsMatchesOneRankToTheBit) {
+  // 1001 bodies: the ranks' shares differ in size.
+  runCase(core::EngineKind::Cpu, {"plummer", 1001, 8, core::ForceMode::Gravity, core::Pipeline::Naive}, single);
+}
+
+TEST_F(DistCpu, UnsupportedPipelinesAreRejectedWithOneLine) {
+  core::SimParams p = core::defaultParams();
+  p.pipeline = core::Pipeline::Scattered;
+  try {
+    createDistEngine(core::EngineKind::Cpu, p);
+    FAIL() << "scattered boids accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--pipeline scattered"), std::string::npos) << e.what();
+  }
+}
+
+#if defined(MURMUR_TEST_CUDA)
+class DistCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!haveMpi()) GTEST_SKIP() << "this build has no MPI";
+    if (!cuda::deviceAvailable(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  }
+  static std::unique_ptr<core::Engine> single(const core::SimParams& p) { return cuda::createCudaEngine(p); }
+};
+
+TEST_F(DistCuda, BoidsMatchOneGpuToTheBit) {
+  runCase(core::EngineKind::Cuda, {"uniform", 200000, 60, core::ForceMode::Boids, core::Pipeline::Coherent}, single);
+}
+
+TEST_F(DistCuda, ClumpedBoidsMatchOneGpuWhileTheSlabsMove) {
+  int rebalances = 0;
+  runCase(core::EngineKind::Cuda, {"drifting-clump", 100000, 100, core::ForceMode::Boids, core::Pipeline::Coherent},
+          single, &rebalances);
+  if (launchedRanks() > 1) {
+    EXPECT_GT(rebalances, 0);
+  }
+}
+
+TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {
+  runCase(core::EngineKind::Cuda, {"plummer", 50001, 5, core::ForceMode::Gravity, core::Pipeline::Naive}, single);
+}
+#endif
+
+}  // namespace
+}  // namespace murmur::dist
