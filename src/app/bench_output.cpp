@@ -96,7 +96,8 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
     row.set("sort_ms", s.sortMs);
     row.set("bounds_ms", s.boundsMs);
   }
-  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Rows) row.set("reorder_ms", s.reorderMs);
+  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Rows || c.pipeline == Pipeline::Tree)
+    row.set("reorder_ms", s.reorderMs);
   row.set("force_ms", s.forceMs);
   if (!c.reference) row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {

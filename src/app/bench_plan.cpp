@@ -174,6 +174,8 @@ std::vector<BenchConfig> planBench(const Options& o) {
         for (const auto& [pipeline, textbook] : pipelinesFor(force)) {
           // The baseline repeats GPU measurements only; the CPU engine has no textbook variant.
           if (textbook && baseline) continue;
+          // Not a configuration at all (options refuse a boids-only sweep that names tree).
+          if (force == ForceMode::Boids && pipeline == Pipeline::Tree) continue;
           for (int bs : blockSizes) {
             for (int cw : cellWidths) {
               BenchConfig c;

@@ -290,8 +290,8 @@ int runAccuracy(const Options& o) {
   const std::vector<core::Pipeline> pipelines = core::gravityPipelines();
   std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
   std::printf("relative force error |a - a_direct| / |a_direct| per body, a_direct a double-precision direct sum: "
-              "scenario=%s n=%zu grid_dim=%d softening=%g\n",
-              spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening);
+              "scenario=%s n=%zu grid_dim=%d softening=%g theta=%g\n",
+              spec.name.c_str(), bodies.size(), params.gravity.gridDim, params.gravity.softening, params.gravity.theta);
   std::printf("%-10s %12s %12s %12s %12s %10s %8s\n", "pipeline", "median", "p90", "max", "rms", "ms", "samples");
   for (core::Pipeline pipe : pipelines) {
     params.pipeline = pipe;

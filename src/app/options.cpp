@@ -1,5 +1,7 @@
 #include "app/options.h"
 
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
@@ -341,6 +343,15 @@ bool parseOptions(int argc, char** argv, Options& o) {
     o.scenario.name = s;
     if (o.mode == Mode::Bench) o.bench.scenario = s;
   }
+  if (o.mode == Mode::Bench) {
+    // A sweep drops boids x tree; one whose --pipeline names tree with no gravity in it would
+    // silently measure less than asked. (Checked before the preset fills its own lists.)
+    const auto& pipes = o.bench.pipelines;
+    const auto& forces = o.bench.forces.empty() && preset ? preset->forces : o.bench.forces;
+    const bool names = std::find(pipes.begin(), pipes.end(), core::Pipeline::Tree) != pipes.end();
+    const bool gravity = std::find(forces.begin(), forces.end(), core::ForceMode::Gravity) != forces.end();
+    if (names && !gravity) throw UsageError(std::string("--pipeline tree: ") + core::kTreeBoidsMessage + "; add --force gravity");
+  }
   if (preset) fillFromPreset(*preset, o.bench);
   // Options that cannot apply are refused rather than ignored.
   if (o.nSet && o.scenario.name.rfind("file:", 0) == 0)
@@ -357,7 +368,11 @@ bool parseOptions(int argc, char** argv, Options& o) {
                          "state (options: --n, --scenario, --seed, --engine and the gravity parameters)");
   }
   checkRunShape(o, has("--steps"), has("--frames"), noRender);
-  const std::string err = core::validateParams(o.params);
+  // Without --force the scenario decides the force later, so tree is checked against boids only
+  // then (resolveDefaults); every other rule is checked here, against the parameters as given.
+  core::SimParams check = o.params;
+  if (!o.forceSet && check.pipeline == core::Pipeline::Tree) check.force = core::ForceMode::Gravity;
+  const std::string err = core::validateParams(check);
   if (!err.empty()) throw UsageError(err);
   return true;
 }
@@ -369,6 +384,8 @@ void resolveDefaults(Options& o) {
   if (!o.forceSet && o.mode != Mode::Bench &&
       (o.fileForce.empty() || !core::parse(o.fileForce, o.params.force)))
     o.params.force = core::naturalForce(o.scenario.name);
+  if (o.mode != Mode::Bench && o.params.force == core::ForceMode::Boids && o.params.pipeline == core::Pipeline::Tree)
+    throw UsageError(std::string("--pipeline tree: ") + core::kTreeBoidsMessage);
   if (o.dt > 0) core::activeDt(o.params) = o.dt;
 }
 

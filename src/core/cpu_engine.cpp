@@ -13,6 +13,7 @@
 
 #include "core/physics.h"
 #include "core/row_search.h"
+#include "core/tree.h"
 
 namespace murmur::core {
 
@@ -265,6 +266,10 @@ void CpuEngine::gravityForces() {
     });
     return;
   }
+  if (pipe == Pipeline::Tree) {
+    treeForces();
+    return;
+  }
   GridSpec g{};
   double bboxMs = 0;
   timed(bboxMs, [&] { g = gravityGridForState(); });
@@ -313,6 +318,32 @@ void CpuEngine::gravityForces() {
       }
       acc_[i] = make4(a * G, 0.0f);
     }
+  });
+}
+
+// The tree pipeline's stages: bounds, Morton keys (label), sort, reorder into key order (the
+// state stays there, as in the coherent pipeline), tree build and moments (bounds), walk (force).
+void CpuEngine::treeForces() {
+  const uint32_t n = static_cast<uint32_t>(pos_.size());
+  Vec4 lo{}, hi{};
+  double boxMs = 0, buildMs = 0;
+  timed(boxMs, [&] { treeBounds(pos_.data(), n, lo, hi); });
+  std::vector<uint64_t> keys, sortedKeys;
+  timed(profile_.labelMs, [&] { treeKeys(pos_.data(), n, lo, hi, keys); });
+  timed(profile_.sortMs, [&] { treeSortByKey(keys, sortedKeys, sortedIndex_); });
+  timed(profile_.reorderMs, [&] {
+    gather(pos_, sortedIndex_, posAlt_);
+    gather(vel_, sortedIndex_, velAlt_);
+    gather(id_, sortedIndex_, idAlt_);
+    std::swap(pos_, posAlt_);
+    std::swap(vel_, velAlt_);
+    std::swap(id_, idAlt_);
+  });
+  timed(buildMs, [&] { buildTree(pos_.data(), sortedKeys.data(), n, params_.gravity.theta, tree_); });
+  profile_.boundsMs += boxMs + buildMs;
+  const float eps2 = params_.gravity.softening * params_.gravity.softening;
+  timed(profile_.forceMs, [&] {
+    treeAccelerations(tree_, pos_.data(), n, eps2, params_.gravity.G, params_.gravity.treeLeafSize, acc_.data());
   });
 }
 

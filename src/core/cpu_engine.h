@@ -7,6 +7,7 @@
 
 #include "core/engine.h"
 #include "core/grid.h"
+#include "core/tree.h"
 
 namespace murmur::core {
 
@@ -43,6 +44,7 @@ class CpuEngine final : public Engine {
   void stepGravity();
   // Gravity accelerations of the current state into acc_ (current order).
   void gravityForces();
+  void treeForces();
   // labelCells + sortByCell + findCellBounds (+ reorderBodies for coherent) on the current
   // positions; gravity also builds the monopoles.
   void buildGrid(const GridSpec& g);
@@ -64,6 +66,7 @@ class CpuEngine final : public Engine {
   std::vector<uint32_t> cellFirst_;  // rows pipeline: first sorted slot of every cell, and n at the end
   std::vector<Vec4> monopole_;          // per cell: centre of mass xyz, w = mass (gravity)
   std::vector<uint32_t> occupiedCells_;  // cell keys with mass > 0 (gravity far field)
+  CpuTree tree_;
   bool accValid_ = false;
   bool timing_ = false;  // profiling_ while a step runs; the stage slots are filled only then
 };

@@ -229,6 +229,13 @@ const std::vector<ParamDesc>& paramTable() {
       {"gravity.gridSpread", "--grid-spread", "grid spread", "mean distances",
        "Gravity grid half-side in mean distances from the centre of mass (0 = bounding cube)", floatAtLeast(0),
        MURMUR_PARAM_FIELD(gravity.gridSpread), 0, 10, false},
+      // Above 1 a group could accept a node that overlaps it (core/tree.h, combineChildren).
+      {"gravity.theta", "--theta", "tree theta", "",
+       "Tree opening angle: smaller is more accurate and slower (tree pipeline)", floatAbove(0, 1),
+       MURMUR_PARAM_FIELD(gravity.theta), 0.1, 1, false},
+      {"gravity.treeLeafSize", "--tree-leaf-size", "tree leaf size", "bodies",
+       "A node of at most this many bodies that must be opened is summed body by body (tree pipeline)",
+       intRange(1, kMaxTreeLeafSize), MURMUR_PARAM_FIELD(gravity.treeLeafSize), 1, kMaxTreeLeafSize, false},
       {"halfSize", "--half-size", "world half-size", "world units", "Boids world half-size (cube [-h, h))",
        floatAbove(0), MURMUR_PARAM_FIELD(halfSize), 0, 0, false},
       {"cellWidthFactor", "--cell-width", "cell width", "rule radii",

@@ -28,6 +28,8 @@ SimParams defaultParams() {
   p.gravity.integrator = Integrator::Leapfrog;
   p.gravity.gridDim = 16;
   p.gravity.gridSpread = 2.5f;
+  p.gravity.theta = 0.5f;
+  p.gravity.treeLeafSize = 16;
   p.halfSize = 100.0f;
   p.cellWidthFactor = 1;
   p.blockSize = 256;
@@ -55,6 +57,8 @@ std::string validateParams(const SimParams& p) {
       << maxRuleRadius(b) << "; halfSize and boids.*Radius in a --params file)";
     return e.str();
   }
+  if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Tree)
+    return std::string("pipeline tree: ") + kTreeBoidsMessage;
   // The boids grid must stay addressable with 32-bit cell keys; the rows pipeline's cells may be
   // finer (core/row_search.h).
   const double fine = p.pipeline == Pipeline::Rows ? double(kRowCellsPerRadius) : 1.0;
@@ -71,7 +75,8 @@ bool forceFieldChanged(const SimParams& a, const SimParams& b) {
   return a.force != b.force || a.pipeline != b.pipeline || a.cellWidthFactor != b.cellWidthFactor ||
          a.gravity.G != b.gravity.G || a.gravity.softening != b.gravity.softening ||
          a.gravity.gridDim != b.gravity.gridDim || a.gravity.gridSpread != b.gravity.gridSpread ||
-         a.gravity.integrator != b.gravity.integrator;
+         a.gravity.integrator != b.gravity.integrator || a.gravity.theta != b.gravity.theta ||
+         a.gravity.treeLeafSize != b.gravity.treeLeafSize;
 }
 
 }  // namespace murmur::core

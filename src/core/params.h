@@ -12,7 +12,8 @@ namespace murmur::core {
 
 enum class ForceMode : int { Boids = 0, Gravity = 1 };
 // Rows: the exact fast boids search of core/row_search.h (gravity runs the coherent grid there).
-enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3 };
+// Tree: Barnes-Hut over a radix tree built every step (core/tree.h); gravity only.
+enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4 };
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
 enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
@@ -29,7 +30,7 @@ struct EnumNames<ForceMode> {
 };
 template <>
 struct EnumNames<Pipeline> {
-  static constexpr const char* names[] = {"naive", "scattered", "coherent", "rows"};
+  static constexpr const char* names[] = {"naive", "scattered", "coherent", "rows", "tree"};
 };
 template <>
 struct EnumNames<EngineKind> {
@@ -89,6 +90,10 @@ struct GravityParams {
   int gridDim;      // cells per axis of the particle-cell grid (grid pipelines)
   float gridSpread; // grid half-side = min(bounding box, gridSpread x mean distance from the centre
                     // of mass); 0 = the bounding cube (see core/grid.h)
+  float theta;      // tree opening angle, dimensionless, (0, 1]: a node of side l is opened when a
+                    // body group comes closer than l / theta (+ its centre-of-mass offset)
+  int treeLeafSize; // tree: a node of at most this many bodies that must be opened is summed
+                    // body by body instead of descending further, 1..64
 };
 
 struct SimParams {
@@ -147,5 +152,10 @@ constexpr int kMaxBlockSize = 1024;
 // Block sizes are whole warps.
 constexpr int kBlockSizeStep = 32;
 constexpr int kMaxGravityGridDim = 128;
+constexpr int kMaxTreeLeafSize = 64;
+// Why `tree` refuses boids: what a tree buys is a far field summarised by multipoles, and boids
+// have none (every rule is a short-range neighbour sum, which the grids find exactly).
+constexpr const char* kTreeBoidsMessage =
+    "gravity only: boids have no far field to approximate (use naive, scattered or coherent)";
 
 }  // namespace murmur::core

@@ -32,6 +32,7 @@
 #include "cuda/grid_build.h"
 #include "cuda/rows_kernels.h"
 #include "cuda/stage_timer.h"
+#include "cuda/tree_build.h"
 
 namespace murmur::cuda {
 
@@ -97,12 +98,16 @@ size_t sortScratchBytes(size_t n) {
   }
 }
 
+// Every pipeline but naive and tree builds a grid (rows a finer one).
+bool usesGrid(Pipeline p) { return p != Pipeline::Naive && p != Pipeline::Tree; }
+
 }  // namespace
 
 size_t bytesNeeded(size_t numBodies, const SimParams& p) {
   if (numBodies == 0) return 0;
   size_t bytes = numBodies * kBytesPerBody + sortScratchBytes(numBodies);
-  if (p.pipeline != Pipeline::Naive) bytes += gridBytes(gridCells(p, p.force, numBodies), p, p.force);
+  if (usesGrid(p.pipeline)) bytes += gridBytes(gridCells(p, p.force, numBodies), p, p.force);
+  if (p.pipeline == Pipeline::Tree) bytes += TreeBuffers::bytesFor(numBodies);
   return bytes;
 }
 
@@ -125,6 +130,8 @@ struct CudaEngine::Impl {
   DeviceBuffer<Vec4> boundsPartials;
   DeviceBuffer<unsigned long long> counts;
 
+  TreeBuffers tree;  // allocated while the pipeline is `tree`
+
   StageTimer timer;
   core::StepProfile profile;
 
@@ -144,6 +151,7 @@ struct CudaEngine::Impl {
     cellEnd.release();
     cellFirst.release();
     monopole.release();
+    tree.release();
     n = 0;
   }
 
@@ -283,10 +291,35 @@ struct CudaEngine::Impl {
       timer.stage(Stage::Force, [&] { launchGravityNaive(pos[cur].get(), n, eps2, G, acc.get(), lc); });
       return;
     }
+    if (params.pipeline == Pipeline::Tree) {
+      treeForces();
+      return;
+    }
     const bool coherent = params.pipeline == Pipeline::Coherent || params.pipeline == Pipeline::Rows;
     const DeviceGrid g = buildGrid(ForceMode::Gravity, coherent);
     timer.stage(Stage::Force, [&] {
       launchGravityGrid(coherent, pos[cur].get(), n, g, monopole.get(), eps2, G, acc.get(), lc);
+    });
+  }
+
+  // The tree pipeline (core/tree.h): bounds -> keys -> sort -> reorder (the state stays in key
+  // order, as in the coherent pipeline) -> radix tree and moments -> group walk.
+  void treeForces() {
+    const LaunchConfig lc = launch();
+    const core::GravityParams& gp = params.gravity;
+    timer.stage(Stage::Bounds, [&] { launchTreeBounds(pos[cur].get(), n, tree, lc); });
+    timer.stage(Stage::Label, [&] { launchTreeKeys(pos[cur].get(), n, tree, lc); });
+    int sel = 0;
+    timer.stage(Stage::Sort, [&] { sel = treeSort(n, tree, lc); });
+    timer.stage(Stage::Reorder, [&] {
+      launchReorderBodies(tree.index[sel].get(), n, pos[cur].get(), vel[velCur].get(), id[cur].get(),
+                          pos[1 - cur].get(), vel[1 - velCur].get(), id[1 - cur].get(), lc);
+    });
+    cur = 1 - cur;
+    velCur = 1 - velCur;
+    timer.stage(Stage::Bounds, [&] { launchBuildTree(pos[cur].get(), tree.keys[sel].get(), n, gp.theta, tree, lc); });
+    timer.stage(Stage::Force, [&] {
+      launchTreeWalk(pos[cur].get(), n, tree, gp.softening * gp.softening, gp.G, gp.treeLeafSize, acc.get(), lc);
     });
   }
 
@@ -364,8 +397,9 @@ void CudaEngine::setParams(const SimParams& p) {
   Impl& m = *impl_;
   // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
   // so that the next step does not allocate.
-  if (m.n > 0 && p.pipeline != Pipeline::Naive)
+  if (m.n > 0 && usesGrid(p.pipeline))
     m.ensureGrid(gridCells(p, p.force, m.n), usesRowGrid(p, p.force), p.force);
+  if (m.n > 0 && p.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
   if (core::forceFieldChanged(m.params, p)) m.accValid = false;
   m.params = p;
   // The boids grid depends only on the parameters: store it once here, not every step.
@@ -403,10 +437,11 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   m.acc.allocate(n);
   m.sortTemp.allocate(sortTempBytes(static_cast<uint32_t>(n), kSortBitsAllocated));
   m.n = static_cast<uint32_t>(n);
-  if (m.params.pipeline != Pipeline::Naive)
+  if (usesGrid(m.params.pipeline))
     m.ensureGrid(gridCells(m.params, m.params.force, n), usesRowGrid(m.params, m.params.force), m.params.force,
                  false);
   launchStoreGrid(m.gridSpecs.get() + kRowGridSlot, core::rowGrid(m.params, n), m.launch());
+  if (m.params.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
   MURMUR_CUDA_CHECK(cudaMemcpy(m.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(m.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(m.id[0].get(), bodies.id.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));

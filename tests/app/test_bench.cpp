@@ -141,8 +141,9 @@ TEST(BenchPlan, DefaultsPerEngine) {
   EXPECT_EQ(cpu[3].pipeline, core::Pipeline::Rows);
   // Planning creates no engine, so a cuda plan is checkable without a GPU.
   const auto gpu = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity"}));
-  // Gravity by default skips rows, which runs the coherent grid for gravity.
-  ASSERT_EQ(gpu.size(), 7u);
+  // Boids: every pipeline but tree (gravity only); gravity skips rows, which runs the coherent
+  // grid for gravity.
+  ASSERT_EQ(gpu.size(), 8u);
   EXPECT_EQ(gpu[0].n, 100000u);
   EXPECT_EQ(gpu[0].blockSize, core::defaultParams().blockSize);
   EXPECT_EQ(gpu[4].force, core::ForceMode::Gravity);
@@ -169,12 +170,19 @@ TEST(BenchPlan, PresetsAndCommandLineOverrides) {
 
   // Lists on the command line replace the preset's; the rest of the preset stays.
   const auto grav = app::planBench(parsed({"bench", "--engine", "cuda", "--preset", "gravity", "--n", "2k"}));
-  ASSERT_EQ(grav.size(), 15u);  // 3 pipelines x 5 block sizes
+  ASSERT_EQ(grav.size(), 20u);  // 4 pipelines x 5 block sizes
   for (const auto& c : grav) {
     EXPECT_EQ(c.force, core::ForceMode::Gravity);
     EXPECT_EQ(c.scenario, "plummer");
     EXPECT_EQ(c.n, 2000u);
   }
+}
+
+TEST(BenchPlan, TreeIsPlannedForGravityOnly) {
+  const auto both = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity", "--pipeline", "tree"}));
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(both[0].force, core::ForceMode::Gravity);
+  EXPECT_THROW(parsed({"bench", "--engine", "cuda", "--pipeline", "tree"}), core::UsageError);
 }
 
 // The textbook coherent grid is a bench-only yardstick: boids on the CUDA engine, its own label,
@@ -213,7 +221,7 @@ TEST(BenchPlan, CollapsesDimensionsThatDoNotApplyAndAddsTheCpuBaseline) {
   // Cell width means nothing to naive (no grid) or gravity (its own grid): one configuration each.
   const auto p = app::planBench(
       parsed({"bench", "--engine", "cpu", "--force", "boids,gravity", "--cell-width", "1,2", "--n", "1k"}));
-  EXPECT_EQ(p.size(), 1u + 2u + 2u + 2u + 3u);
+  EXPECT_EQ(p.size(), 1u + 2u + 2u + 2u + 4u);
   const auto b = app::planBench(parsed({"bench", "--engine", "cuda", "--n", "10k,100k", "--cpu-baseline"}));
   ASSERT_EQ(b.size(), 8u + 4u);
   for (size_t i = 8; i < b.size(); ++i) {
