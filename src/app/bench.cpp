@@ -39,6 +39,14 @@ using core::UsageError;
 
 namespace {
 
+// Timed steps per repeat: the option's count, fewer when the warm-up shows that the repeats would
+// overrun the configuration's time budget (at least 2, so a median exists).
+int stepsWithinBudget(const BenchOptions& b, double warmMs, double budgetMs) {
+  const double perRepeat = budgetMs / double(b.repeats);
+  if (warmMs > 0 && b.steps * warmMs > perRepeat) return std::max(2, static_cast<int>(perRepeat / warmMs));
+  return b.steps;
+}
+
 using Clock = std::chrono::steady_clock;
 
 double msBetween(Clock::time_point a, Clock::time_point b) {
@@ -103,9 +111,7 @@ Measurement measureReference(const Options& o, const core::Bodies& bodies, Measu
     warmMs = s == 0 ? ms : std::min(warmMs, ms);
     if (m.warmup * warmMs > 0.25 * budgetMs) break;
   }
-  int steps = o.bench.steps;
-  const double perRepeat = budgetMs / double(o.bench.repeats);
-  if (warmMs > 0 && steps * warmMs > perRepeat) steps = std::max(2, static_cast<int>(perRepeat / warmMs));
+  const int steps = stepsWithinBudget(o.bench, warmMs, budgetMs);
   for (int r = 0; r < o.bench.repeats; ++r) {
     std::vector<double> repeatMs;
     for (int s = 0; s < steps; ++s) {
@@ -185,9 +191,7 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     warmMs = s == 0 ? ms : std::min(warmMs, ms);
     if (m.warmup * warmMs > 0.25 * budgetMs) break;
   }
-  int steps = o.bench.steps;
-  const double perRepeat = budgetMs / double(o.bench.repeats);
-  if (warmMs > 0 && steps * warmMs > perRepeat) steps = std::max(2, static_cast<int>(perRepeat / warmMs));
+  const int steps = stepsWithinBudget(o.bench, warmMs, budgetMs);
   m.stepMs.reserve(static_cast<size_t>(steps) * o.bench.repeats);
   std::vector<double> renderMs;
   for (int r = 0; r < o.bench.repeats; ++r) {
