@@ -183,15 +183,17 @@ void CpuEngine::buildGrid(const GridSpec& g) {
   // Coherent and rows: the state itself moves into cell order and stays there (no scatter back);
   // the ids move with it, which is what readBodies uses to hand the state back in id order.
   if (params_.pipeline == Pipeline::Coherent || params_.pipeline == Pipeline::Rows) {
-    timed(profile_.reorderMs, [&] {
-      gather(pos_, sortedIndex_, posAlt_);
-      gather(vel_, sortedIndex_, velAlt_);
-      gather(id_, sortedIndex_, idAlt_);
-      std::swap(pos_, posAlt_);
-      std::swap(vel_, velAlt_);
-      std::swap(id_, idAlt_);
-    });
+    timed(profile_.reorderMs, [&] { reorderBySortedIndex(); });
   }
+}
+
+void CpuEngine::reorderBySortedIndex() {
+  gather(pos_, sortedIndex_, posAlt_);
+  gather(vel_, sortedIndex_, velAlt_);
+  gather(id_, sortedIndex_, idAlt_);
+  std::swap(pos_, posAlt_);
+  std::swap(vel_, velAlt_);
+  std::swap(id_, idAlt_);
 }
 
 void CpuEngine::stepBoids() {
@@ -331,14 +333,7 @@ void CpuEngine::treeForces() {
   std::vector<uint64_t> keys, sortedKeys;
   timed(profile_.labelMs, [&] { treeKeys(pos_.data(), n, lo, hi, keys); });
   timed(profile_.sortMs, [&] { treeSortByKey(keys, sortedKeys, sortedIndex_); });
-  timed(profile_.reorderMs, [&] {
-    gather(pos_, sortedIndex_, posAlt_);
-    gather(vel_, sortedIndex_, velAlt_);
-    gather(id_, sortedIndex_, idAlt_);
-    std::swap(pos_, posAlt_);
-    std::swap(vel_, velAlt_);
-    std::swap(id_, idAlt_);
-  });
+  timed(profile_.reorderMs, [&] { reorderBySortedIndex(); });
   timed(buildMs, [&] { buildTree(pos_.data(), sortedKeys.data(), n, params_.gravity.theta, tree_); });
   profile_.boundsMs += boxMs + buildMs;
   const float eps2 = params_.gravity.softening * params_.gravity.softening;

@@ -48,6 +48,8 @@ class CpuEngine final : public Engine {
   // labelCells + sortByCell + findCellBounds (+ reorderBodies for coherent) on the current
   // positions; gravity also builds the monopoles.
   void buildGrid(const GridSpec& g);
+  // The state moves into sortedIndex_ order (coherent, rows, tree); ids move with it.
+  void reorderBySortedIndex();
   GridSpec gravityGridForState() const;
   template <typename F>
   void timed(double& slot, F&& f);

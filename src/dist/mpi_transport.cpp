@@ -165,21 +165,11 @@ void MpiControl::abortJob(int status) {
 
 namespace {
 
-class MpiTransport final : public Transport {
+class MpiTransport final : public MpiControlledTransport {
  public:
-  explicit MpiTransport(std::shared_ptr<MpiWorld> w) : world_(std::move(w)) {}
-  int rank() const override { return world_->rank(); }
-  int size() const override { return world_->size(); }
+  using MpiControlledTransport::MpiControlledTransport;
   bool deviceBuffers() const override { return false; }
   const char* name() const override { return "mpi"; }
-  void allreduceSum(uint64_t* v, size_t n) override { ctl_.allreduceSum(v, n); }
-  void allreduceMax(double* v, size_t n) override { ctl_.allreduceMax(v, n); }
-  std::vector<uint64_t> alltoall(const std::vector<uint64_t>& p) override { return ctl_.alltoall(p); }
-  std::vector<uint64_t> allgather(uint64_t v) override { return ctl_.allgather(v); }
-  std::string broadcast(const std::string& s, int root) override { return ctl_.broadcast(s, root); }
-  void gatherv(const void* s, size_t b, void* r, const std::vector<size_t>& rb, int root) override {
-    ctl_.gatherv(s, b, r, rb, root);
-  }
   void alltoallv(const void* send, const std::vector<size_t>& sendBytes, void* recv,
                  const std::vector<size_t>& recvBytes) override {
     const size_t peers = sendBytes.size();
@@ -207,13 +197,6 @@ class MpiTransport final : public Transport {
     inBytes[me] = 0;
     exchangeBytes(to, sendBytes, from, inBytes);
   }
-  [[noreturn]] void abortJob(int status) override {
-    ctl_.abortJob(status);
-  }
-
- private:
-  std::shared_ptr<MpiWorld> world_;
-  MpiControl ctl_;
 };
 
 }  // namespace

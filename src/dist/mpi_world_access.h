@@ -4,8 +4,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "dist/launch.h"
+#include "dist/transport.h"
 
 namespace murmur::dist {
 
@@ -22,6 +26,29 @@ struct MpiControl {
   std::string broadcast(const std::string& s, int root);
   void gatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes, int root);
   [[noreturn]] void abortJob(int status);
+};
+
+// What both transports share: the ranks come from the MPI world and the control data travels over
+// MPI on the host. Subclasses move the bulk data (and may release their own resources before
+// aborting).
+class MpiControlledTransport : public Transport {
+ public:
+  explicit MpiControlledTransport(std::shared_ptr<MpiWorld> w) : world_(std::move(w)) {}
+  int rank() const override { return world_->rank(); }
+  int size() const override { return world_->size(); }
+  void allreduceSum(uint64_t* v, size_t n) override { ctl_.allreduceSum(v, n); }
+  void allreduceMax(double* v, size_t n) override { ctl_.allreduceMax(v, n); }
+  std::vector<uint64_t> alltoall(const std::vector<uint64_t>& p) override { return ctl_.alltoall(p); }
+  std::vector<uint64_t> allgather(uint64_t v) override { return ctl_.allgather(v); }
+  std::string broadcast(const std::string& s, int root) override { return ctl_.broadcast(s, root); }
+  void gatherv(const void* s, size_t b, void* r, const std::vector<size_t>& rb, int root) override {
+    ctl_.gatherv(s, b, r, rb, root);
+  }
+  [[noreturn]] void abortJob(int status) override { ctl_.abortJob(status); }
+
+ protected:
+  std::shared_ptr<MpiWorld> world_;
+  MpiControl ctl_;
 };
 
 }  // namespace murmur::dist

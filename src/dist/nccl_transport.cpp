@@ -25,9 +25,9 @@ namespace {
       throwNccl(murmurNcclErr_, #expr, __FILE__, __LINE__);           \
   } while (0)
 
-class NcclTransport final : public Transport {
+class NcclTransport final : public MpiControlledTransport {
  public:
-  explicit NcclTransport(std::shared_ptr<MpiWorld> w) : world_(std::move(w)) {
+  explicit NcclTransport(std::shared_ptr<MpiWorld> w) : MpiControlledTransport(std::move(w)) {
     MURMUR_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     ncclUniqueId id{};
     if (world_->rank() == 0) MURMUR_NCCL_CHECK(ncclGetUniqueId(&id));
@@ -41,18 +41,8 @@ class NcclTransport final : public Transport {
   }
   cudaStream_t stream() const { return stream_; }
 
-  int rank() const override { return world_->rank(); }
-  int size() const override { return world_->size(); }
   bool deviceBuffers() const override { return true; }
   const char* name() const override { return "nccl"; }
-  void allreduceSum(uint64_t* v, size_t n) override { ctl_.allreduceSum(v, n); }
-  void allreduceMax(double* v, size_t n) override { ctl_.allreduceMax(v, n); }
-  std::vector<uint64_t> alltoall(const std::vector<uint64_t>& p) override { return ctl_.alltoall(p); }
-  std::vector<uint64_t> allgather(uint64_t v) override { return ctl_.allgather(v); }
-  std::string broadcast(const std::string& s, int root) override { return ctl_.broadcast(s, root); }
-  void gatherv(const void* s, size_t b, void* r, const std::vector<size_t>& rb, int root) override {
-    ctl_.gatherv(s, b, r, rb, root);
-  }
 
   void alltoallv(const void* send, const std::vector<size_t>& sendBytes, void* recv,
                  const std::vector<size_t>& recvBytes) override {
@@ -93,10 +83,8 @@ class NcclTransport final : public Transport {
   }
 
  private:
-  std::shared_ptr<MpiWorld> world_;
   cudaStream_t stream_ = nullptr;
   ncclComm_t comm_ = nullptr;
-  MpiControl ctl_;
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "core/bodies.h"
+#include "core/engine.h"
+#include "core/metrics.h"
 #include "core/rng.h"
 
 namespace murmur::test {
@@ -23,6 +25,19 @@ inline core::Bodies randomBodies(size_t n, float h, float speed, uint64_t seed) 
     b.id[i] = static_cast<uint32_t>(i);
   }
   return b;
+}
+
+// Runs `steps` steps of `engine` from `start` and returns the drift of the total momentum over the
+// momentum scale sum m |v| of the start (0 = conserved exactly).
+inline double relativeMomentumDrift(core::Engine& engine, const core::Bodies& start, int steps) {
+  engine.reset(start);
+  const core::Vec3d p0 = core::totalMomentum(start);
+  double scale = 0;
+  for (size_t i = 0; i < start.size(); ++i) scale += start.pos[i].w * core::length(core::xyz(start.vel[i]));
+  engine.step(steps);
+  const core::Vec3d p1 = core::totalMomentum(engine.readBodies());
+  const double dx = p1.x - p0.x, dy = p1.y - p0.y, dz = p1.z - p0.z;
+  return std::sqrt(dx * dx + dy * dy + dz * dz) / scale;
 }
 
 // |a - b| <= rel * max(|a|, |b|) + abs, per component.
