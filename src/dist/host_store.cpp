@@ -21,10 +21,6 @@ double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-int columnOf(const core::GridSpec& g, const Vec4& p) {
-  return core::cellCoord(p.x, g.origin.x, g.invCellWidth, g.dims.x);
-}
-
 class HostStore final : public LocalStore {
  public:
   explicit HostStore(const core::SimParams& p) : params_(p) {}
@@ -65,7 +61,7 @@ class HostStore final : public LocalStore {
     keepTag_.clear();
     for (size_t i = 0; i < pos_.size(); ++i) {
       int need[3];
-      const int k = ranksNeeding(l, columnOf(g, pos_[i]), need);
+      const int k = ranksNeeding(l, planeOf(g, pos_[i].z), need);
       for (int j = 0; j < k; ++j) {
         if (need[j] == me) {
           keepPos_.push_back(pos_[i]);
@@ -90,7 +86,9 @@ class HostStore final : public LocalStore {
     recv_.resize(records);
     return recv_.data();
   }
-  void mergeReceived(size_t records) override {
+  void mergeReceived(const std::vector<uint64_t>& perPeer) override {
+    size_t records = 0;
+    for (uint64_t c : perPeer) records += static_cast<size_t>(c);
     recv_.resize(records);
     std::sort(recv_.begin(), recv_.end(), [](const BodyRecord& a, const BodyRecord& b) { return a.tag < b.tag; });
     const size_t n = keepPos_.size() + records;
@@ -144,7 +142,7 @@ class HostStore final : public LocalStore {
     altVel_.resize(pos_.size());
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
-      if (!ownsColumn(l, me, core::cellFromKey(g, sortedKeys_[i]).x)) continue;
+      if (!ownsPlane(l, me, planeOfKey(g, sortedKeys_[i]))) continue;
       const Vec4 pi = pos_[i];
       core::BoidAccum acc = core::boidAccumInit();
       const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), radius);
@@ -163,7 +161,7 @@ class HostStore final : public LocalStore {
     tag_.resize(pos_.size());
     for (long i = 0; i < n; ++i) {
       const uint32_t key = sortedKeys_[i];
-      if (!ownsColumn(l, me, core::cellFromKey(g, key).x)) continue;
+      if (!ownsPlane(l, me, planeOfKey(g, key))) continue;
       pos_[o] = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), b.dt, params_.halfSize);
       vel_[o] = altVel_[i];
       id_[o] = id_[i];
@@ -177,9 +175,9 @@ class HostStore final : public LocalStore {
     if (profile_) prof.integrateMs = msSince(t0);
   }
 
-  std::vector<uint64_t> columnHistogram(const core::GridSpec& g) override {
-    std::vector<uint64_t> h(static_cast<size_t>(g.dims.x), 0);
-    for (const Vec4& p : pos_) ++h[static_cast<size_t>(columnOf(g, p))];
+  std::vector<uint64_t> planeHistogram(const core::GridSpec& g) override {
+    std::vector<uint64_t> h(static_cast<size_t>(g.dims.z), 0);
+    for (const Vec4& p : pos_) ++h[static_cast<size_t>(planeOf(g, p.z))];
     return h;
   }
 
