@@ -174,7 +174,9 @@ class FailingStore final : public LocalStore {
   std::vector<uint64_t> planeHistogram(const core::GridSpec& g) override { return s_->planeHistogram(g); }
   const void* ownedPositions() override { return s_->ownedPositions(); }
   void* allPositions(size_t n) override { return s_->allPositions(n); }
-  void gravityForces(size_t n, float e, float G, core::StepProfile& p) override { s_->gravityForces(n, e, G, p); }
+  void gravityForces(size_t n, float e, float G, float m, core::StepProfile& p) override {
+    s_->gravityForces(n, e, G, m, p);
+  }
   void leapfrogKickDrift(float dt) override { s_->leapfrogKickDrift(dt); }
   void leapfrogKick(float dt) override { s_->leapfrogKick(dt); }
   void dampedEuler(float dt, float d) override { s_->dampedEuler(dt, d); }
