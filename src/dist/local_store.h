@@ -20,8 +20,8 @@ namespace murmur::dist {
 // last step: (cell key << 32) | index within the cell, or the id before the first step. A rank's
 // local set kept in tag order is the global order restricted to that rank, so the next stable
 // sort by cell gives every rank the same neighbour order one rank would have (see dist_engine.cpp).
-// The host store merges by tag; the GPU store gets the same order by construction (slabs.h: the
-// arrivals from lower ranks come before its own bodies, those from higher ranks after them).
+// Both stores get that order by construction (slabs.h: the arrivals from lower ranks come before a
+// rank's own bodies, those from higher ranks after them); the host store checks it on the tags.
 struct BodyRecord {
   core::Vec4 pos;
   core::Vec4 vel;
@@ -63,8 +63,8 @@ class LocalStore {
   virtual const void* sendBuffer() const = 0;
   // A buffer for `records` incoming records, in the transport's memory space.
   virtual void* recvBuffer(size_t records) = 0;
-  // Merges the received records (perPeer[p] from peer p, packed in peer order) with the kept
-  // bodies into one local set in tag order.
+  // Joins the received records (perPeer[p] from peer p, packed in peer order) and the kept bodies
+  // into one local set in tag order: lower peers' records, the kept bodies, higher peers' records.
   virtual void mergeReceived(const std::vector<uint64_t>& perPeer) = 0;
   // The local step: cells, stable sort, reorder into cell order, forces for the owned bodies
   // (halo bodies are read only), integrate, new tags; then only the owned bodies stay.
