@@ -1,5 +1,5 @@
-// Kernels of the `rows` boids pipeline. Compiled without FMA contraction like the other boids
-// kernels (see CMakeLists.txt), so that d^2 < r^2 decides exactly as on the CPU.
+// Kernels of the `rows` boids pipeline. Compiled without FMA contraction (see CMakeLists.txt), so
+// that d^2 < r^2 decides exactly as on the CPU.
 #include "core/physics.h"
 #include "core/row_search.h"
 #include "cuda/cuda_check.h"
@@ -31,9 +31,16 @@ __global__ void __launch_bounds__(1024) findCellFirstKernel(const uint32_t* __re
 
 // One thread per body in cell order; consecutive threads sit in neighbouring cells of one row,
 // so a warp's rows overlap and their ranges hit the same cache lines. Each row is one contiguous
-// loop. Tried and slower on an H100 (README "Performance"): staging every lane's row ranges in
-// shared memory and running one flat loop over all candidates (fewer idle lanes, 24.6 active of
-// 32 against 17.9, but the table took the L1 cache the neighbour loads live on).
+// loop, two candidates per iteration with both positions and both velocities loaded before
+// either is used, so that four loads are in flight. On an H100 (1M boids, force stage, 200
+// warm-up steps, one run: CIS 565 world / FLAME GPU density at block 256 / 10M `dense`) that took
+// 0.526 / 0.431 / 1.930 ms to 0.490 / 0.393 / 1.796; four per iteration was no faster (0.527 /
+// 0.393 / 1.967: 64 registers and spills), and so were register caps of 48 and 40 (0.59 and
+// 0.57 ms in the CIS 565 world). Tried and slower there (README "Performance"): staging every
+// lane's row ranges in shared memory and running one flat loop over all candidates (fewer idle
+// lanes, 24.6 active of 32 against 17.9, but the table took the L1 cache the neighbour loads live
+// on); loading the next row's range before the current row's loop (0.729 ms); one flat loop that
+// steps to the next row when a row ends (1.277 ms).
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
@@ -46,12 +53,14 @@ __global__ void __launch_bounds__(1024)
   BoidAccum acc = core::boidAccumInit();
   core::forEachRow(g, core::xyz(pi), searchRadius, [&](uint32_t first, uint32_t last) {
     const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
-    // Not unrolled: rows hold about 8 candidates, and the unrolled loop's remainder handling made
-    // the force stage 13-27% slower on an H100 (as did loading a velocity only inside the
-    // alignment radius).
-#pragma unroll 1
-    for (uint32_t j = s; j < e; ++j)
-      if (j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
+    uint32_t j = s;
+    for (; j + 1 < e; j += 2) {
+      const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
+      const Vec4 va = ldg4(vel + j), vb = ldg4(vel + j + 1);
+      if (j != i) core::boidAccumulate(acc, pi, pa, va, r2);
+      if (j + 1 != i) core::boidAccumulate(acc, pi, pb, vb, r2);
+    }
+    if (j < e && j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
   });
   st4(velOut + i, core::make4(core::boidVelocity(acc, pi, ldg4(vel + i), b), 0.0f));
 }
