@@ -34,13 +34,13 @@ __global__ void __launch_bounds__(1024) findCellFirstKernel(const uint32_t* __re
 // loop, two candidates per iteration with both positions and both velocities loaded before
 // either is used, so that four loads are in flight. On an H100 (1M boids, force stage, 200
 // warm-up steps, one run: CIS 565 world / FLAME GPU density at block 256 / 10M `dense`) that took
-// 0.526 / 0.431 / 1.930 ms to 0.490 / 0.393 / 1.796; four per iteration was no faster (0.527 /
-// 0.393 / 1.967: 64 registers and spills), and so were register caps of 48 and 40 (0.59 and
-// 0.57 ms in the CIS 565 world). Tried and slower there (README "Performance"): staging every
-// lane's row ranges in shared memory and running one flat loop over all candidates (fewer idle
-// lanes, 24.6 active of 32 against 17.9, but the table took the L1 cache the neighbour loads live
-// on); loading the next row's range before the current row's loop (0.729 ms); one flat loop that
-// steps to the next row when a row ends (1.277 ms).
+// 0.526 / 0.430 / 1.931 ms to 0.490 / 0.393 / 1.796; four per iteration was no faster (0.527 /
+// 0.393 / 1.967: 64 registers and spills). Slower in other runs (README "Performance"): register
+// caps of 48 and 40 (0.593 and 0.574 against 0.527 ms in the CIS 565 world); staging every lane's
+// row ranges in shared memory and running one flat loop over all candidates (fewer idle lanes,
+// 24.6 active of 32 against 17.9, but the table took the L1 cache the neighbour loads live on);
+// loading the next row's range before the current row's loop (0.729 against 0.526 ms); one flat
+// loop that steps to the next row when a row ends (1.277 ms).
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
