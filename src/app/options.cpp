@@ -103,7 +103,7 @@ const std::vector<AppValue>& appValues() {
        [](Options& o, double v) { o.height = static_cast<int>(v); }, false},
       {"--zoom", "zoom", "Camera zoom over the fitted view (> 1 is closer)", core::floatAtLeast(0.01, 1000),
        [](Options& o, double v) { o.zoom = static_cast<float>(v); }, false},
-      {"--draw", "draw mode", "Draw mode (default splat from 250k bodies)", namesOf(kDrawNames),
+      {"--draw", "draw mode", "Draw mode (default: boids splat from 250k bodies; gravity sprites)", namesOf(kDrawNames),
        [](Options& o, double v) { o.drawMode = kDrawNames[static_cast<int>(v)]; }, false},
       {"--colour", "colour mode", "Colour mode", namesOf(kColourNames),
        [](Options& o, double v) { o.colourMode = kColourNames[static_cast<int>(v)]; }, false},
@@ -117,7 +117,7 @@ const std::vector<AppValue>& appValues() {
        namesOf(kOffOn), [](Options& o, double v) { o.warpReduce = v != 0; }, false},
       {"--record-every", "record every", "Headless: record one frame every K steps (default 1)", core::intRange(1, 1000000),
        [](Options& o, double v) { o.recordEvery = static_cast<int>(v); }, false},
-      {"--neighbours", "dense neighbours", "Scenario dense: mean boids within the largest rule radius, sets the world size (default 8)",
+      {"--neighbours", "dense neighbours", "Scenario dense: mean boids within the largest rule radius, sets the world size (default 8; 4 with no --scenario)",
        core::floatAbove(0, 1000), [](Options& o, double v) { o.scenario.denseNeighbours = v; }, false},
       {"--steps", "steps", "Timed steps per repeat (default 30)", core::intRange(1, 100000000),
        [](Options& o, double v) { o.bench.steps = static_cast<int>(v); }, true},
@@ -236,7 +236,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   bool headless = false, noRender = false;
   app.add_flag("--headless", headless, "Run without a window (EGL offscreen if rendering)");
   app.add_flag("--no-render", noRender, "With --headless: simulate only, no GL at all");
-  addValue(app, given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH");
+  addValue(app, given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH (default: dense, 4 neighbours; uniform with --half-size)");
   addValue(app, given, "--params", "JSON file with simulation parameters (options override it)");
   addAppValues(app, given, false);
   addParamOptions(app, given);
@@ -342,6 +342,12 @@ bool parseOptions(int argc, char** argv, Options& o) {
     }
     o.scenario.name = s;
     if (o.mode == Mode::Bench) o.bench.scenario = s;
+  } else if ((o.mode == Mode::Viewer || o.mode == Mode::Headless) && !has("--half-size")) {
+    // With no --scenario (and no world size asked for): a world in which flocks form within a
+    // few hundred steps with space between them. At 8 neighbours per boid the flocks fill the
+    // world and merge; at 4 they separate (README, "The viewer").
+    o.scenario.name = "dense";
+    if (!has("--neighbours")) o.scenario.denseNeighbours = kDefaultWorldNeighbours;
   }
   if (o.mode == Mode::Bench) {
     // A sweep drops boids x tree; one whose --pipeline names tree with no gravity in it would
@@ -353,6 +359,16 @@ bool parseOptions(int argc, char** argv, Options& o) {
     if (names && !gravity) throw UsageError(std::string("--pipeline tree: ") + core::kTreeBoidsMessage + "; add --force gravity");
   }
   if (preset) fillFromPreset(*preset, o.bench);
+  {
+    // Options that only the dense scenario reads are refused with any other rather than ignored.
+    const std::string& scen = o.mode == Mode::Bench ? o.bench.scenario : o.scenario.name;
+    if (has("--neighbours") && scen != "dense")
+      throw UsageError("--neighbours " + text("--neighbours") + " applies to --scenario dense only (the scenario is " +
+                       (scen.empty() ? std::string("uniform") : scen) + ")");
+    if (has("--half-size") && scen == "dense")
+      throw UsageError("--half-size " + text("--half-size") +
+                       " does not apply with --scenario dense: its world size follows from --n and --neighbours");
+  }
   // Options that cannot apply are refused rather than ignored.
   if (o.nSet && o.scenario.name.rfind("file:", 0) == 0)
     throw UsageError("--n " + (has("--n") ? text("--n") : benchGiven.at("--n").text) + " does not apply with --scenario " +

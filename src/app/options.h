@@ -12,6 +12,9 @@ namespace murmur::app {
 
 enum class Mode { Viewer, Headless, Bench, Accuracy };
 
+// The viewer's and headless runs' world when no --scenario is given: dense, this many neighbours.
+constexpr double kDefaultWorldNeighbours = 4.0;
+
 // `murmur bench`: the sweep is the product of the lists (an empty list takes the preset's, else
 // the default: boids; every pipeline; 100k bodies, 10k on the CPU engine; the parameters'
 // block size and cell width). The bench subcommand has its own options for these (list-valued,

@@ -15,6 +15,13 @@ std::string checkBodies(const Bodies& b) {
   return {};
 }
 
+float commonMass(const std::vector<Vec4>& pos) {
+  if (pos.empty() || !(pos[0].w > 0.0f)) return 0.0f;
+  for (const Vec4& p : pos)
+    if (p.w != pos[0].w) return 0.0f;
+  return pos[0].w;
+}
+
 std::vector<Vec4> inIdOrder(const std::vector<Vec4>& values, const std::vector<uint32_t>& id) {
   std::vector<Vec4> out(values.size());
   for (size_t k = 0; k < values.size(); ++k) {

@@ -28,6 +28,11 @@ struct Bodies {
 // Empty when pos, vel and id have one size and id is a permutation of 0..N-1; otherwise why not.
 std::string checkBodies(const Bodies& b);
 
+// The mass every body has when all have exactly the same positive mass (pos[i].w), else 0. Masses
+// never change during a run, so an engine asks once per reset; all-pairs gravity then leaves the
+// mass out of the pair. Empty input: 0.
+float commonMass(const std::vector<Vec4>& pos);
+
 // The state held in engine order (cell order for the coherent pipeline), rearranged so that
 // result.id[i] == i. Throws std::logic_error when an id is out of range (a corrupt state).
 Bodies bodiesInIdOrder(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, const std::vector<uint32_t>& id);

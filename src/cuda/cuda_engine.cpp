@@ -116,6 +116,7 @@ struct CudaEngine::Impl {
   std::string name;
   cudaStream_t stream = nullptr;  // the default stream (see the header)
   uint32_t n = 0;
+  float commonMass = 0;  // core::commonMass of the bodies of the last reset
 
   DeviceBuffer<Vec4> pos[2], vel[2], acc;
   DeviceBuffer<uint32_t> id[2], keys[2], index[2];
@@ -288,7 +289,9 @@ struct CudaEngine::Impl {
     const float eps2 = params.gravity.softening * params.gravity.softening;
     const float G = params.gravity.G;
     if (params.pipeline == Pipeline::Naive) {
-      timer.stage(Stage::Force, [&] { launchGravityNaive(pos[cur].get(), n, eps2, G, acc.get(), lc); });
+      timer.stage(Stage::Force, [&] {
+        launchGravityNaive({pos[cur].get(), n, pos[cur].get(), n, eps2, G, commonMass, acc.get()}, lc);
+      });
       return;
     }
     if (params.pipeline == Pipeline::Tree) {
@@ -421,6 +424,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   m.accValid = false;
   m.profile = core::StepProfile{};
   m.cur = m.velCur = 0;
+  m.commonMass = core::commonMass(bodies.pos);
   if (n == 0) return;
 
   // The one memory check of a reset: it counts the grid buffers too, so ensureGrid below only

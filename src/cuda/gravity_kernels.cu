@@ -31,14 +31,23 @@ __device__ __forceinline__ float rsqrtFtz(float x) {
 
 // core::gravityPair with rsqrtFtz, accumulated in place: 3 FADD + 3 FFMA (softening folded into
 // the chain) + MUFU + 3 FMUL + 3 FFMA. Position only (the body's own mass is not needed).
+// CommonMassT: every body has the same mass m, so the pair leaves it out (2 FMUL instead of 3, one
+// issue slot in thirteen) and the launch folds m into the final G * m.
+template <bool CommonMassT>
 __device__ __forceinline__ void addPair(const float3& pi, const float4& pj, float eps2, float3& a) {
   const Vec3 r{pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
   const float inv = rsqrtFtz(core::softenedDist2(r, eps2));
-  const float s = pj.w * inv * (inv * inv);
+  const float s = CommonMassT ? inv * (inv * inv) : pj.w * inv * (inv * inv);
   a.x = fmaf(r.x, s, a.x);
   a.y = fmaf(r.y, s, a.y);
   a.z = fmaf(r.z, s, a.z);
 }
+
+// The entry that pads the last tile: so far away that |r|^2 overflows to +inf, rsqrt(+inf) = +0,
+// and the pair adds r * 0 = exactly zero in both modes (a zero mass alone would not do when the
+// mass is left out). Positions are bounded by the world, many orders of magnitude below this.
+constexpr float kFarPad = 1e30f;
+__device__ __forceinline__ float4 padEntry() { return make_float4(kFarPad, kFarPad, kFarPad, 0.0f); }
 
 // Each thread carries this many bodies, so one shared-memory load of p_j feeds that many pairs.
 constexpr int kBodiesPerThread = 2;
@@ -53,12 +62,12 @@ constexpr int kBodiesPerThread = 2;
 // Targets may be a subset of the sources (one rank's bodies against every rank's): each target's
 // sum over sources then runs in the same order as on one GPU (same tiles, same slice count, which
 // depends on the source count only), so the result is the same to the bit.
-// The last tile is padded with zero-mass bodies, which add exactly zero; so does the self pair
-// (r = 0, eps2 > 0), so neither needs a test in the loop.
-template <int BlockT, int SlicesT>
+// The last tile is padded with padEntry(), which adds exactly zero; so does the self pair (r = 0,
+// eps2 > 0), so neither needs a test in the loop. `scale` is G, or G * m with CommonMassT.
+template <int BlockT, int SlicesT, bool CommonMassT>
 __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     gravityNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, const Vec4* __restrict__ targets,
-                       uint32_t numTargets, float eps2, float G, Vec4* __restrict__ acc) {
+                       uint32_t numTargets, float eps2, float scale, Vec4* __restrict__ acc) {
   static_assert(BlockT > 0 || SlicesT == 1, "the generic block size runs one slice");
   static_assert(BlockT % (SlicesT * kWarpSize) == 0 || BlockT == 0, "a slice is whole warps");
   extern __shared__ float4 tile[];
@@ -74,7 +83,7 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
   // The next tile's entry is loaded into a register before the current tile is consumed, so the
   // global-memory latency hides behind the pair loop instead of stalling every barrier.
   auto load = [&](uint32_t j) {
-    return j < n ? __ldg(reinterpret_cast<const float4*>(pos + j)) : make_float4(0, 0, 0, 0);
+    return j < n ? __ldg(reinterpret_cast<const float4*>(pos + j)) : padEntry();
   };
   float4 next = load(threadIdx.x);
   for (uint32_t base = 0; base < n; base += block) {
@@ -85,15 +94,15 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
 #pragma unroll 16
       for (int k = 0; k < BlockT / SlicesT; ++k) {
         const float4 q = mine[k];
-        addPair(p0, q, eps2, a0);
-        addPair(p1, q, eps2, a1);
+        addPair<CommonMassT>(p0, q, eps2, a0);
+        addPair<CommonMassT>(p1, q, eps2, a1);
       }
     } else {
 #pragma unroll 8
       for (uint32_t k = 0; k < rows; ++k) {
         const float4 q = mine[k];
-        addPair(p0, q, eps2, a0);
-        addPair(p1, q, eps2, a1);
+        addPair<CommonMassT>(p0, q, eps2, a0);
+        addPair<CommonMassT>(p1, q, eps2, a1);
       }
     }
     __syncthreads();  // the next tile overwrites what slower warps may still be reading
@@ -118,8 +127,8 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     }
     if (slice != 0) return;
   }
-  if (i0 < numTargets) st4(acc + i0, Vec4{a0.x * G, a0.y * G, a0.z * G, 0.0f});
-  if (i1 < numTargets) st4(acc + i1, Vec4{a1.x * G, a1.y * G, a1.z * G, 0.0f});
+  if (i0 < numTargets) st4(acc + i0, Vec4{a0.x * scale, a0.y * scale, a0.z * scale, 0.0f});
+  if (i1 < numTargets) st4(acc + i1, Vec4{a1.x * scale, a1.y * scale, a1.z * scale, 0.0f});
 }
 
 // Cell coordinates of a far-field tile entry, packed 10 bits per axis (gridDim <= 128).
@@ -203,13 +212,16 @@ __global__ void __launch_bounds__(1024) dampedEulerKernel(Vec4* __restrict__ pos
 }
 
 template <int BlockT, int SlicesT>
-void launchGravityNaiveT(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2, float G,
-                         Vec4* d_acc, const LaunchConfig& lc) {
+void launchGravityNaiveT(const NaiveGravityArgs& g, const LaunchConfig& lc) {
   const size_t smem = static_cast<size_t>(lc.block) * sizeof(float4);
   const size_t bodiesPerBlock = static_cast<size_t>(lc.block / SlicesT) * kBodiesPerThread;
-  const unsigned blocks = static_cast<unsigned>((numTargets + bodiesPerBlock - 1) / bodiesPerBlock);
-  gravityNaiveKernel<BlockT, SlicesT><<<blocks, lc.block, smem, lc.stream>>>(d_pos, n, d_targets, numTargets, eps2, G,
-                                                                            d_acc);
+  const unsigned blocks = static_cast<unsigned>((g.numTargets + bodiesPerBlock - 1) / bodiesPerBlock);
+  if (g.commonMass > 0.0f)
+    gravityNaiveKernel<BlockT, SlicesT, true><<<blocks, lc.block, smem, lc.stream>>>(
+        g.pos, g.n, g.targets, g.numTargets, g.eps2, g.G * g.commonMass, g.acc);
+  else
+    gravityNaiveKernel<BlockT, SlicesT, false><<<blocks, lc.block, smem, lc.stream>>>(
+        g.pos, g.n, g.targets, g.numTargets, g.eps2, g.G, g.acc);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
@@ -231,7 +243,7 @@ int residentBlocksPerSm() {
   if constexpr (BlockT / SlicesT >= kWarpSize) {
     int blocks = 0;
     MURMUR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, gravityNaiveKernel<BlockT, SlicesT>, BlockT, static_cast<size_t>(BlockT) * sizeof(float4)));
+        &blocks, gravityNaiveKernel<BlockT, SlicesT, false>, BlockT, static_cast<size_t>(BlockT) * sizeof(float4)));
     return blocks;
   }
   return 0;
@@ -279,11 +291,10 @@ int naiveSlices(uint32_t n) {
 }
 
 template <int BlockT, int SlicesT>
-bool tryLaunchSliced(int slices, const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
-                     float G, Vec4* d_acc, const LaunchConfig& lc) {
+bool tryLaunchSliced(int slices, const NaiveGravityArgs& g, const LaunchConfig& lc) {
   if constexpr (BlockT / SlicesT >= kWarpSize) {
     if (slices == SlicesT) {
-      launchGravityNaiveT<BlockT, SlicesT>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+      launchGravityNaiveT<BlockT, SlicesT>(g, lc);
       return true;
     }
   }
@@ -293,35 +304,27 @@ bool tryLaunchSliced(int slices, const Vec4* d_pos, uint32_t n, const Vec4* d_ta
 // The slice count depends on the source count alone (not on how many targets this launch has), so
 // one rank's share of the bodies is summed exactly as the whole is on one GPU.
 template <int BlockT>
-void launchGravityNaiveSliced(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
-                              float G, Vec4* d_acc, const LaunchConfig& lc) {
-  const int s = naiveSlices<BlockT>(n);
-  if (tryLaunchSliced<BlockT, 1>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 2>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 4>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 8>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc) ||
-      tryLaunchSliced<BlockT, 16>(s, d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc))
+void launchGravityNaiveSliced(const NaiveGravityArgs& g, const LaunchConfig& lc) {
+  const int s = naiveSlices<BlockT>(g.n);
+  if (tryLaunchSliced<BlockT, 1>(s, g, lc) || tryLaunchSliced<BlockT, 2>(s, g, lc) ||
+      tryLaunchSliced<BlockT, 4>(s, g, lc) || tryLaunchSliced<BlockT, 8>(s, g, lc) ||
+      tryLaunchSliced<BlockT, 16>(s, g, lc))
     return;
   throw std::logic_error("naiveSlices chose a slice count without a kernel");
 }
 
 }  // namespace
 
-void launchGravityNaiveTargets(const Vec4* d_pos, uint32_t n, const Vec4* d_targets, uint32_t numTargets, float eps2,
-                               float G, Vec4* d_acc, const LaunchConfig& lc) {
-  if (numTargets == 0) return;
+void launchGravityNaive(const NaiveGravityArgs& g, const LaunchConfig& lc) {
+  if (g.numTargets == 0) return;
   switch (lc.block) {
-    case 64: return launchGravityNaiveSliced<64>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
-    case 128: return launchGravityNaiveSliced<128>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
-    case 256: return launchGravityNaiveSliced<256>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
-    case 512: return launchGravityNaiveSliced<512>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
-    case 1024: return launchGravityNaiveSliced<1024>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
-    default: return launchGravityNaiveT<0, 1>(d_pos, n, d_targets, numTargets, eps2, G, d_acc, lc);
+    case 64: return launchGravityNaiveSliced<64>(g, lc);
+    case 128: return launchGravityNaiveSliced<128>(g, lc);
+    case 256: return launchGravityNaiveSliced<256>(g, lc);
+    case 512: return launchGravityNaiveSliced<512>(g, lc);
+    case 1024: return launchGravityNaiveSliced<1024>(g, lc);
+    default: return launchGravityNaiveT<0, 1>(g, lc);
   }
-}
-
-void launchGravityNaive(const Vec4* d_pos, uint32_t n, float eps2, float G, Vec4* d_acc, const LaunchConfig& lc) {
-  launchGravityNaiveTargets(d_pos, n, d_pos, n, eps2, G, d_acc, lc);
 }
 
 void launchGravityGrid(bool coherent, const Vec4* d_pos, uint32_t n, const DeviceGrid& grid, const Vec4* d_monopole,

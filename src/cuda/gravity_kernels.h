@@ -13,13 +13,21 @@
 namespace murmur::cuda {
 
 // accumulateForces, naive: all pairs, tiled through shared memory like NVIDIA's nbody sample.
-// Input d_pos (w = mass). Output d_acc[i] = G * sum_j core::gravityPair(p_i, p_j, eps2), w = 0.
-void launchGravityNaive(const core::Vec4* d_pos, uint32_t n, float eps2, float G, core::Vec4* d_acc,
-                        const LaunchConfig& lc);
-// The same for a subset of targets against all n sources: d_acc[i] is the acceleration of
-// d_targets[i], i < numTargets (one rank's bodies against the gathered positions of every rank).
-void launchGravityNaiveTargets(const core::Vec4* d_pos, uint32_t n, const core::Vec4* d_targets,
-                               uint32_t numTargets, float eps2, float G, core::Vec4* d_acc, const LaunchConfig& lc);
+// Input pos[n] (w = mass); output acc[i] = G * sum_j core::gravityPair(targets[i], pos[j], eps2),
+// w = 0, for i < numTargets. The targets are pos itself on one GPU, or one rank's bodies against
+// the gathered positions of every rank. commonMass > 0 says every source has exactly that mass
+// (core::commonMass): the kernel then leaves the mass out of the pair and applies it once.
+struct NaiveGravityArgs {
+  const core::Vec4* pos = nullptr;
+  uint32_t n = 0;
+  const core::Vec4* targets = nullptr;
+  uint32_t numTargets = 0;
+  float eps2 = 0;
+  float G = 0;
+  float commonMass = 0;
+  core::Vec4* acc = nullptr;
+};
+void launchGravityNaive(const NaiveGravityArgs& args, const LaunchConfig& lc);
 
 // accumulateForces, particle-cell: exact pairs with the bodies of core::nearCells of the body's
 // cell, plus the monopole of every other occupied cell (tiled through shared memory).

@@ -359,11 +359,12 @@ class DeviceStore final : public LocalStore {
     ensure(all_, n);
     return all_.get();
   }
-  void gravityForces(size_t n, float eps2, float G, core::StepProfile& prof) override {
+  void gravityForces(size_t n, float eps2, float G, float commonMass, core::StepProfile& prof) override {
     const auto t0 = std::chrono::steady_clock::now();
     ensure(acc_, n_);
-    cuda::launchGravityNaiveTargets(all_.get(), static_cast<uint32_t>(n), pos_.get(), static_cast<uint32_t>(n_), eps2,
-                                    G, acc_.get(), launch());
+    cuda::launchGravityNaive(
+        {all_.get(), static_cast<uint32_t>(n), pos_.get(), static_cast<uint32_t>(n_), eps2, G, commonMass, acc_.get()},
+        launch());
     if (profile_) synchronize(), prof.forceMs = msSince(t0);
   }
   void leapfrogKickDrift(float dt) override {

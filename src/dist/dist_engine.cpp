@@ -107,6 +107,7 @@ void DistEngine::reset(const core::Bodies& bodies) {
   const size_t n = bodies.size();
   const int me = rank(), k = ranks();
   total_ = n;
+  commonMass_ = core::commonMass(bodies.pos);  // every rank holds all the bodies here
   stats_ = CommStats{};
   profile_ = core::StepProfile{};
   accValid_ = false;
@@ -203,7 +204,7 @@ void DistEngine::gravityForces() {
   if (profiling()) store_->synchronize(), profile_.commMs += msSince(t0);
   stats_.bytesMoved += total_ * sizeof(core::Vec4) * static_cast<size_t>(k - 1);
   const float eps2 = params_.gravity.softening * params_.gravity.softening;
-  store_->gravityForces(total_, eps2, params_.gravity.G, profile_);
+  store_->gravityForces(total_, eps2, params_.gravity.G, commonMass_, profile_);
 }
 
 void DistEngine::stepGravity() {
@@ -268,7 +269,8 @@ std::vector<core::Vec4> DistEngine::computeAccelerations() {
   void* all = store_->allPositions(n);
   transport_->allgatherv(store_->ownedPositions(), store_->numOwned() * sizeof(core::Vec4), all, bytes);
   core::StepProfile unused;
-  store_->gravityForces(n, params_.gravity.softening * params_.gravity.softening, params_.gravity.G, unused);
+  store_->gravityForces(n, params_.gravity.softening * params_.gravity.softening, params_.gravity.G, commonMass_,
+                       unused);
   accValid_ = params_.force == core::ForceMode::Gravity;
   const std::vector<core::Vec4> acc = store_->readOwnedAcc();
   const core::Bodies mine = store_->readOwned();

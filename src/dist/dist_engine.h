@@ -85,6 +85,7 @@ class DistEngine final : public core::Engine {
   core::GridSpec grid_{};
   SlabLayout layout_{};
   size_t total_ = 0;
+  float commonMass_ = 0;  // core::commonMass of the bodies of the last reset
   core::StepProfile profile_;
   CommStats stats_;
   bool accValid_ = false;

@@ -188,7 +188,7 @@ class HostStore final : public LocalStore {
     all_.resize(n);
     return all_.data();
   }
-  void gravityForces(size_t n, float eps2, float G, core::StepProfile& prof) override {
+  void gravityForces(size_t n, float eps2, float G, float /*commonMass*/, core::StepProfile& prof) override {
     const auto t0 = std::chrono::steady_clock::now();
     const long m = static_cast<long>(pos_.size()), nn = static_cast<long>(n);
     acc_.resize(pos_.size());

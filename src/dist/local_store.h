@@ -73,8 +73,9 @@ class LocalStore {
   // Owned positions (numOwned float4, transport memory) and a buffer for all n positions.
   virtual const void* ownedPositions() = 0;
   virtual void* allPositions(size_t n) = 0;
-  // acc of every owned body from the n gathered positions, in their order.
-  virtual void gravityForces(size_t n, float eps2, float G, core::StepProfile& prof) = 0;
+  // acc of every owned body from the n gathered positions, in their order. commonMass: the mass of
+  // every body when all have the same (core::commonMass of the whole set), else 0.
+  virtual void gravityForces(size_t n, float eps2, float G, float commonMass, core::StepProfile& prof) = 0;
   virtual void leapfrogKickDrift(float dt) = 0;
   virtual void leapfrogKick(float dt) = 0;
   virtual void dampedEuler(float dt, float damping) = 0;

@@ -64,6 +64,8 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--warp-reduce yes", "--warp-reduce"},
       {"--record-every 0", "--record-every"},
       {"--neighbours 0", "--neighbours"},
+      {"--scenario uniform --neighbours 3", "--neighbours"},
+      {"--scenario dense --half-size 40", "--half-size"},
       {"--record frames/f%s.png", "--record"},
       {"--record frames/f%05d%05d.png", "--record"},
       {"--steps-per-frame 0", "--steps-per-frame"},
@@ -77,6 +79,20 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
     // One line of diagnosis (plus the device line when the engine was created first).
     EXPECT_LE(lineCount(r.out), 2) << c.args << "\n" << r.out;
   }
+}
+
+// With no --scenario a run starts in the dense world at 4 neighbours per boid (where flocks form
+// apart); asking for a world size instead gives the uniform cube of that size.
+TEST(Cli, DefaultWorldIsDenseUnlessAWorldSizeIsGiven) {
+  const Result dense = run(kHeadless + "--n 2000 --steps 1");
+  EXPECT_EQ(dense.status, 0) << dense.out;
+  EXPECT_NE(dense.out.find("scenario=dense"), std::string::npos) << dense.out;
+  const Result four = run(kHeadless + "--n 2000 --steps 1 --scenario dense --neighbours 4");
+  const auto sum = [](const std::string& s) { return s.substr(s.find("checksum="), 25); };
+  EXPECT_EQ(sum(dense.out), sum(four.out));
+  const Result cube = run(kHeadless + "--n 2000 --steps 1 --half-size 30");
+  EXPECT_EQ(cube.status, 0) << cube.out;
+  EXPECT_NE(cube.out.find("scenario=uniform"), std::string::npos) << cube.out;
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {

@@ -1,6 +1,8 @@
 // Gravity against a double-precision direct sum, conservation laws, and the integrators.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/cpu_engine.h"
 #include "core/metrics.h"
 #include "core/scenarios.h"
@@ -41,6 +43,18 @@ TEST(Gravity, NaiveMatchesDoublePrecisionDirectSum) {
   const ForceError fe = forceError(b, acc, 1.0, 0.05);
   EXPECT_LT(fe.median, 2e-6);
   EXPECT_EQ(fe.samples, b.size());
+}
+
+TEST(Gravity, CommonMassIsTheMassOnlyWhenEveryBodyHasIt) {
+  EXPECT_EQ(commonMass({}), 0.0f);
+  std::vector<Vec4> pos(5, Vec4{1, 2, 3, 0.25f});
+  EXPECT_EQ(commonMass(pos), 0.25f);
+  pos[4].w = std::nextafter(0.25f, 1.0f);  // one ulp apart is a different mass
+  EXPECT_EQ(commonMass(pos), 0.0f);
+  pos.assign(3, Vec4{0, 0, 0, 0.0f});  // massless bodies: no mass to fold in
+  EXPECT_EQ(commonMass(pos), 0.0f);
+  pos.assign(1, Vec4{0, 0, 0, 2.0f});
+  EXPECT_EQ(commonMass(pos), 2.0f);
 }
 
 TEST(Gravity, GridApproximationErrorIsSmallAndNonZero) {
