@@ -103,7 +103,7 @@ const std::vector<AppValue>& appValues() {
        [](Options& o, double v) { o.height = static_cast<int>(v); }, false},
       {"--zoom", "zoom", "Camera zoom over the fitted view (> 1 is closer)", core::floatAtLeast(0.01, 1000),
        [](Options& o, double v) { o.zoom = static_cast<float>(v); }, false},
-      {"--draw", "draw mode", "Draw mode (default splat from 250k bodies)", namesOf(kDrawNames),
+      {"--draw", "draw mode", "Draw mode (default: boids splat from 250k bodies; gravity sprites)", namesOf(kDrawNames),
        [](Options& o, double v) { o.drawMode = kDrawNames[static_cast<int>(v)]; }, false},
       {"--colour", "colour mode", "Colour mode", namesOf(kColourNames),
        [](Options& o, double v) { o.colourMode = kColourNames[static_cast<int>(v)]; }, false},

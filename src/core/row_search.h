@@ -40,6 +40,24 @@ inline int rowCellsPerRadius(const SimParams& p, size_t n) {
   return perCell >= kRowFineBodiesPerCell ? kRowCellsPerRadius : 1;
 }
 
+// Where rows are long, the force kernel takes the grid kernels' loop (cuda/boids_kernels.cu):
+// four candidates per iteration, the sums skipped outside every radius, a velocity read only
+// inside the alignment radius, 48 registers. On an H100 (1M boids, force stage) that won at 8
+// bodies per cell of the rows grid (FLAME GPU density: 0.389 -> 0.345 ms) and lost at about 2
+// (CIS 565 world with half-width cells: 0.489 -> 0.522; 10M `dense`: 1.780 -> 2.096), where a
+// row holds a handful of candidates, mostly neighbours. The threshold sits between the two.
+constexpr double kRowBatchBodiesPerCell = 4.0;
+
+// Mean bodies per cell of rowGrid(p, n): the classic cell's occupancy over the cells it splits into.
+inline double rowBodiesPerCell(const SimParams& p, size_t n) {
+  const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
+  const double side = 2.0 * double(p.halfSize);
+  const double split = rowCellsPerRadius(p, n);
+  return double(n) * (w * w * w) / (side * side * side) / (split * split * split);
+}
+
+inline bool rowBatched(const SimParams& p, size_t n) { return rowBodiesPerCell(p, n) >= kRowBatchBodiesPerCell; }
+
 // Slack in cell units on every distance bound: a fixed part for the rounding of the radius and
 // of d^2, plus a part that grows with the grid, since the cell coordinate t = (x - o) * invW
 // carries a rounding error of a few ulp of t (t < dims). Either costs well under 1% of the

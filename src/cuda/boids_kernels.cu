@@ -88,26 +88,42 @@ __device__ __forceinline__ SlotRun rowSlots(const DeviceGrid& dg, uint32_t key, 
   return run;
 }
 
+// Candidates per iteration of the grid kernels' row loop, loaded together before any is used;
+// the rest of a row runs in pairs, then singly. And a register cap for those kernels: at the 59
+// registers the compiler picks, 8 blocks of 128 threads fit an SM; at 48 (a few bytes of spill
+// outside the loop), 10. Both measured together on an H100 (see boidsGridKernel).
+constexpr int kGridBatch = 4;
+constexpr int kGridMaxRegisters = 48;  // times 1024 threads still fits an SM's 64k registers
+
 // Grid neighbour search, one thread per sorted slot so that neighbouring threads visit the same
 // cells. Scattered: the slot names the body through the sorted index (random reads of pos/vel);
 // coherent: the data is in cell order and slot == body. Same-body test by index, never by distance.
 // Candidates come in the CPU engine's order (z, y, x, slot), so the sums agree with it.
 //
 // Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids): at cell
-// width 2x the loop was bound by L1/TEX throughput (97% busy while every velocity was read, 77%
-// now), at 1x by load latency (L1/TEX 44% busy, 45% occupancy at 61 registers). What paid off:
-// - a neighbour's velocity is read only when it is inside the alignment radius: most candidates
-//   are not neighbours (15% are at 1x, 6% at 2x), and the velocity reads were half the L1 traffic.
-//   This wins at 2x (force 2.39 -> 1.87 ms) but costs at 1x, where the loop waits on latency and
-//   the dependent read lengthens each candidate (0.66 -> 0.75 ms): choosing by cell width is the
-//   next step;
-// - contraction on: the per-candidate arithmetic fuses (distance2 keeps the test exact);
-// - one loop per row of cells instead of one per cell: fewer bound loads and loop exits;
-// - two candidates per iteration, positions first, so that two loads are in flight.
-// The read-only path (__ldg) beat plain L1 loads (ld.global.ca) here; capping registers for
-// full occupancy (__launch_bounds__(1024, 2), 32 registers) was slower.
+// width 2x the loop was bound by L1/TEX throughput (97% busy while every velocity was read), at
+// 1x by load latency (L1/TEX 44% busy, 45% occupancy at 61 registers). Most candidates are not
+// neighbours (15% are at 1x, 6% at 2x), so:
+// - a candidate's sums are skipped when it is outside every rule radius: at 2x the 32 boids of a
+//   warp mostly sit in one cell and walk the same candidates, so often no lane needs them and the
+//   warp jumps over the sums;
+// - a neighbour's velocity is read only inside the alignment radius (the velocity reads were half
+//   the L1 traffic);
+// - four candidates per iteration, their positions loaded before any is tested, so that four loads
+//   are in flight;
+// - the register cap above, for occupancy.
+// Force stage, 1M boids, block 128, 200 warm-up steps, one run (CIS 565 world at 1x / 2x, FLAME
+// GPU density at 1x / 2x, ms): two candidates per iteration, no skip, 59 registers 0.744 / 1.865 /
+// 0.466 / 0.937; four at 48 registers 0.632 / 1.602 / 0.403 / 0.805; with the skip as well 0.558 /
+// 1.454 / 0.347 / 0.662 (the textbook kernel: 0.666 / 1.746 / 0.479 / 0.849). Tried and slower:
+// reading every velocity (0.651 / 2.665 / 0.412 / 1.104 without cap), one candidate per
+// iteration, pairs with the skip capped at 40 registers (0.582 / 1.432 / 0.356 / 0.690: spills;
+// ahead only at 2x in the CIS 565 world). The scattered kernel, the same change: 0.962 / 2.673 /
+// 0.597 / 1.388 -> 0.775 / 2.251 / 0.490 / 1.134 ms.
+// Also: contraction on (distance2 keeps the test exact), one loop per row of x-adjacent cells
+// instead of one per cell; the read-only path (__ldg) beat plain L1 loads (ld.global.ca).
 template <bool CoherentT>
-__global__ void __launch_bounds__(1024)
+__global__ void __maxnreg__(kGridMaxRegisters)
     boidsGridKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, DeviceGrid dg,
                     BoidParams b, float searchRadius, Vec4* __restrict__ velOut) {
   const uint32_t t = globalThreadIndex();
@@ -116,19 +132,32 @@ __global__ void __launch_bounds__(1024)
   const GridSpec g = *dg.grid;
   const Vec4 pi = ldg4(pos + self);
   const BoidRadii2 r2 = core::boidRadii2(b);
+  const float reach2 = fmaxf(r2.r1, fmaxf(r2.r2, r2.r3));
   BoidAccum acc = core::boidAccumInit();
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
   const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldg(dg.sortedIndex + q)); };
   const auto consider = [&](int j, const Vec4& pj) {
     if (j == self) return;
-    // boidAccumulate reads vj only inside the alignment radius; the same test decides here.
-    const bool aligns = core::distance2(core::xyz(pj) - core::xyz(pi)) < r2.r3;
-    core::boidAccumulate(acc, pi, pj, aligns ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
+    // The same d^2 as boidAccumulate's tests: outside every radius it would add nothing.
+    const float d2 = core::distance2(core::xyz(pj) - core::xyz(pi));
+    if (!(d2 < reach2)) return;
+    core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
   };
   for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
     for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy) {
       const SlotRun run = rowSlots(dg, core::cellKey(g, cr.lo.x, cy, cz), cr.hi.x - cr.lo.x + 1);
       int q = run.begin;
+      for (; q + kGridBatch - 1 < run.end; q += kGridBatch) {
+        int js[kGridBatch];
+        Vec4 ps[kGridBatch];
+#pragma unroll
+        for (int u = 0; u < kGridBatch; ++u) {
+          js[u] = body(q + u);
+          ps[u] = ldg4(pos + js[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < kGridBatch; ++u) consider(js[u], ps[u]);
+      }
       for (; q + 1 < run.end; q += 2) {
         const int ja = body(q), jb = body(q + 1);
         const Vec4 pa = ldg4(pos + ja), pb = ldg4(pos + jb);

@@ -256,7 +256,7 @@ struct CudaEngine::Impl {
     Vec4* velNew = vel[1 - velCur].get();
     timer.stage(Stage::Force, [&] {
       launchBoidsRows(pos[cur].get(), vel[velCur].get(), n, gridSpecs.get() + kRowGridSlot, cellFirst.get(),
-                      params.boids, core::maxRuleRadius(params.boids), velNew, lc);
+                      params.boids, core::maxRuleRadius(params.boids), core::rowBatched(params, n), velNew, lc);
     });
     timer.stage(Stage::Integrate,
                 [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, params.boids.dt, params.halfSize, lc); });

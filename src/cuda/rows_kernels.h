@@ -20,10 +20,11 @@ void launchFindCellFirst(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numC
                          const LaunchConfig& lc);
 
 // accumulateForces, rows. Input d_pos, d_vel in cell order of d_grid, d_cellFirst. Output
-// d_velOut[i] = core::boidVelocity of body i (w = 0), in the same order.
+// d_velOut[i] = core::boidVelocity of body i (w = 0), in the same order. `batched`: the loop for
+// long rows (core::rowBatched); either loop finds the same neighbours and sums in the same order.
 void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
-                     const uint32_t* d_cellFirst, const core::BoidParams& b, float searchRadius, core::Vec4* d_velOut,
-                     const LaunchConfig& lc);
+                     const uint32_t* d_cellFirst, const core::BoidParams& b, float searchRadius, bool batched,
+                     core::Vec4* d_velOut, const LaunchConfig& lc);
 
 // Neighbour statistics over the rows the force kernel visits, reading the (unreordered) bodies
 // through d_sortedIndex. Adds candidates (j != i) to d_counts[0], neighbours (d^2 < radius2) to

@@ -121,7 +121,7 @@ TEST(Outputs, HeadlessCsvHoldsOneBenchRow) {
   std::getline(lines, row);
   EXPECT_FALSE(std::getline(lines, extra));
   EXPECT_EQ(header.rfind("timestamp,git_sha,gpu", 0), 0u);
-  EXPECT_NE(row.find(",cpu,boids,scattered,uniform,300,"), std::string::npos) << row;
+  EXPECT_NE(row.find(",cpu,boids,scattered,dense,300,"), std::string::npos) << row;  // the default world
 }
 
 TEST(Outputs, ScreenshotOnAFullDiskIsNotReportedWritten) {

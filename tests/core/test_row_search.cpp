@@ -223,3 +223,22 @@ TEST(RowSearch, GravityRunsTheCoherentGrid) {
   rows.step(3);
   expectStatesClose(coherent.readBodies(), rows.readBodies(), 0.0f, 0.0f, "gravity rows vs coherent");
 }
+
+// The GPU picks its row loop by the occupancy of the rows grid's cells: the worlds of the
+// benchmark land on the side they were measured on (core/row_search.h).
+TEST(RowSearch, BodiesPerCellPickTheLongRowLoop) {
+  SimParams p = defaultParams();  // CIS 565 world: half-size 100, largest radius 5
+  p.cellWidthFactor = 1;
+  EXPECT_NEAR(rowBodiesPerCell(p, 1000000), 1e6 * 125.0 / 8e6 / 8.0, 1e-9);  // half-width cells
+  EXPECT_FALSE(rowBatched(p, 1000000));
+  p.cellWidthFactor = 2;
+  EXPECT_NEAR(rowBodiesPerCell(p, 1000000), 1e6 * 1000.0 / 8e6 / 8.0, 1e-9);
+  EXPECT_TRUE(rowBatched(p, 1000000));
+  SimParams f = defaultParams();  // FLAME GPU density: half-size 50, radii 2
+  f.halfSize = 50.0f;
+  f.boids.cohesionRadius = f.boids.separationRadius = f.boids.alignmentRadius = 2.0f;
+  f.cellWidthFactor = 1;
+  EXPECT_NEAR(rowBodiesPerCell(f, 1000000), 8.0, 1e-9);  // classic-width cells
+  EXPECT_TRUE(rowBatched(f, 1000000));
+  EXPECT_FALSE(rowBatched(f, 400000));  // 3.2 per cell
+}

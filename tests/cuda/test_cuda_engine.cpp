@@ -185,6 +185,8 @@ TEST_F(CudaEngineTest, RowsMatchesNaiveAcrossStepsAndWraps) {
     const Case c{ForceMode::Boids, Pipeline::Rows, width, kLargeN, Integrator::Leapfrog};
     SimParams p = paramsFor(c);
     p.halfSize = test::denseHalfSize(c.n, p, neighbours);
+    // Both force loops run: the long-row one only at 60 neighbours and width 2 (14 per cell).
+    EXPECT_EQ(core::rowBatched(p, c.n), neighbours == 60.0 && width == 2) << "width " << width;
     auto rows = cuda::createCudaEngine(p);
     rows->reset(bodiesFor(c, p));
     SimParams q = p;
