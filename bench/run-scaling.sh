@@ -3,8 +3,9 @@
 # CUDA engine) and over K ranks (mpirun, one GPU per rank, NCCL), each run printing its summary
 # lines into one log that bench/scaling_csv.py turns into the committed CSV.
 #
-#   bench/run-scaling.sh [MURMUR] [LOG] [K]
+#   bench/run-scaling.sh [MURMUR] [LOG] [K] [PART]
 #
+# PART: all (default), gravity or boids, to run the two halves separately (their logs concatenate).
 # Gravity: all pairs (Plummer sphere, leapfrog), strong at 1M and 4M, weak at 1M per GPU.
 # Boids: coherent grid at constant density (the dense scenario: ~8 neighbours per boid), strong at
 # 100M, weak at 50M per GPU, timed after 300 untimed steps so the flock has settled.
@@ -12,8 +13,11 @@ set -uo pipefail
 bin=${1:-build/murmur}
 log=${2:-scaling.log}
 k=${3:-2}
+part=${4:-all}
+case $part in all | gravity | boids) ;; *) echo "PART $part: one of all, gravity, boids" >&2; exit 2 ;; esac
 : >"$log"
-mpi=(mpirun --allow-run-as-root -np "$k" -x NCCL_NVLS_ENABLE=0 -x LD_LIBRARY_PATH)
+# --quiet: mpirun's own banners stay out of the log; a failing rank's cause is one murmur: line.
+mpi=(mpirun --quiet --allow-run-as-root -np "$k" -x NCCL_NVLS_ENABLE=0 -x LD_LIBRARY_PATH)
 
 run() {  # run NAME RANKS ARGS...
   local name=$1 ranks=$2
@@ -28,15 +32,20 @@ run() {  # run NAME RANKS ARGS...
   echo "### rc=$? wall_s=$((SECONDS - t0))" >>"$log"
 }
 
-grav=(--scenario plummer --force gravity --pipeline naive --block-size 256)
-run gravity-strong 1 "${grav[@]}" --n 1M --warmup 1 --steps 5
-run gravity-strong "$k" "${grav[@]}" --n 1M --warmup 1 --steps 5
-run gravity-weak "$k" "${grav[@]}" --n $((k * 1000000)) --warmup 1 --steps 3
-run gravity-strong 1 "${grav[@]}" --n 4M --warmup 1 --steps 2
-run gravity-strong "$k" "${grav[@]}" --n 4M --warmup 1 --steps 2
+if [ "$part" != boids ]; then
+  grav=(--scenario plummer --force gravity --pipeline naive --block-size 256)
+  run gravity-strong 1 "${grav[@]}" --n 1M --warmup 1 --steps 5
+  run gravity-strong "$k" "${grav[@]}" --n 1M --warmup 1 --steps 5
+  run gravity-weak "$k" "${grav[@]}" --n $((k * 1000000)) --warmup 1 --steps 3
+  run gravity-strong 1 "${grav[@]}" --n 4M --warmup 1 --steps 2
+  run gravity-strong "$k" "${grav[@]}" --n 4M --warmup 1 --steps 2
+fi
 
-boids=(--scenario dense --force boids --pipeline coherent)
-run boids-strong 1 "${boids[@]}" --n 100M --warmup 300 --steps 100
-run boids-strong "$k" "${boids[@]}" --n 100M --warmup 300 --steps 100
-run boids-weak 1 "${boids[@]}" --n 50M --warmup 300 --steps 100
+# The same pipeline on one GPU and on K: the ratio compares the decomposition, not two pipelines.
+if [ "$part" != gravity ]; then
+  boids=(--scenario dense --force boids --pipeline coherent)
+  run boids-strong 1 "${boids[@]}" --n 100M --warmup 300 --steps 100
+  run boids-strong "$k" "${boids[@]}" --n 100M --warmup 300 --steps 100
+  run boids-weak 1 "${boids[@]}" --n 50M --warmup 300 --steps 100
+fi
 grep -E "^(###|engine=|ranks=|stages_ms_mean|device:|murmur:)" "$log" | tail -40

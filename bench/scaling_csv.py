@@ -6,7 +6,8 @@
 
 Columns: those of DESIGN.md section 7 that a headless run reports (empty where it does not:
 min/p90, frame rate, render), ranks, then the communication columns: comm_ms (rank 0's mean time
-moving bodies per step), moved_mb_per_step (bulk bytes all ranks sent per step: halos and
+per step between two local steps: for boids choosing the halo and migrants, packing them and the
+exchange; for gravity the position gathers), moved_mb_per_step (bulk bytes all ranks sent per step: halos and
 migrants for boids, the position gathers for gravity), halo_bodies_per_step, imbalance (bodies on
 the fullest rank / mean), and scaling (strong or weak) with speedup (one GPU's ms per step / this
 row's, at the same N for strong scaling and at the same N per GPU for weak scaling).

@@ -1,18 +1,22 @@
+// The GPU store. Slabs are runs of whole cell planes along z, the slowest axis of the cell key
+// (slabs.h), so in the global cell order a rank's bodies form one contiguous piece: whatever it
+// receives from lower ranks comes before its own bodies, whatever it receives from higher ranks
+// after them, and each peer packs its records in its own cell order. The store therefore never
+// merges: the next local step labels a virtual local set [records from lower ranks][own bodies
+// still needed][records from higher ranks] in place, and the stable sort by cell does the rest.
+// Bodies that left are labelled past the last cell, sort to the end and are dropped there.
+// Per step, besides the stages the one-GPU coherent pipeline runs, this costs one selection pass
+// over the owned bodies (who leaves or is someone's halo), a few small passes over the selected
+// ones (a handful of planes), and three small reads of counts.
 #include "dist/device_store.h"
 
-#include <thrust/copy.h>
-#include <thrust/count.h>
-#include <thrust/execution_policy.h>
+#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/permutation_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
-#include <thrust/merge.h>
-#include <thrust/sort.h>
 
 #include <chrono>
-#include <utility>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "core/errors.h"
 #include "core/physics.h"
@@ -30,112 +34,115 @@ namespace {
 using core::Vec4;
 using cuda::DeviceBuffer;
 
-// Merged permutation entries: the high bit says "from the received set".
-constexpr uint32_t kFromReceived = 0x80000000u;
+// Counts the host reads back, in one small copy each time it needs them.
+struct Control {
+  uint32_t numSelected;          // owned bodies that leave or are another rank's halo
+  uint32_t ownedBegin, ownedEnd;  // the owned slots of the local arrays (the rest is halo)
+  uint32_t perRank[kMaxRanks];   // selected bodies each rank needs (this rank: those it keeps)
+};
 
-__device__ __forceinline__ int columnOfDev(const core::GridSpec& g, const Vec4& p) {
-  return core::cellCoord(p.x, g.origin.x, g.invCellWidth, g.dims.x);
-}
-
-// Bit r set: rank r needs body i next step (slabs.h ranksNeeding). Halo bodies of the last step
-// (not owned) are nobody's to send.
-__global__ void needMaskKernel(const Vec4* __restrict__ pos, const unsigned char* __restrict__ owned, uint32_t n,
-                               SlabLayout l, core::GridSpec g, unsigned long long* __restrict__ mask) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  if (!owned[i]) {
-    mask[i] = 0;
-    return;
+// An owned body some other rank needs next step, or that this rank no longer needs. Most bodies
+// are needed by this rank alone; those stay where they are.
+struct LeavesOrShared {
+  const Vec4* pos;
+  SlabLayout l;
+  core::GridSpec g;
+  int me;
+  __device__ bool operator()(uint32_t i) const {
+    int need[3];
+    const int k = ranksNeeding(l, planeOf(g, pos[i].z), need);
+    return k != 1 || need[0] != me;
   }
-  int need[3];
-  const int k = ranksNeeding(l, columnOfDev(g, pos[i]), need);
-  unsigned long long m = 0;
-  for (int j = 0; j < k; ++j) m |= 1ull << need[j];
-  mask[i] = m;
-}
-
-struct HasBit {
-  const unsigned long long* mask;
-  unsigned long long bit;
-  __host__ __device__ bool operator()(uint32_t i) const { return (mask[i] & bit) != 0; }
 };
 
-struct IsSet {
-  __host__ __device__ bool operator()(unsigned char f) const { return f != 0; }
+// A selected body that `rank` needs next step.
+struct NeededBy {
+  const Vec4* pos;
+  SlabLayout l;
+  core::GridSpec g;
+  int rank;
+  __device__ bool operator()(uint32_t i) const { return rankNeeds(l, rank, planeOf(g, pos[i].z)); }
 };
 
-struct FromReceived {
-  __host__ __device__ uint32_t operator()(uint32_t i) const { return i | kFromReceived; }
+// The local set of the next step, read in place: recv[0, numLow), then the owned slots
+// [ownedBegin, ownedBegin + numOwn) of the current arrays, then recv[numLow, numLow + numHigh).
+// In this order it is the global cell order of the last step restricted to this rank.
+struct LocalSet {
+  const BodyRecord* recv;
+  const Vec4* pos;
+  const Vec4* vel;
+  const uint32_t* id;
+  uint32_t numLow, ownedBegin, numOwn;
+
+  // Slot of element v in recv (true) or in the current arrays (false).
+  __device__ bool inRecv(uint32_t v, uint32_t& at) const {
+    if (v < numLow) return at = v, true;
+    if (v < numLow + numOwn) return at = ownedBegin + (v - numLow), false;
+    return at = v - numOwn, true;
+  }
 };
 
-__global__ void packRecordsKernel(const uint32_t* __restrict__ idx, uint32_t m, const Vec4* __restrict__ pos,
-                                  const Vec4* __restrict__ vel, const uint32_t* __restrict__ id,
-                                  const uint64_t* __restrict__ tag, BodyRecord* __restrict__ out) {
-  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= m) return;
-  const uint32_t i = idx[k];
-  out[k] = BodyRecord{pos[i], vel[i], tag[i], id[i], 0};
+// labelCells over the local set: the cell key, or numCells for a body this rank no longer needs
+// (it moved beyond the halo planes), which the stable sort puts after every cell.
+__global__ void labelLocalKernel(LocalSet s, uint32_t m, SlabLayout l, int me, core::GridSpec g,
+                                 uint32_t* __restrict__ keys, uint32_t* __restrict__ index) {
+  const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= m) return;
+  uint32_t at = 0;
+  const Vec4 p = s.inRecv(v, at) ? s.recv[at].pos : s.pos[at];
+  const core::Int3 c = core::cellOf(g, core::xyz(p));
+  keys[v] = rankNeeds(l, me, c.z) ? core::cellKey(g, c.x, c.y, c.z) : g.numCells;
+  index[v] = v;
 }
 
-__global__ void gatherBodiesKernel(const uint32_t* __restrict__ idx, uint32_t m, const Vec4* __restrict__ pos,
-                                   const Vec4* __restrict__ vel, const uint32_t* __restrict__ id,
-                                   const uint64_t* __restrict__ tag, Vec4* __restrict__ oPos,
-                                   Vec4* __restrict__ oVel, uint32_t* __restrict__ oId, uint64_t* __restrict__ oTag) {
+// reorderBodies over the local set: out[k] = element sortedIndex[k].
+__global__ void reorderLocalKernel(LocalSet s, const uint32_t* __restrict__ sortedIndex, uint32_t n,
+                                   Vec4* __restrict__ oPos, Vec4* __restrict__ oVel, uint32_t* __restrict__ oId) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= m) return;
-  const uint32_t i = idx[k];
-  oPos[k] = pos[i];
-  oVel[k] = vel[i];
-  oId[k] = id[i];
-  oTag[k] = tag[i];
-}
-
-__global__ void recordTagsKernel(const BodyRecord* __restrict__ rec, uint32_t m, uint64_t* __restrict__ tags,
-                                 uint32_t* __restrict__ perm) {
-  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= m) return;
-  tags[k] = rec[k].tag;
-  perm[k] = k;
-}
-
-// out[k] = the local body perm[k] or the received record perm[k] & ~kFromReceived.
-__global__ void mergeGatherKernel(const uint32_t* __restrict__ perm, uint32_t m, const Vec4* __restrict__ kPos,
-                                  const Vec4* __restrict__ kVel, const uint32_t* __restrict__ kId,
-                                  const uint64_t* __restrict__ kTag, const BodyRecord* __restrict__ rec,
-                                  Vec4* __restrict__ oPos, Vec4* __restrict__ oVel, uint32_t* __restrict__ oId,
-                                  uint64_t* __restrict__ oTag) {
-  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= m) return;
-  const uint32_t p = perm[k];
-  if (p & kFromReceived) {
-    const BodyRecord r = rec[p & ~kFromReceived];
-    oPos[k] = r.pos, oVel[k] = r.vel, oId[k] = r.id, oTag[k] = r.tag;
+  if (k >= n) return;
+  uint32_t at = 0;
+  if (s.inRecv(sortedIndex[k], at)) {
+    const BodyRecord& r = s.recv[at];
+    oPos[k] = r.pos, oVel[k] = r.vel, oId[k] = r.id;
   } else {
-    oPos[k] = kPos[p], oVel[k] = kVel[p], oId[k] = kId[p], oTag[k] = kTag[p];
+    oPos[k] = s.pos[at], oVel[k] = s.vel[at], oId[k] = s.id[at];
   }
 }
 
-// After the force kernel, per sorted slot: is the body owned (its cell column in this slab), its
-// integrated position, and its place in the new global order (cell key, index within the cell).
-__global__ void finishBoidsKernel(const uint32_t* __restrict__ sortedKeys, const uint32_t* __restrict__ cellStart,
-                                  uint32_t n, SlabLayout l, int me, core::GridSpec g, const Vec4* __restrict__ pos,
-                                  const Vec4* __restrict__ velNew, float dt, float halfSize,
-                                  Vec4* __restrict__ posOut, uint64_t* __restrict__ tagOut,
-                                  unsigned char* __restrict__ owned) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const uint32_t key = sortedKeys[i];
-  const bool mine = ownsColumn(l, me, core::cellFromKey(g, key).x);
-  owned[i] = mine ? 1 : 0;
-  if (!mine) return;
-  posOut[i] = core::boidIntegrate(pos[i], core::xyz(velNew[i]), dt, halfSize);
-  tagOut[i] = (static_cast<uint64_t>(key) << 32) | static_cast<uint64_t>(i - cellStart[key]);
+// The records for `peer`, packed after those of the lower peers (counts from the selections).
+// tag: the body's place in the last step's cell order, as the host store's records carry it.
+__global__ void packRecordsKernel(const uint32_t* __restrict__ idx, const Control* __restrict__ ctl, int peer,
+                                  int me, const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
+                                  const uint32_t* __restrict__ id, const uint32_t* __restrict__ sortedKeys,
+                                  const uint32_t* __restrict__ cellStart, BodyRecord* __restrict__ send) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= ctl->perRank[peer]) return;
+  uint32_t at = 0;
+  for (int q = 0; q < peer; ++q)
+    if (q != me) at += ctl->perRank[q];
+  const uint32_t i = idx[k], key = sortedKeys[i];
+  send[at + k] = BodyRecord{pos[i], vel[i], (static_cast<uint64_t>(key) << 32) | (i - cellStart[key]), id[i], 0};
 }
 
-__global__ void columnHistogramKernel(const Vec4* __restrict__ pos, const unsigned char* __restrict__ owned,
-                                      uint32_t n, core::GridSpec g, unsigned long long* __restrict__ counts) {
+// The owned slots: the sorted keys of this rank's slab, [lo, hi).
+__global__ void ownedRangeKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n, uint32_t lo, uint32_t hi,
+                                 Control* __restrict__ ctl) {
+  const uint32_t bound = threadIdx.x == 0 ? lo : hi;
+  uint32_t a = 0, b = n;  // first slot whose key >= bound
+  while (a < b) {
+    const uint32_t mid = a + (b - a) / 2;
+    if (sortedKeys[mid] < bound)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  (threadIdx.x == 0 ? ctl->ownedBegin : ctl->ownedEnd) = a;
+}
+
+__global__ void planeHistogramKernel(const Vec4* __restrict__ pos, uint32_t n, core::GridSpec g,
+                                     unsigned long long* __restrict__ counts) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && owned[i]) atomicAdd(counts + columnOfDev(g, pos[i]), 1ull);
+  if (i < n) atomicAdd(counts + planeOf(g, pos[i].z), 1ull);
 }
 
 template <typename T>
@@ -163,6 +170,7 @@ class DeviceStore final : public LocalStore {
     MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     name_ = prop.name;
     gridSpec_.allocate(1);
+    ctl_.allocate(1);
     setParams(p);
   }
 
@@ -173,12 +181,12 @@ class DeviceStore final : public LocalStore {
   core::DeviceInfo deviceInfo() const override { return cuda::deviceInfo(); }
 
   void checkFits(size_t owned, size_t total, const core::SimParams& p) override {
-    // Boids: three copies of the local set (current, merged/reordered, integrated) of 44 B, the new
-    // velocities, masks, sort keys and indices twice, with a quarter of room for halo and drift;
-    // the grid's start/end. Gravity: owned state and accelerations plus every position.
+    // Boids: the local set twice (current and reordered: 36 B), the integrated and new
+    // velocities, sort keys and indices twice, the selection; a quarter of room for halo and
+    // drift; the grid's start/end. Gravity: owned state and accelerations plus every position.
     size_t need = 0;
     if (p.force == core::ForceMode::Boids) {
-      need = (owned + owned / 4) * (3 * 44 + 16 + 8 + 16 + 2 * 48) + size_t(core::boidGrid(p).numCells) * 8;
+      need = (owned + owned / 4) * (2 * 36 + 16 + 16 + 4) + size_t(core::boidGrid(p).numCells) * 8;
     } else {
       need = owned * 48 + total * 16;
     }
@@ -189,59 +197,76 @@ class DeviceStore final : public LocalStore {
                              gib(need) + " of GPU memory, " + name_ + " has " + gib(freeBytes) + " free");
   }
 
-  void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) override {
-    n_ = owned.size();
-    ensure(pos_, n_), ensure(vel_, n_), ensure(id_, n_), ensure(tag_, n_), ensure(acc_, n_);
-    upload(pos_.get(), owned.pos.data(), n_);
-    upload(vel_.get(), owned.vel.data(), n_);
-    upload(id_.get(), owned.id.data(), n_);
-    upload(tag_.get(), tags.data(), n_);
-    ensure(owned_, n_);
-    if (n_) MURMUR_CUDA_CHECK(cudaMemsetAsync(owned_.get(), 1, n_, stream_));
-    compact_ = true;
+  // The bodies come in tag order (the order given); boids are put in cell order right away (a
+  // stable sort), which is the order the first step of one rank gives them too.
+  void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& /*tags: the order given*/) override {
+    const size_t n = owned.size();
+    ensure(pos_, n), ensure(vel_, n), ensure(id_, n), ensure(acc_, n);
+    upload(pos_.get(), owned.pos.data(), n);
+    upload(vel_.get(), owned.vel.data(), n);
+    upload(id_.get(), owned.id.data(), n);
+    n_ = n;
+    ownedBegin_ = 0, ownedEnd_ = n;
+    numLow_ = numHigh_ = numGone_ = 0;
+    if (params_.force != core::ForceMode::Boids || n == 0) return;
+    const core::GridSpec g = core::boidGrid(params_);
+    const cuda::LaunchConfig lc = launch();
+    ensureWork(n);
+    ensureGrid(g.numCells);
+    cuda::launchStoreGrid(gridSpec_.get(), g, lc);
+    cuda::launchLabelCells(pos_.get(), static_cast<uint32_t>(n), gridSpec_.get(), keys_[0].get(), idx_[0].get(), lc);
+    sorted_ = cuda::sortByCell(sortBuffers(), static_cast<uint32_t>(n), cuda::keyBitsFor(g.numCells), lc);
+    cuda::launchFindCellBounds(keys_[sorted_].get(), static_cast<uint32_t>(n), g.numCells, cellStart_.get(),
+                               cellEnd_.get(), lc);
+    cuda::launchReorderBodies(idx_[sorted_].get(), static_cast<uint32_t>(n), pos_.get(), vel_.get(), id_.get(),
+                              aPos_.get(), aVel_.get(), aId_.get(), lc);
+    std::swap(pos_, aPos_);
+    std::swap(vel_, aVel_);
+    std::swap(id_, aId_);
+    synchronize();
   }
-  size_t numOwned() const override { return compact_ ? n_ : ownedCount_; }
+  size_t numOwned() const override { return ownedEnd_ - ownedBegin_; }
   core::Bodies readOwned() override {
-    compact();
+    const size_t n = numOwned();
     core::Bodies b;
-    b.resize(n_);
-    download(b.pos.data(), pos_.get(), n_);
-    download(b.vel.data(), vel_.get(), n_);
-    download(b.id.data(), id_.get(), n_);
+    b.resize(n);
+    download(b.pos.data(), pos_.get() + ownedBegin_, n);
+    download(b.vel.data(), vel_.get() + ownedBegin_, n);
+    download(b.id.data(), id_.get() + ownedBegin_, n);
     return b;
   }
   void synchronize() override { MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   std::vector<uint64_t> packOutgoing(const SlabLayout& l, const core::GridSpec& g, int me) override {
-    const uint32_t n = static_cast<uint32_t>(n_);
-    const cuda::LaunchConfig lc = launch();
-    ensure(mask_, n_), ensure(index_, n_);
     std::vector<uint64_t> counts(static_cast<size_t>(l.numRanks), 0);
-    if (n) {
-      needMaskKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(pos_.get(), owned_.get(), n, l, g, mask_.get());
-      MURMUR_CUDA_LAUNCH_CHECK();
-    }
-    // The bodies this rank keeps, in order: only their indices (mergeReceived reads them in place).
-    ensure(keepIdx_, n_);
-    nKeep_ = select(n, 1ull << me, keepIdx_.get());
-    // Records for every other rank, packed by peer, in order.
-    size_t total = 0;
+    me_ = me;
+    numLow_ = numHigh_ = numGone_ = 0;
+    const uint32_t numOwn = static_cast<uint32_t>(numOwned());
+    if (numOwn == 0) return counts;
+    // One pass over the owned bodies: those that stay with this rank alone keep their place.
+    ensure(selected_, numOwn);
+    selectIf(thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(ownedBegin_)), selected_.get(),
+             &ctl_.get()->numSelected, numOwn, LeavesOrShared{pos_.get(), l, g, me});
+    readControl();
+    const uint32_t selected = host_.numSelected;
+    if (selected == 0) return counts;
+    // Per rank, in slot order (which is cell order): the records for each peer, and how many this
+    // rank keeps. A body goes to at most three ranks (slabs.h ranksNeeding).
+    ensure(peerIdx_, selected), ensure(send_, size_t(3) * selected);
+    const cuda::LaunchConfig lc = launch();
     for (int p = 0; p < l.numRanks; ++p) {
+      selectIf(selected_.get(), peerIdx_.get(), &ctl_.get()->perRank[p], selected,
+               NeededBy{pos_.get(), l, g, p});
       if (p == me) continue;
-      counts[static_cast<size_t>(p)] = countBit(n, 1ull << p);
-      total += counts[static_cast<size_t>(p)];
-    }
-    ensure(send_, total);
-    size_t at = 0;
-    for (int p = 0; p < l.numRanks; ++p) {
-      if (p == me || counts[static_cast<size_t>(p)] == 0) continue;
-      const size_t m = select(n, 1ull << p, index_.get());
-      packRecordsKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(index_.get(), static_cast<uint32_t>(m), pos_.get(),
-                                                                    vel_.get(), id_.get(), tag_.get(),
-                                                                    send_.get() + at);
+      packRecordsKernel<<<lc.blocksFor(selected), lc.block, 0, stream_>>>(
+          peerIdx_.get(), ctl_.get(), p, me, pos_.get(), vel_.get(), id_.get(), keys_[sorted_].get(),
+          cellStart_.get(), send_.get());
       MURMUR_CUDA_LAUNCH_CHECK();
-      at += m;
     }
+    readControl();
+    for (int p = 0; p < l.numRanks; ++p)
+      if (p != me) counts[static_cast<size_t>(p)] = host_.perRank[p];
+    numGone_ = selected - host_.perRank[me];
     return counts;
   }
   const void* sendBuffer() const override { return send_.get(); }
@@ -250,45 +275,25 @@ class DeviceStore final : public LocalStore {
     return recv_.get();
   }
 
-  void mergeReceived(size_t records) override {
-    const cuda::LaunchConfig lc = launch();
-    const auto policy = thrust::cuda::par.on(stream_);
-    const uint32_t m = static_cast<uint32_t>(records);
-    ensure(rTag_, records), ensure(rPerm_, records);
-    if (m) {
-      recordTagsKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(recv_.get(), m, rTag_.get(), rPerm_.get());
-      MURMUR_CUDA_LAUNCH_CHECK();
-      thrust::sort_by_key(policy, rTag_.get(), rTag_.get() + m, rPerm_.get());
+  // Nothing to move: the next local step reads the arrivals where they are (see the top).
+  void mergeReceived(const std::vector<uint64_t>& perPeer) override {
+    for (size_t p = 0; p < perPeer.size(); ++p) {
+      if (static_cast<int>(p) < me_) numLow_ += static_cast<size_t>(perPeer[p]);
+      if (static_cast<int>(p) > me_) numHigh_ += static_cast<size_t>(perPeer[p]);
     }
-    // Merge the kept bodies (in tag order, read in place through keepIdx_) with the received
-    // ones by tag: a permutation first, then one gather into the other buffers, which become
-    // the local set. The current buffers hold live data until then, so only the others grow.
-    const size_t total = nKeep_ + records;
-    ensure(aPos_, total), ensure(aVel_, total), ensure(aId_, total), ensure(aTag_, total), ensure(index_, total);
-    auto keptTags = thrust::make_permutation_iterator(tag_.get(), keepIdx_.get());
-    auto recvIdx = thrust::make_permutation_iterator(
-        thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), FromReceived()), rPerm_.get());
-    thrust::merge_by_key(policy, keptTags, keptTags + nKeep_, rTag_.get(), rTag_.get() + m, keepIdx_.get(), recvIdx,
-                         aTag_.get(), index_.get());
-    if (total) {
-      mergeGatherKernel<<<lc.blocksFor(total), lc.block, 0, stream_>>>(
-          index_.get(), static_cast<uint32_t>(total), pos_.get(), vel_.get(), id_.get(), tag_.get(), recv_.get(),
-          aPos_.get(), aVel_.get(), aId_.get(), aTag_.get());
-      MURMUR_CUDA_LAUNCH_CHECK();
-    }
-    std::swap(pos_, aPos_);
-    std::swap(vel_, aVel_);
-    std::swap(id_, aId_);
-    std::swap(tag_, aTag_);
-    n_ = total;
-    // The gather still reads the old buffers: let it finish before any of them is replaced.
-    synchronize();
-    ensureLocal(n_);  // the new current buffers already hold n_; this grows the scratch ones
   }
 
   void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override {
-    const uint32_t n = static_cast<uint32_t>(n_);
-    if (n == 0) return;
+    const size_t numOwn = numOwned();
+    const uint32_t m = static_cast<uint32_t>(numLow_ + numOwn + numHigh_);
+    const uint32_t n = static_cast<uint32_t>(m - numGone_);  // the bodies this rank needs
+    const LocalSet set{recv_.get(), pos_.get(), vel_.get(), id_.get(), static_cast<uint32_t>(numLow_),
+                       static_cast<uint32_t>(ownedBegin_), static_cast<uint32_t>(numOwn)};
+    numLow_ = numHigh_ = numGone_ = 0;
+    if (n == 0) {
+      n_ = ownedBegin_ = ownedEnd_ = 0;
+      return;
+    }
     const cuda::LaunchConfig lc = launch();
     const bool timing = profile_;
     auto t0 = std::chrono::steady_clock::now();
@@ -298,73 +303,74 @@ class DeviceStore final : public LocalStore {
       slot = msSince(t0);
       t0 = std::chrono::steady_clock::now();
     };
-    if (timing) synchronize(), t0 = std::chrono::steady_clock::now();
+    // Only scratch buffers grow here: the current arrays and the arrivals are still read.
+    ensureWork(m);
     ensureGrid(g.numCells);
+    if (timing) synchronize(), t0 = std::chrono::steady_clock::now();
     cuda::launchStoreGrid(gridSpec_.get(), g, lc);
-    cuda::launchLabelCells(pos_.get(), n, gridSpec_.get(), keys_[0].get(), idx_[0].get(), lc);
+    labelLocalKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(set, m, l, me, g, keys_[0].get(), idx_[0].get());
+    MURMUR_CUDA_LAUNCH_CHECK();
     lap(prof.labelMs);
-    const cuda::SortBuffers sb{{keys_[0].get(), keys_[1].get()}, {idx_[0].get(), idx_[1].get()}, sortTemp_.get(),
-                               sortTemp_.size()};
-    const int sel = cuda::sortByCell(sb, n, cuda::keyBitsFor(g.numCells), lc);
+    // One more key value than cells: the bodies that left sort after every cell.
+    sorted_ = cuda::sortByCell(sortBuffers(), m, cuda::keyBitsFor(g.numCells + 1), lc);
     lap(prof.sortMs);
-    const cuda::DeviceGrid dg{gridSpec_.get(), keys_[sel].get(), idx_[sel].get(), cellStart_.get(), cellEnd_.get(),
-                              g.numCells};
+    const cuda::DeviceGrid dg{gridSpec_.get(), keys_[sorted_].get(), idx_[sorted_].get(), cellStart_.get(),
+                              cellEnd_.get(), g.numCells};
     cuda::launchFindCellBounds(dg.sortedKeys, n, g.numCells, cellStart_.get(), cellEnd_.get(), lc);
     lap(prof.boundsMs);
-    cuda::launchReorderBodies(dg.sortedIndex, n, pos_.get(), vel_.get(), id_.get(), aPos_.get(), aVel_.get(),
-                              aId_.get(), lc);
+    reorderLocalKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, dg.sortedIndex, n, aPos_.get(), aVel_.get(),
+                                                                  aId_.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
     lap(prof.reorderMs);
-    // Forces for every body in the local set; the halo's results are dropped below (it is two
-    // columns of many, and skipping them would cost a branch per thread in the hot kernel).
+    // Forces for every body in the local set; the halo's results are dropped (it is two planes of
+    // many, and skipping them would cost a branch per thread in the hot kernel).
     cuda::launchBoidsGrid(true, aPos_.get(), aVel_.get(), n, dg, params_.boids, core::maxRuleRadius(params_.boids),
                           velNew_.get(), lc);
     lap(prof.forceMs);
-    finishBoidsKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(dg.sortedKeys, cellStart_.get(), n, l, me, g,
-                                                                  aPos_.get(), velNew_.get(), params_.boids.dt,
-                                                                  params_.halfSize, bPos_.get(), aTag_.get(),
-                                                                  owned_.get());
+    cuda::launchBoidsIntegrate(aPos_.get(), velNew_.get(), n, params_.boids.dt, params_.halfSize, lc);
+    ownedRangeKernel<<<1, 2, 0, stream_>>>(dg.sortedKeys, n, firstKeyOfPlane(g, l.start[me]),
+                                           firstKeyOfPlane(g, l.start[me + 1]), ctl_.get());
     MURMUR_CUDA_LAUNCH_CHECK();
-    // The new state is the local set in cell order with its owned flags: halo entries stay in
-    // place until packOutgoing skips them, which saves a compaction pass over every body.
-    std::swap(pos_, bPos_);
+    // The new state is the local set in cell order; its owned slots are one range, the halo
+    // around it stays until the next step reads only that range.
+    std::swap(pos_, aPos_);
     std::swap(vel_, velNew_);
     std::swap(id_, aId_);
-    std::swap(tag_, aTag_);
-    compact_ = false;
-    ownedCount_ = static_cast<size_t>(
-        thrust::count(thrust::cuda::par.on(stream_), owned_.get(), owned_.get() + n, static_cast<unsigned char>(1)));
+    n_ = n;
+    readControl();
+    ownedBegin_ = host_.ownedBegin, ownedEnd_ = host_.ownedEnd;
     lap(prof.integrateMs);
   }
 
-  std::vector<uint64_t> columnHistogram(const core::GridSpec& g) override {
-    const size_t cols = static_cast<size_t>(g.dims.x);
-    ensure(hist_, cols);
-    MURMUR_CUDA_CHECK(cudaMemsetAsync(hist_.get(), 0, cols * sizeof(unsigned long long), stream_));
+  std::vector<uint64_t> planeHistogram(const core::GridSpec& g) override {
+    const size_t planes = static_cast<size_t>(g.dims.z);
+    ensure(hist_, planes);
+    MURMUR_CUDA_CHECK(cudaMemsetAsync(hist_.get(), 0, planes * sizeof(unsigned long long), stream_));
     const cuda::LaunchConfig lc = launch();
-    if (n_) {
-      columnHistogramKernel<<<lc.blocksFor(n_), lc.block, 0, stream_>>>(pos_.get(), owned_.get(),
-                                                                        static_cast<uint32_t>(n_), g, hist_.get());
+    const size_t n = numOwned();
+    if (n) {
+      planeHistogramKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(pos_.get() + ownedBegin_,
+                                                                      static_cast<uint32_t>(n), g, hist_.get());
       MURMUR_CUDA_LAUNCH_CHECK();
     }
-    std::vector<unsigned long long> h(cols);
-    download(h.data(), hist_.get(), cols);
+    std::vector<unsigned long long> h(planes);
+    download(h.data(), hist_.get(), planes);
     return std::vector<uint64_t>(h.begin(), h.end());
   }
 
-  const void* ownedPositions() override {
-    compact();
-    return pos_.get();
-  }
+  // Gravity keeps every body owned (ownedBegin_ = 0); boids read their owned range here too.
+  const void* ownedPositions() override { return pos_.get() + ownedBegin_; }
   void* allPositions(size_t n) override {
     ensure(all_, n);
     return all_.get();
   }
   void gravityForces(size_t n, float eps2, float G, float commonMass, core::StepProfile& prof) override {
     const auto t0 = std::chrono::steady_clock::now();
-    ensure(acc_, n_);
-    cuda::launchGravityNaive(
-        {all_.get(), static_cast<uint32_t>(n), pos_.get(), static_cast<uint32_t>(n_), eps2, G, commonMass, acc_.get()},
-        launch());
+    const size_t own = numOwned();
+    ensure(acc_, own);
+    cuda::launchGravityNaive({all_.get(), static_cast<uint32_t>(n), pos_.get() + ownedBegin_,
+                              static_cast<uint32_t>(own), eps2, G, commonMass, acc_.get()},
+                             launch());
     if (profile_) synchronize(), prof.forceMs = msSince(t0);
   }
   void leapfrogKickDrift(float dt) override {
@@ -378,9 +384,8 @@ class DeviceStore final : public LocalStore {
       cuda::launchDampedEuler(pos_.get(), vel_.get(), acc_.get(), static_cast<uint32_t>(n_), dt, damping, launch());
   }
   std::vector<Vec4> readOwnedAcc() override {
-    compact();
-    std::vector<Vec4> a(n_);
-    download(a.data(), acc_.get(), n_);
+    std::vector<Vec4> a(numOwned());
+    download(a.data(), acc_.get(), a.size());
     return a;
   }
 
@@ -397,54 +402,29 @@ class DeviceStore final : public LocalStore {
     if (count) MURMUR_CUDA_CHECK(cudaMemcpyAsync(h, d, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     synchronize();
   }
+  void readControl() { download(&host_, ctl_.get(), 1); }
 
-  // Drops the last step's halo entries (readOwned and gathers need the owned bodies contiguous).
-  void compact() {
-    if (compact_) return;
-    const cuda::LaunchConfig lc = launch();
-    ensure(index_, n_);
-    const uint32_t* end =
-        n_ ? thrust::copy_if(thrust::cuda::par.on(stream_), thrust::counting_iterator<uint32_t>(0),
-                             thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(n_)), owned_.get(),
-                             index_.get(), IsSet())
-           : index_.get();
-    const size_t kept = static_cast<size_t>(end - index_.get());
-    ensure(aPos_, kept), ensure(aVel_, kept), ensure(aId_, kept), ensure(aTag_, kept);
-    if (kept) {
-      gatherBodiesKernel<<<lc.blocksFor(kept), lc.block, 0, stream_>>>(index_.get(), static_cast<uint32_t>(kept),
-                                                                        pos_.get(), vel_.get(), id_.get(), tag_.get(),
-                                                                        aPos_.get(), aVel_.get(), aId_.get(),
-                                                                        aTag_.get());
-      MURMUR_CUDA_LAUNCH_CHECK();
-    }
-    std::swap(pos_, aPos_);
-    std::swap(vel_, aVel_);
-    std::swap(id_, aId_);
-    std::swap(tag_, aTag_);
-    n_ = kept;
-    if (n_) MURMUR_CUDA_CHECK(cudaMemsetAsync(owned_.get(), 1, n_, stream_));
-    compact_ = true;
+  // Ordered selection of the items `op` accepts into out; the count lands in d_count.
+  template <typename InT, typename OpT>
+  void selectIf(InT in, uint32_t* out, uint32_t* d_count, uint32_t n, OpT op) {
+    size_t bytes = 0;
+    MURMUR_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, in, out, d_count, static_cast<int>(n), op, stream_));
+    if (selectTemp_.size() < bytes) selectTemp_.allocate(bytes + bytes / 4);
+    bytes = selectTemp_.size();
+    MURMUR_CUDA_CHECK(
+        cub::DeviceSelect::If(selectTemp_.get(), bytes, in, out, d_count, static_cast<int>(n), op, stream_));
+    MURMUR_CUDA_LAUNCH_CHECK();
   }
 
-  // Indices of the bodies whose mask has `bit`, in order, into out; returns how many.
-  size_t select(uint32_t n, unsigned long long bit, uint32_t* out) {
-    if (n == 0) return 0;
-    const uint32_t* end = thrust::copy_if(thrust::cuda::par.on(stream_), thrust::counting_iterator<uint32_t>(0),
-                                          thrust::counting_iterator<uint32_t>(n), out, HasBit{mask_.get(), bit});
-    return static_cast<size_t>(end - out);
+  cuda::SortBuffers sortBuffers() {
+    return cuda::SortBuffers{{keys_[0].get(), keys_[1].get()}, {idx_[0].get(), idx_[1].get()}, sortTemp_.get(),
+                             sortTemp_.size()};
   }
-  size_t countBit(uint32_t n, unsigned long long bit) {
-    if (n == 0) return 0;
-    return static_cast<size_t>(thrust::count_if(thrust::cuda::par.on(stream_), thrust::counting_iterator<uint32_t>(0),
-                                                 thrust::counting_iterator<uint32_t>(n), HasBit{mask_.get(), bit}));
-  }
-
-  void ensureLocal(size_t n) {
-    ensure(pos_, n), ensure(vel_, n), ensure(id_, n), ensure(tag_, n);
-    ensure(aPos_, n), ensure(aVel_, n), ensure(aId_, n), ensure(aTag_, n), ensure(bPos_, n);
-    ensure(velNew_, n), ensure(owned_, n), ensure(index_, n), ensure(mask_, n);
-    for (int k = 0; k < 2; ++k) ensure(keys_[k], n), ensure(idx_[k], n);
-    if (sortTempFor_ < n) {
+  // The scratch buffers of a local step over m bodies.
+  void ensureWork(size_t m) {
+    ensure(aPos_, m), ensure(aVel_, m), ensure(aId_, m), ensure(velNew_, m);
+    for (int k = 0; k < 2; ++k) ensure(keys_[k], m), ensure(idx_[k], m);
+    if (sortTempFor_ < keys_[0].size()) {
       // Sized for the capacity the key buffers just got, so it grows as rarely as they do.
       const size_t cap = keys_[0].size();
       sortTemp_.allocate(cuda::sortTempBytes(static_cast<uint32_t>(cap), 32));
@@ -462,13 +442,18 @@ class DeviceStore final : public LocalStore {
   std::string name_;
   core::SimParams params_{};
   bool profile_ = false;
-  size_t n_ = 0, nKeep_ = 0, sortTempFor_ = 0, ownedCount_ = 0;
-  bool compact_ = true;  // no halo entries among the n_ bodies (all owned)
-  DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, bPos_, velNew_;
-  DeviceBuffer<uint32_t> id_, aId_, index_, keepIdx_, rPerm_, keys_[2], idx_[2], cellStart_, cellEnd_;
-  DeviceBuffer<uint64_t> tag_, aTag_, rTag_;
-  DeviceBuffer<unsigned long long> mask_, hist_;
-  DeviceBuffer<unsigned char> owned_, sortTemp_;
+  int me_ = 0;
+  // pos_/vel_/id_ hold n_ bodies; [ownedBegin_, ownedEnd_) are this rank's (gravity: all).
+  size_t n_ = 0, ownedBegin_ = 0, ownedEnd_ = 0, sortTempFor_ = 0;
+  // The next local step's arrivals from lower and higher ranks, and the owned bodies that left.
+  size_t numLow_ = 0, numHigh_ = 0, numGone_ = 0;
+  int sorted_ = 0;  // which keys_/idx_ buffer holds the last step's sorted keys
+  Control host_{};
+  DeviceBuffer<Control> ctl_;
+  DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, velNew_;
+  DeviceBuffer<uint32_t> id_, aId_, selected_, peerIdx_, keys_[2], idx_[2], cellStart_, cellEnd_;
+  DeviceBuffer<unsigned long long> hist_;
+  DeviceBuffer<unsigned char> sortTemp_, selectTemp_;
   DeviceBuffer<BodyRecord> send_, recv_;
   DeviceBuffer<core::GridSpec> gridSpec_;
 };

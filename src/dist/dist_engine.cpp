@@ -37,10 +37,10 @@ std::string validateDistParams(const core::SimParams& p, int ranks) {
            ": over several ranks gravity runs all pairs (allowed: naive)";
   if (ranks > kMaxRanks) return "ranks " + std::to_string(ranks) + ": allowed 1.." + std::to_string(kMaxRanks);
   if (p.force == core::ForceMode::Boids) {
-    const int columns = core::boidGrid(p).dims.x;
-    if (columns < ranks)
-      return "ranks " + std::to_string(ranks) + ": the boids grid has " + std::to_string(columns) +
-             " cell columns along x and each rank needs one (fewer ranks, or a larger --n / world)";
+    const int planes = core::boidGrid(p).dims.z;
+    if (planes < ranks)
+      return "ranks " + std::to_string(ranks) + ": the boids grid has " + std::to_string(planes) +
+             " cell planes along z and each rank needs one (fewer ranks, or a larger --n / world)";
   }
   return "";
 }
@@ -69,7 +69,7 @@ void DistEngine::setParams(const core::SimParams& p) {
                             p.gravity.integrator != params_.gravity.integrator;
   if (fieldChanged) accValid_ = false;
   const bool gridChanged = p.force == core::ForceMode::Boids && total_ > 0 &&
-                           (core::boidGrid(p).dims.x != grid_.dims.x || core::boidGrid(p).cellWidth != grid_.cellWidth);
+                           (core::boidGrid(p).dims.z != grid_.dims.z || core::boidGrid(p).cellWidth != grid_.cellWidth);
   if (gridChanged || p.force != params_.force) {
     if (total_ > 0) throw std::invalid_argument("over several ranks, force and world size change only with a reset");
   }
@@ -117,14 +117,12 @@ void DistEngine::reset(const core::Bodies& bodies) {
   if (params_.force == core::ForceMode::Boids) {
     grid_ = core::boidGrid(params_);
     // Every rank holds the same bodies here, so the balanced layout needs no communication.
-    std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.x), 0);
-    for (const core::Vec4& p : bodies.pos)
-      ++hist[static_cast<size_t>(core::cellCoord(p.x, grid_.origin.x, grid_.invCellWidth, grid_.dims.x))];
+    std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.z), 0);
+    for (const core::Vec4& p : bodies.pos) ++hist[static_cast<size_t>(planeOf(grid_, p.z))];
     layout_ = balancedSlabs(hist, k);
     stats_.imbalance = imbalance(layout_, hist);
     for (size_t i = 0; i < n; ++i) {
-      const int c = core::cellCoord(bodies.pos[i].x, grid_.origin.x, grid_.invCellWidth, grid_.dims.x);
-      if (!ownsColumn(layout_, me, c)) continue;
+      if (!ownsPlane(layout_, me, planeOf(grid_, bodies.pos[i].z))) continue;
       owned.pos.push_back(bodies.pos[i]);
       owned.vel.push_back(bodies.vel[i]);
       owned.id.push_back(bodies.id[i]);
@@ -161,26 +159,34 @@ void DistEngine::step(int numSteps) {
 
 void DistEngine::stepBoids() {
   const int me = rank();
-  // Who needs which body next: owners and the neighbouring slabs (halo).
-  const std::vector<uint64_t> sendCounts = store_->packOutgoing(layout_, grid_, me);
+  // The comm stage is everything between two local steps: choosing who needs which body next
+  // (owners and the neighbouring slabs' halo), packing, and the exchange itself.
   auto t0 = std::chrono::steady_clock::now();
   if (profiling()) store_->synchronize(), t0 = std::chrono::steady_clock::now();
+  // A rank that fails (out of memory, a device error) says so at the next agreement, before any
+  // rank enters a transfer that would wait for it forever.
+  std::vector<uint64_t> sendCounts;
+  agreed([&] { sendCounts = store_->packOutgoing(layout_, grid_, me); });
   const std::vector<uint64_t> recvCounts = transport_->alltoall(sendCounts);
   const uint64_t incoming = std::accumulate(recvCounts.begin(), recvCounts.end(), uint64_t(0));
-  void* recv = store_->recvBuffer(static_cast<size_t>(incoming));
+  void* recv = nullptr;
+  agreed([&] { recv = store_->recvBuffer(static_cast<size_t>(incoming)); });
   transport_->alltoallv(store_->sendBuffer(), bytesOf(sendCounts, sizeof(BodyRecord)), recv,
                         bytesOf(recvCounts, sizeof(BodyRecord)));
   if (profiling()) store_->synchronize(), profile_.commMs = msSince(t0);
   const uint64_t sent = std::accumulate(sendCounts.begin(), sendCounts.end(), uint64_t(0));
   stats_.haloRecords += sent;
   stats_.bytesMoved += sent * sizeof(BodyRecord);
-  store_->mergeReceived(static_cast<size_t>(incoming));
-  store_->boidsLocalStep(layout_, grid_, me, profile_);
+  agreed([&] {
+    store_->mergeReceived(recvCounts);
+    store_->boidsLocalStep(layout_, grid_, me, profile_);
+  });
   if ((stats_.steps + 1) % kRebalanceSteps == 0) rebalance();
 }
 
 void DistEngine::rebalance() {
-  std::vector<uint64_t> hist = store_->columnHistogram(grid_);
+  std::vector<uint64_t> hist;
+  agreed([&] { hist = store_->planeHistogram(grid_); });
   transport_->allreduceSum(hist.data(), hist.size());
   stats_.imbalance = imbalance(layout_, hist);
   if (stats_.imbalance <= kRebalanceThreshold) return;
@@ -197,14 +203,15 @@ void DistEngine::gravityForces() {
   for (int r = 0; r < k; ++r)
     bytes[static_cast<size_t>(r)] =
         (firstIdOfRank(total_, k, r + 1) - firstIdOfRank(total_, k, r)) * sizeof(core::Vec4);
-  void* all = store_->allPositions(total_);
+  void* all = nullptr;
+  agreed([&] { all = store_->allPositions(total_); });
   auto t0 = std::chrono::steady_clock::now();
   if (profiling()) store_->synchronize(), t0 = std::chrono::steady_clock::now();
   transport_->allgatherv(store_->ownedPositions(), store_->numOwned() * sizeof(core::Vec4), all, bytes);
   if (profiling()) store_->synchronize(), profile_.commMs += msSince(t0);
   stats_.bytesMoved += total_ * sizeof(core::Vec4) * static_cast<size_t>(k - 1);
   const float eps2 = params_.gravity.softening * params_.gravity.softening;
-  store_->gravityForces(total_, eps2, params_.gravity.G, commonMass_, profile_);
+  agreed([&] { store_->gravityForces(total_, eps2, params_.gravity.G, commonMass_, profile_); });
 }
 
 void DistEngine::stepGravity() {
@@ -212,20 +219,21 @@ void DistEngine::stepGravity() {
   if (gp.integrator == core::Integrator::Leapfrog) {
     if (!accValid_) gravityForces();
     profile_ = core::StepProfile{};  // the step's own force evaluation, not the initial one
-    store_->leapfrogKickDrift(gp.dt);
+    agreed([&] { store_->leapfrogKickDrift(gp.dt); });
     gravityForces();
-    store_->leapfrogKick(gp.dt);
+    agreed([&] { store_->leapfrogKick(gp.dt); });
     accValid_ = true;
   } else {
     gravityForces();
-    store_->dampedEuler(gp.dt, gp.damping);
+    agreed([&] { store_->dampedEuler(gp.dt, gp.damping); });
     accValid_ = false;
   }
 }
 
 core::Bodies DistEngine::readBodies() {
   if (!gathered_) {
-    const core::Bodies mine = store_->readOwned();
+    core::Bodies mine;
+    agreed([&] { mine = store_->readOwned(); });
     const std::vector<uint64_t> counts = transport_->allgather(mine.size());
     std::vector<size_t> posBytes(counts.size()), idBytes(counts.size());
     size_t n = 0;

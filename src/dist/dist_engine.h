@@ -3,8 +3,8 @@
 // calls are collective. Rank 0 speaks for the job: readBodies() returns every body, in id order,
 // on rank 0 and an empty set elsewhere.
 //
-// Boids: slabs of cell columns (slabs.h), a halo of one column from each neighbour per step,
-// migration to the owner of the column a body moved into, slab boundaries moved every
+// Boids: slabs of cell planes (slabs.h), a halo of one plane from each neighbour per step,
+// migration to the owner of the plane a body moved into, slab boundaries moved every
 // kRebalanceSteps steps to even out the bodies per rank. Every rank keeps its bodies in the global
 // order of the last step (see BodyRecord::tag), so the result equals the CPU engine's coherent
 // pipeline on one rank to the bit, for any number of ranks.
@@ -75,7 +75,9 @@ class DistEngine final : public core::Engine {
   void gravityForces();
   void rebalance();
   // Runs f on every rank; when it throws on any, every rank throws the first failure's message
-  // prefixed with its rank, so rank 0 can report it and no rank waits for another.
+  // prefixed with its rank, so rank 0 can report it and no rank waits for another. Every store
+  // call that can fail (allocations, device errors, reads) runs inside one, between collectives:
+  // a rank never enters a transfer that a failed peer will not join.
   template <typename F>
   void agreed(F&& f);
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "core/cpu_engine.h"
 #include "core/physics.h"
@@ -19,10 +21,6 @@ using core::Vec4;
 
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-int columnOf(const core::GridSpec& g, const Vec4& p) {
-  return core::cellCoord(p.x, g.origin.x, g.invCellWidth, g.dims.x);
 }
 
 class HostStore final : public LocalStore {
@@ -39,12 +37,34 @@ class HostStore final : public LocalStore {
   void setProfiling(bool on) override { profile_ = on; }
   core::DeviceInfo deviceInfo() const override { return cpu_.deviceInfo(); }
 
+  // Boids are put in cell order right away (a stable sort of the order given, which is the order
+  // the first step of one rank gives them too), with tags of that order, as the GPU store does.
   void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) override {
     pos_ = owned.pos;
     vel_ = owned.vel;
     id_ = owned.id;
     tag_ = tags;
     acc_.assign(pos_.size(), Vec4{0, 0, 0, 0});
+    if (params_.force != core::ForceMode::Boids || pos_.empty()) return;
+    const core::GridSpec g = core::boidGrid(params_);
+    const size_t n = pos_.size();
+    keys_.resize(n);
+    for (size_t i = 0; i < n; ++i) keys_[i] = core::cellKeyOf(g, core::xyz(pos_[i]));
+    sortedIndex_.resize(n);
+    for (size_t i = 0; i < n; ++i) sortedIndex_[i] = static_cast<uint32_t>(i);
+    std::stable_sort(sortedIndex_.begin(), sortedIndex_.end(),
+                     [&](uint32_t a, uint32_t b) { return keys_[a] < keys_[b]; });
+    gather(pos_, altPos_);
+    gather(vel_, altVel_);
+    gather(id_, altId_);
+    std::swap(pos_, altPos_);
+    std::swap(vel_, altVel_);
+    std::swap(id_, altId_);
+    for (size_t k = 0, first = 0; k < n; ++k) {
+      const uint32_t key = keys_[sortedIndex_[k]];
+      if (k > 0 && key != keys_[sortedIndex_[k - 1]]) first = k;
+      tag_[k] = (uint64_t(key) << 32) | uint64_t(k - first);
+    }
   }
   size_t numOwned() const override { return pos_.size(); }
   core::Bodies readOwned() override {
@@ -57,6 +77,7 @@ class HostStore final : public LocalStore {
   void synchronize() override {}
 
   std::vector<uint64_t> packOutgoing(const SlabLayout& l, const core::GridSpec& g, int me) override {
+    me_ = me;
     const size_t peers = static_cast<size_t>(l.numRanks);
     std::vector<std::vector<BodyRecord>> out(peers);
     keepPos_.clear();
@@ -65,7 +86,7 @@ class HostStore final : public LocalStore {
     keepTag_.clear();
     for (size_t i = 0; i < pos_.size(); ++i) {
       int need[3];
-      const int k = ranksNeeding(l, columnOf(g, pos_[i]), need);
+      const int k = ranksNeeding(l, planeOf(g, pos_[i].z), need);
       for (int j = 0; j < k; ++j) {
         if (need[j] == me) {
           keepPos_.push_back(pos_[i]);
@@ -90,23 +111,33 @@ class HostStore final : public LocalStore {
     recv_.resize(records);
     return recv_.data();
   }
-  void mergeReceived(size_t records) override {
+  // The arrivals from lower ranks, the kept bodies, the arrivals from higher ranks: the global
+  // order of the last step restricted to this rank, because a slab is one run of cell keys
+  // (slabs.h). The GPU store relies on this without looking; here every step checks it on the
+  // tags, so the CPU tests over several ranks prove the order the GPU store assumes.
+  void mergeReceived(const std::vector<uint64_t>& perPeer) override {
+    size_t records = 0, low = 0;
+    for (size_t p = 0; p < perPeer.size(); ++p) {
+      records += static_cast<size_t>(perPeer[p]);
+      if (static_cast<int>(p) < me_) low += static_cast<size_t>(perPeer[p]);
+    }
     recv_.resize(records);
-    std::sort(recv_.begin(), recv_.end(), [](const BodyRecord& a, const BodyRecord& b) { return a.tag < b.tag; });
-    const size_t n = keepPos_.size() + records;
+    const size_t kept = keepPos_.size(), n = kept + records;
     pos_.resize(n);
     vel_.resize(n);
     id_.resize(n);
     tag_.resize(n);
-    size_t a = 0, b = 0;
     for (size_t o = 0; o < n; ++o) {
-      if (b == records || (a < keepTag_.size() && keepTag_[a] < recv_[b].tag)) {
+      if (o >= low && o < low + kept) {
+        const size_t a = o - low;
         pos_[o] = keepPos_[a], vel_[o] = keepVel_[a], id_[o] = keepId_[a], tag_[o] = keepTag_[a];
-        ++a;
       } else {
-        pos_[o] = recv_[b].pos, vel_[o] = recv_[b].vel, id_[o] = recv_[b].id, tag_[o] = recv_[b].tag;
-        ++b;
+        const BodyRecord& r = recv_[o < low ? o : o - kept];
+        pos_[o] = r.pos, vel_[o] = r.vel, id_[o] = r.id, tag_[o] = r.tag;
       }
+      if (o > 0 && tag_[o] <= tag_[o - 1])
+        throw std::logic_error("the arrivals are not in the global cell order (tag " + std::to_string(tag_[o]) +
+                               " after " + std::to_string(tag_[o - 1]) + ")");
     }
   }
 
@@ -144,7 +175,7 @@ class HostStore final : public LocalStore {
     altVel_.resize(pos_.size());
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
-      if (!ownsColumn(l, me, core::cellFromKey(g, sortedKeys_[i]).x)) continue;
+      if (!ownsPlane(l, me, planeOfKey(g, sortedKeys_[i]))) continue;
       const Vec4 pi = pos_[i];
       core::BoidAccum acc = core::boidAccumInit();
       const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), radius);
@@ -163,7 +194,7 @@ class HostStore final : public LocalStore {
     tag_.resize(pos_.size());
     for (long i = 0; i < n; ++i) {
       const uint32_t key = sortedKeys_[i];
-      if (!ownsColumn(l, me, core::cellFromKey(g, key).x)) continue;
+      if (!ownsPlane(l, me, planeOfKey(g, key))) continue;
       pos_[o] = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), b.dt, params_.halfSize);
       vel_[o] = altVel_[i];
       id_[o] = id_[i];
@@ -177,9 +208,9 @@ class HostStore final : public LocalStore {
     if (profile_) prof.integrateMs = msSince(t0);
   }
 
-  std::vector<uint64_t> columnHistogram(const core::GridSpec& g) override {
-    std::vector<uint64_t> h(static_cast<size_t>(g.dims.x), 0);
-    for (const Vec4& p : pos_) ++h[static_cast<size_t>(columnOf(g, p))];
+  std::vector<uint64_t> planeHistogram(const core::GridSpec& g) override {
+    std::vector<uint64_t> h(static_cast<size_t>(g.dims.z), 0);
+    for (const Vec4& p : pos_) ++h[static_cast<size_t>(planeOf(g, p.z))];
     return h;
   }
 
@@ -232,6 +263,7 @@ class HostStore final : public LocalStore {
   core::SimParams params_{};
   core::CpuEngine cpu_{params_};  // for deviceInfo: the CPU engine describes the host the same way
   bool profile_ = false;
+  int me_ = 0;
   std::vector<Vec4> pos_, vel_, acc_, all_, altPos_, altVel_;
   std::vector<uint32_t> id_, altId_;
   std::vector<uint64_t> tag_;

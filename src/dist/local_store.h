@@ -20,6 +20,8 @@ namespace murmur::dist {
 // last step: (cell key << 32) | index within the cell, or the id before the first step. A rank's
 // local set kept in tag order is the global order restricted to that rank, so the next stable
 // sort by cell gives every rank the same neighbour order one rank would have (see dist_engine.cpp).
+// Both stores get that order by construction (slabs.h: the arrivals from lower ranks come before a
+// rank's own bodies, those from higher ranks after them); the host store checks it on the tags.
 struct BodyRecord {
   core::Vec4 pos;
   core::Vec4 vel;
@@ -45,7 +47,7 @@ class LocalStore {
   // core::UsageError naming the shortfall when they do not fit. Host stores check nothing.
   virtual void checkFits(size_t owned, size_t total, const core::SimParams& p) = 0;
 
-  // Replaces the owned bodies (host data, ids set) and their tags.
+  // Replaces the owned bodies (host data, ids set) and their tags, given in tag order.
   virtual void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) = 0;
   virtual size_t numOwned() const = 0;
   // Host copy of the owned bodies (pos, vel, id), in the store's order.
@@ -55,19 +57,20 @@ class LocalStore {
 
   // --- boids, one step = packOutgoing, exchange, mergeReceived, boidsLocalStep ---
   // Sorts every owned body by the ranks that need it next (slabs.h ranksNeeding on its cell
-  // column): records for other ranks go to the send buffer, packed by peer, in tag order; the ones
+  // plane): records for other ranks go to the send buffer, packed by peer, in tag order; the ones
   // this rank needs stay. Returns the records per peer.
   virtual std::vector<uint64_t> packOutgoing(const SlabLayout& l, const core::GridSpec& g, int me) = 0;
   virtual const void* sendBuffer() const = 0;
   // A buffer for `records` incoming records, in the transport's memory space.
   virtual void* recvBuffer(size_t records) = 0;
-  // Merges the received records with the kept bodies into one local set in tag order.
-  virtual void mergeReceived(size_t records) = 0;
+  // Joins the received records (perPeer[p] from peer p, packed in peer order) and the kept bodies
+  // into one local set in tag order: lower peers' records, the kept bodies, higher peers' records.
+  virtual void mergeReceived(const std::vector<uint64_t>& perPeer) = 0;
   // The local step: cells, stable sort, reorder into cell order, forces for the owned bodies
   // (halo bodies are read only), integrate, new tags; then only the owned bodies stay.
   virtual void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) = 0;
-  // Owned bodies per cell column (length g.dims.x).
-  virtual std::vector<uint64_t> columnHistogram(const core::GridSpec& g) = 0;
+  // Owned bodies per cell plane (length g.dims.z).
+  virtual std::vector<uint64_t> planeHistogram(const core::GridSpec& g) = 0;
 
   // --- gravity, all pairs ---
   // Owned positions (numOwned float4, transport memory) and a buffer for all n positions.

@@ -1,11 +1,15 @@
 // MPI: the world (init, ranks, the local rank that picks the GPU) and the host-buffer transport.
 // Bulk data goes point to point in pieces below MPI's int counts, so a 100M-body gather works.
 #include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <stdexcept>
 
@@ -16,6 +20,124 @@ namespace murmur::dist {
 
 bool haveMpi() { return true; }
 
+namespace {
+
+// When one rank ends without the others agreeing to (killed, crashed, or a failure outside the
+// agreed steps that it can only answer with MPI_Abort), mpirun stops the job: SIGTERM to every
+// other rank, SIGKILL a second later. The ranks of one host share a slot each (an MPI shared
+// window made at start) holding their process id and, once a rank gives up, its cause. On that
+// SIGTERM, rank 0 reads the slots and says in one line which rank ended and why; started with
+// `mpirun --quiet`, that line is all the user sees. Everything the handler does is async-signal-safe.
+struct RankSlot {
+  int state;  // kRunning, kReported (cause below), kFinished (left through MPI_Finalize)
+  int status;
+  int worldRank;
+  pid_t pid;
+  char what[496];
+};
+constexpr int kRunning = 0, kReported = 1, kFinished = 2;
+constexpr int kMaxLocalRanks = 256;
+
+MPI_Win slotWindow = MPI_WIN_NULL;
+RankSlot* slots[kMaxLocalRanks];
+int numLocal = 0, myLocal = 0;
+
+RankSlot* mySlot() { return numLocal > 0 ? slots[myLocal] : nullptr; }
+int stateOf(const RankSlot* s) { return __atomic_load_n(&s->state, __ATOMIC_ACQUIRE); }
+void setState(RankSlot* s, int state) { __atomic_store_n(&s->state, state, __ATOMIC_RELEASE); }
+bool alive(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+bool rankZeroHere() { return numLocal > 0 && slots[0]->worldRank == 0; }
+
+void append(char* buf, size_t& at, const char* s) {
+  while (*s && at + 1 < 640) buf[at++] = *s++;
+}
+void appendInt(char* buf, size_t& at, int v) {
+  char digits[12];
+  int k = 0;
+  do digits[k++] = static_cast<char>('0' + v % 10), v /= 10;
+  while (v > 0 && k < 11);
+  while (k > 0 && at + 1 < 640) buf[at++] = digits[--k];
+}
+
+extern "C" void onJobStopped(int) {
+  const int savedErrno = errno;
+  RankSlot* me = mySlot();
+  if (!me || stateOf(me) != kRunning) _exit(1);  // this rank has said or done its part
+  int reported = -1, vanished = -1;
+  for (int j = 0; j < numLocal; ++j) {
+    const int st = stateOf(slots[j]);
+    if (st == kReported && reported < 0) reported = j;
+    if (st == kRunning && j != myLocal && !alive(slots[j]->pid) && vanished < 0) vanished = j;
+  }
+  // Rank 0 speaks; if rank 0 itself vanished, the lowest rank still running on its host does.
+  bool speak = me->worldRank == 0;
+  if (!speak && rankZeroHere() && vanished == 0) {
+    speak = true;
+    for (int j = 1; j < myLocal; ++j) speak = speak && !(stateOf(slots[j]) == kRunning && alive(slots[j]->pid));
+  }
+  if (speak) {
+    char line[640];
+    size_t at = 0;
+    append(line, at, "murmur: ");
+    if (reported >= 0) {
+      // Rank 0 reports its own failures itself; this is another rank's cause.
+      append(line, at, "rank ");
+      appendInt(line, at, slots[reported]->worldRank);
+      append(line, at, ": ");
+      append(line, at, slots[reported]->what);
+    } else if (vanished >= 0) {
+      append(line, at, "rank ");
+      appendInt(line, at, slots[vanished]->worldRank);
+      append(line, at, " ended unexpectedly (killed by a signal, or crashed); the job was stopped");
+    } else {
+      append(line, at, "the job was stopped by mpirun (a rank on another host ended, or mpirun was interrupted)");
+    }
+    line[at++] = '\n';
+    ssize_t unused = write(STDERR_FILENO, line, at);
+    (void)unused;
+  } else {
+    // Stay alive a moment, so that the rank that speaks does not take this one for the lost one.
+    timespec pause{0, 300 * 1000 * 1000};
+    nanosleep(&pause, nullptr);
+  }
+  errno = savedErrno;
+  _exit(1);
+}
+
+// Collective over the ranks of one host: the slots and the handler (several ranks only).
+void watchLocalRanks(MPI_Comm local, int worldRank) {
+  int n = 0, me = 0;
+  MPI_Comm_size(local, &n);
+  MPI_Comm_rank(local, &me);
+  if (n > kMaxLocalRanks) return;  // more ranks on one host than slots: mpirun's own messages
+  RankSlot* mine = nullptr;
+  if (MPI_Win_allocate_shared(sizeof(RankSlot), 1, MPI_INFO_NULL, local, &mine, &slotWindow) != MPI_SUCCESS) return;
+  std::memset(mine, 0, sizeof(RankSlot));
+  mine->worldRank = worldRank;
+  mine->pid = getpid();
+  for (int j = 0; j < n; ++j) {
+    MPI_Aint bytes = 0;
+    int unit = 0;
+    MPI_Win_shared_query(slotWindow, j, &bytes, &unit, &slots[j]);
+  }
+  MPI_Barrier(local);  // every slot is filled in before anyone reads one
+  numLocal = n, myLocal = me;
+  struct sigaction sa {};
+  sa.sa_handler = onJobStopped;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+void unwatchLocalRanks() {
+  if (numLocal == 0) return;
+  signal(SIGTERM, SIG_DFL);
+  setState(mySlot(), kFinished);
+  numLocal = 0;
+  MPI_Win_free(&slotWindow);
+}
+
+}  // namespace
+
 int reportError(const std::string& what, int status) {
   int ready = 0, done = 0, size = 1, rank = 0;
   MPI_Initialized(&ready);
@@ -25,10 +147,18 @@ int reportError(const std::string& what, int status) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   }
   // Bad input (status 2) comes from the command line and the parameters, the same on every rank;
-  // checks that can differ between ranks (memory, devices) are agreed on before they throw.
+  // checks that can differ between ranks (memory, devices) are agreed on before they throw. What
+  // is left is one rank's alone: it leaves its cause for rank 0 (see onJobStopped) and ends the job.
   if (size > 1 && status != 2) {
-    std::fprintf(stderr, "murmur: rank %d: %s\n", rank, what.c_str());
-    std::fflush(stderr);
+    if (RankSlot* me = mySlot()) {
+      std::snprintf(me->what, sizeof me->what, "%s", what.c_str());
+      me->status = status;
+      setState(me, kReported);
+    }
+    if (rank == 0 || !rankZeroHere()) {
+      std::fprintf(stderr, "murmur: rank %d: %s\n", rank, what.c_str());
+      std::fflush(stderr);
+    }
     MPI_Abort(MPI_COMM_WORLD, status);
   }
   if (launchedRank() != 0) return 0;
@@ -73,13 +203,16 @@ MpiWorld::MpiWorld() {
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
         "MPI_Comm_split_type");
   MPI_Comm_rank(local, &localRank_);
+  if (size_ > 1) watchLocalRanks(local, rank_);
   MPI_Comm_free(&local);
 }
 
 MpiWorld::~MpiWorld() {
   int done = 0;
   MPI_Finalized(&done);
-  if (!done) MPI_Finalize();
+  if (done) return;
+  unwatchLocalRanks();
+  MPI_Finalize();
 }
 
 void exchangeBytes(const std::vector<const char*>& sendTo, const std::vector<size_t>& sendBytes,

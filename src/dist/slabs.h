@@ -2,13 +2,17 @@
 // __host__ __device__ helpers, so the CPU loops and the CUDA kernels decide ownership and halos
 // with the same code.
 //
-// Boids: the world is cut into slabs along the boids grid's x axis. A slab is a run of whole cell
-// columns, so a body's owner follows from the cell the grid puts it in (core::cellOf), with the
-// same float expression every pipeline uses: no body can fall between two owners or be claimed
-// by two. A body's neighbours lie in its own column and the next one on either side (cell width
-// >= search radius), so the halo a rank needs is exactly the two columns around its slab, each
-// complete. The wrap boundary is not searched across (DESIGN.md §2): no halo crosses it, but
-// bodies that wrap migrate to the rank owning the column they re-enter.
+// Boids: the world is cut into slabs along the boids grid's z axis. A slab is a run of whole cell
+// planes (all cells with one z coordinate), so a body's owner follows from the cell the grid puts
+// it in (core::cellOf), with the same float expression every pipeline uses: no body can fall
+// between two owners or be claimed by two. A body's neighbours lie in its own plane and the next
+// one on either side (cell width >= search radius), so the halo a rank needs is exactly the two
+// planes around its slab, each complete. The wrap boundary is not searched across (DESIGN.md §2):
+// no halo crosses it, but bodies that wrap migrate to the rank owning the plane they re-enter.
+// Why z: the cell key runs x fastest and z slowest (core::cellKey), so a slab is one contiguous
+// run of cell keys. A rank's bodies in cell order are then the global cell order cut into pieces
+// by rank: its own slab in the middle, the halo from the rank below before it and from the rank
+// above after it, and the GPU store keeps that order without merging anything (device_store.cu).
 //
 // Gravity (all pairs): rank r owns a contiguous run of ids; every rank gathers every position.
 #pragma once
@@ -17,35 +21,49 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/grid.h"
 #include "core/hd.h"
 
 namespace murmur::dist {
 
 constexpr int kMaxRanks = 64;
 
-// Rank r owns cell columns [start[r], start[r + 1]); start[0] = 0, start[numRanks] = numColumns,
-// every slab at least one column wide. Passed by value to kernels, so a fixed array.
+// Rank r owns cell planes [start[r], start[r + 1]); start[0] = 0, start[numRanks] = numPlanes,
+// every slab at least one plane thick. Passed by value to kernels, so a fixed array.
 struct SlabLayout {
   int numRanks;
-  int numColumns;
+  int numPlanes;
   int start[kMaxRanks + 1];
 };
 
-MURMUR_HD int ownerOfColumn(const SlabLayout& l, int column) {
+// The plane a body is in (its cell's z coordinate), and the plane of a cell key.
+MURMUR_HD int planeOf(const core::GridSpec& g, float z) {
+  return core::cellCoord(z, g.origin.z, g.invCellWidth, g.dims.z);
+}
+MURMUR_HD int planeOfKey(const core::GridSpec& g, uint32_t key) {
+  return static_cast<int>(key / (static_cast<uint32_t>(g.dims.x) * static_cast<uint32_t>(g.dims.y)));
+}
+// The first cell key of `plane` (numCells for plane numPlanes): a slab's keys are
+// [firstKeyOfPlane(start[r]), firstKeyOfPlane(start[r + 1])).
+MURMUR_HD uint32_t firstKeyOfPlane(const core::GridSpec& g, int plane) {
+  return static_cast<uint32_t>(plane) * static_cast<uint32_t>(g.dims.x) * static_cast<uint32_t>(g.dims.y);
+}
+
+MURMUR_HD int ownerOfPlane(const SlabLayout& l, int plane) {
   int r = 0;
-  while (r + 1 < l.numRanks && column >= l.start[r + 1]) ++r;
+  while (r + 1 < l.numRanks && plane >= l.start[r + 1]) ++r;
   return r;
 }
 
-// The ranks that need a body in `column` for the next step: its owner, and the owners of the
-// columns on either side (they read it as halo). Writes up to 3 distinct ranks, owner first.
-MURMUR_HD int ranksNeeding(const SlabLayout& l, int column, int out[3]) {
+// The ranks that need a body in `plane` for the next step: its owner, and the owners of the
+// planes on either side (they read it as halo). Writes up to 3 distinct ranks, owner first.
+MURMUR_HD int ranksNeeding(const SlabLayout& l, int plane, int out[3]) {
   int count = 0;
-  out[count++] = ownerOfColumn(l, column);
+  out[count++] = ownerOfPlane(l, plane);
   for (int d = -1; d <= 1; d += 2) {
-    const int c = column + d;
-    if (c < 0 || c >= l.numColumns) continue;  // no halo across the wrap boundary
-    const int r = ownerOfColumn(l, c);
+    const int c = plane + d;
+    if (c < 0 || c >= l.numPlanes) continue;  // no halo across the wrap boundary
+    const int r = ownerOfPlane(l, c);
     bool seen = false;
     for (int k = 0; k < count; ++k) seen = seen || out[k] == r;
     if (!seen) out[count++] = r;
@@ -53,20 +71,25 @@ MURMUR_HD int ranksNeeding(const SlabLayout& l, int column, int out[3]) {
   return count;
 }
 
-MURMUR_HD bool ownsColumn(const SlabLayout& l, int rank, int column) {
-  return column >= l.start[rank] && column < l.start[rank + 1];
+// Whether `rank` needs a body in `plane` next step (owns it, or reads it as halo).
+MURMUR_HD bool rankNeeds(const SlabLayout& l, int rank, int plane) {
+  return plane >= l.start[rank] - 1 && plane <= l.start[rank + 1] && plane >= 0 && plane < l.numPlanes;
 }
 
-// Equal slabs (as equal as whole columns allow). Throws std::invalid_argument when there are
-// fewer columns than ranks or more ranks than kMaxRanks.
-SlabLayout evenSlabs(int numRanks, int numColumns);
+MURMUR_HD bool ownsPlane(const SlabLayout& l, int rank, int plane) {
+  return plane >= l.start[rank] && plane < l.start[rank + 1];
+}
+
+// Equal slabs (as equal as whole planes allow). Throws std::invalid_argument when there are
+// fewer planes than ranks or more ranks than kMaxRanks.
+SlabLayout evenSlabs(int numRanks, int numPlanes);
 
 // Slabs holding about the same number of bodies: cuts where the running count passes r/K of the
-// total, each slab at least one column. perColumn[c] = bodies in column c (all ranks summed).
-SlabLayout balancedSlabs(const std::vector<uint64_t>& perColumn, int numRanks);
+// total, each slab at least one plane. perPlane[c] = bodies in plane c (all ranks summed).
+SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks);
 
 // max over ranks of bodies owned / mean; 1 = perfectly balanced.
-double imbalance(const SlabLayout& l, const std::vector<uint64_t>& perColumn);
+double imbalance(const SlabLayout& l, const std::vector<uint64_t>& perPlane);
 
 // Gravity: first id owned by rank r of numRanks for n bodies (rank r owns [first(r), first(r+1))).
 inline size_t firstIdOfRank(size_t n, int numRanks, int rank) {

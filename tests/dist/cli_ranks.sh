@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The command line over several ranks: rank 0 writes --out with every body once, in id order,
-# equal to one rank's; bad input ends every rank with status 2 and one "murmur:" line.
+# equal to one rank's; bad input ends every rank with status 2 and one "murmur:" line; a rank
+# killed mid-run ends the job with one line from rank 0 naming it.
 #   cli_ranks.sh MPIEXEC MURMUR RANKS WORKDIR
 set -uo pipefail
 mpiexec=$1 murmur=$2 ranks=$3 dir=$4
@@ -30,4 +31,42 @@ expect_usage() {  # expect_usage WHAT ARGS...: status 2 and exactly one murmur: 
 expect_usage "scattered boids" --headless --no-render --engine cpu --pipeline scattered --n 1000
 expect_usage "bench over ranks" bench --engine cpu --n 1000
 expect_usage "too many ranks for the grid" --headless --no-render --engine cpu --half-size 5 --n 100
+# A rank killed mid-run: the job ends within seconds, with a non-zero status and one line from
+# rank 0 naming the rank (mpirun --quiet keeps mpirun's own banners out).
+mark=cli-ranks-$$
+rank_pid() {  # rank_pid RANK: the process id of that rank of the marked job, once it runs
+  local d env
+  for _ in $(seq 300); do
+    for d in /proc/[0-9]*; do
+      env=$(tr '\0' '\n' <"$d/environ" 2>/dev/null) || continue
+      if grep -qx "MURMUR_CLI_MARK=$mark" <<<"$env" && grep -qx "OMPI_COMM_WORLD_RANK=$1" <<<"$env"; then
+        echo "${d#/proc/}"
+        return 0
+      fi
+    done
+    sleep 0.2
+  done
+  return 1
+}
+MURMUR_CLI_MARK=$mark OMP_NUM_THREADS=1 timeout 120 "$mpiexec" --quiet -x MURMUR_CLI_MARK --oversubscribe \
+  --allow-run-as-root -np "$ranks" "$murmur" --headless --no-render --engine cpu --n 20000 --steps 1000000 \
+  >"$dir/killed.out" 2>"$dir/killed.log" &
+launcher=$!
+if victim=$(rank_pid 1); then
+  sleep 2  # into the steps
+  kill -9 "$victim"
+  wait "$launcher"
+  rc=$?
+  lines=$(grep -c '^murmur:' "$dir/killed.log")
+  if [ "$rc" = 0 ] || [ "$rc" = 124 ] || [ "$lines" != 1 ] ||
+     ! grep -q '^murmur: rank 1 ended unexpectedly' "$dir/killed.log"; then
+    echo "killed rank 1: status $rc (want non-zero, no timeout), $lines murmur: lines (want 1, naming rank 1)"
+    cat "$dir/killed.log"
+    fail=1
+  fi
+else
+  echo "killed rank: rank 1 never started"
+  kill "$launcher" 2>/dev/null
+  fail=1
+fi
 exit $fail

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "core/cpu_engine.h"
+#include "core/errors.h"
 #include "core/rng.h"
 #include "core/scenarios.h"
 #include "dist/dist_engine.h"
@@ -29,10 +31,12 @@ struct Case {
   int steps;
   core::ForceMode force;
   core::Pipeline pipeline;
+  float dt = 0;  // boids dt, 0 = the default
 };
 
-// A clump a few columns wide drifting along +x through the uniform world, plus a thin background:
-// the slabs balanced at reset fall out of balance within a few dozen steps and have to move.
+// A clump a few planes thick drifting along +z (the slab axis) through the uniform world, plus a
+// thin background: the slabs balanced at reset fall out of balance within a few dozen steps and
+// have to move.
 core::Bodies driftingClump(size_t n, const core::SimParams& p) {
   core::Rng rng(11);
   core::Bodies b;
@@ -40,10 +44,10 @@ core::Bodies driftingClump(size_t n, const core::SimParams& p) {
   const double h = p.halfSize;
   for (size_t i = 0; i < n; ++i) {
     const bool clump = i % 4 != 0;
-    const double x = clump ? rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
-    b.pos[i] = core::Vec4{float(x), float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), 1.0f};
-    b.vel[i] = clump ? core::Vec4{0.9f, 0.0f, 0.0f, 0.0f}
-                     : core::Vec4{float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), 0.0f, 0.0f};
+    const double z = clump ? rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
+    b.pos[i] = core::Vec4{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(z), 1.0f};
+    b.vel[i] = clump ? core::Vec4{0.0f, 0.0f, 0.9f, 0.0f}
+                     : core::Vec4{0.0f, float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), 0.0f};
     b.id[i] = static_cast<uint32_t>(i);
   }
   return b;
@@ -65,6 +69,7 @@ core::SimParams paramsFor(const Case& c, core::Bodies& bodies) {
   core::Scenario scenario = core::makeScenario(spec, p);
   bodies = std::move(scenario.bodies);
   p.halfSize = scenario.halfSize;
+  if (c.dt > 0) p.boids.dt = c.dt;
   return p;
 }
 
@@ -127,9 +132,97 @@ TEST_F(DistCpu, ClumpedBoidsMatchOneRankWhileTheSlabsMove) {
   }
 }
 
+TEST_F(DistCpu, FastBoidsJumpingPastTheHaloMatchOneRank) {
+  // dt 12: a body at full speed moves 12 of a cell width of 5, past the neighbour's halo plane.
+  runCase(core::EngineKind::Cpu, {"uniform", 3000, 25, core::ForceMode::Boids, core::Pipeline::Coherent, 12.0f},
+          single);
+}
+
 TEST_F(DistCpu, GravityAllPairsMatchesOneRankToTheBit) {
   // 1001 bodies: the ranks' shares differ in size.
   runCase(core::EngineKind::Cpu, {"plummer", 1001, 8, core::ForceMode::Gravity, core::Pipeline::Naive}, single);
+}
+
+// The host store, except that on one rank one stage throws at a chosen step, as a GPU store does
+// when a buffer no longer fits or a kernel faults.
+class FailingStore final : public LocalStore {
+ public:
+  enum class Where { Pack, LocalStep };
+  FailingStore(std::unique_ptr<LocalStore> s, Where where, int atCall, bool badInput)
+      : s_(std::move(s)), where_(where), atCall_(atCall), badInput_(badInput) {}
+  core::EngineKind kind() const override { return s_->kind(); }
+  std::string deviceName() const override { return s_->deviceName(); }
+  void setParams(const core::SimParams& p) override { s_->setParams(p); }
+  void setProfiling(bool on) override { s_->setProfiling(on); }
+  core::DeviceInfo deviceInfo() const override { return s_->deviceInfo(); }
+  void checkFits(size_t o, size_t t, const core::SimParams& p) override { s_->checkFits(o, t, p); }
+  void setOwned(const core::Bodies& b, const std::vector<uint64_t>& t) override { s_->setOwned(b, t); }
+  size_t numOwned() const override { return s_->numOwned(); }
+  core::Bodies readOwned() override { return s_->readOwned(); }
+  void synchronize() override { s_->synchronize(); }
+  std::vector<uint64_t> packOutgoing(const SlabLayout& l, const core::GridSpec& g, int me) override {
+    if (where_ == Where::Pack) fail();
+    return s_->packOutgoing(l, g, me);
+  }
+  const void* sendBuffer() const override { return s_->sendBuffer(); }
+  void* recvBuffer(size_t r) override { return s_->recvBuffer(r); }
+  void mergeReceived(const std::vector<uint64_t>& c) override { s_->mergeReceived(c); }
+  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override {
+    if (where_ == Where::LocalStep) fail();
+    s_->boidsLocalStep(l, g, me, prof);
+  }
+  std::vector<uint64_t> planeHistogram(const core::GridSpec& g) override { return s_->planeHistogram(g); }
+  const void* ownedPositions() override { return s_->ownedPositions(); }
+  void* allPositions(size_t n) override { return s_->allPositions(n); }
+  void gravityForces(size_t n, float e, float G, float m, core::StepProfile& p) override {
+    s_->gravityForces(n, e, G, m, p);
+  }
+  void leapfrogKickDrift(float dt) override { s_->leapfrogKickDrift(dt); }
+  void leapfrogKick(float dt) override { s_->leapfrogKick(dt); }
+  void dampedEuler(float dt, float d) override { s_->dampedEuler(dt, d); }
+  std::vector<core::Vec4> readOwnedAcc() override { return s_->readOwnedAcc(); }
+
+ private:
+  void fail() {
+    if (++calls_ != atCall_) return;
+    if (badInput_) throw core::UsageError("--n 5: this rank's share does not fit (injected)");
+    throw std::runtime_error("cudaMalloc: out of memory (injected)");
+  }
+  std::unique_ptr<LocalStore> s_;
+  Where where_;
+  int atCall_, calls_ = 0;
+  bool badInput_;
+};
+
+// Every rank ends the step with the same JobError naming the failed rank and its cause; nobody
+// waits for the failed rank in a transfer.
+void expectAgreedFailure(FailingStore::Where where, bool badInput) {
+  core::Bodies bodies;
+  const core::SimParams p = paramsFor({"uniform", 2000, 0, core::ForceMode::Boids, core::Pipeline::Coherent}, bodies);
+  std::shared_ptr<MpiWorld> world = MpiWorld::get();
+  const int failing = world->size() - 1;  // the last rank, so rank 0 reports another rank's failure
+  std::unique_ptr<LocalStore> store = createHostStore(p);
+  if (world->rank() == failing) store = std::make_unique<FailingStore>(std::move(store), where, 4, badInput);
+  DistEngine engine(createMpiTransport(world), std::move(store), p);
+  engine.reset(bodies);
+  try {
+    engine.step(10);
+    FAIL() << "the failure on rank " << failing << " went unnoticed";
+  } catch (const JobError& e) {
+    const std::string want = "rank " + std::to_string(failing) + ": " +
+                             (badInput ? "--n 5: this rank's share does not fit (injected)"
+                                       : "cudaMalloc: out of memory (injected)");
+    EXPECT_EQ(std::string(e.what()), want);
+    EXPECT_EQ(e.status(), badInput ? 2 : 1);
+  }
+}
+
+TEST_F(DistCpu, ARankThatThrowsBeforeTheExchangeEndsEveryRankWithItsCause) {
+  expectAgreedFailure(FailingStore::Where::Pack, false);
+}
+
+TEST_F(DistCpu, ARankThatThrowsInItsLocalStepEndsEveryRankWithItsCause) {
+  expectAgreedFailure(FailingStore::Where::LocalStep, true);
 }
 
 TEST_F(DistCpu, UnsupportedPipelinesAreRejectedWithOneLine) {
@@ -165,6 +258,11 @@ TEST_F(DistCuda, ClumpedBoidsMatchOneGpuWhileTheSlabsMove) {
   if (launchedRanks() > 1) {
     EXPECT_GT(rebalances, 0);
   }
+}
+
+TEST_F(DistCuda, FastBoidsJumpingPastTheHaloMatchOneGpu) {
+  runCase(core::EngineKind::Cuda, {"uniform", 100000, 40, core::ForceMode::Boids, core::Pipeline::Coherent, 12.0f},
+          single);
 }
 
 TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {

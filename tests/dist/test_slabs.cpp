@@ -9,47 +9,47 @@
 namespace murmur::dist {
 namespace {
 
-TEST(Slabs, EvenSlabsCoverEveryColumnOnce) {
+TEST(Slabs, EvenSlabsCoverEveryPlaneOnce) {
   for (int ranks = 1; ranks <= 7; ++ranks) {
     const SlabLayout l = evenSlabs(ranks, 40);
     EXPECT_EQ(l.start[0], 0);
     EXPECT_EQ(l.start[ranks], 40);
     for (int r = 0; r < ranks; ++r) EXPECT_GE(l.start[r + 1] - l.start[r], 40 / ranks);
     for (int c = 0; c < 40; ++c) {
-      const int o = ownerOfColumn(l, c);
-      EXPECT_TRUE(ownsColumn(l, o, c));
+      const int o = ownerOfPlane(l, c);
+      EXPECT_TRUE(ownsPlane(l, o, c));
       for (int r = 0; r < ranks; ++r)
         if (r != o) {
-          EXPECT_FALSE(ownsColumn(l, r, c));
+          EXPECT_FALSE(ownsPlane(l, r, c));
         }
     }
   }
 }
 
-TEST(Slabs, TooFewColumnsForTheRanksIsRejected) {
+TEST(Slabs, TooFewPlanesForTheRanksIsRejected) {
   EXPECT_THROW(evenSlabs(5, 4), std::invalid_argument);
   EXPECT_THROW(evenSlabs(kMaxRanks + 1, 1000), std::invalid_argument);
 }
 
 TEST(Slabs, HaloGoesToTheNeighbouringSlabsButNotAcrossTheWrap) {
-  const SlabLayout l = evenSlabs(3, 9);  // columns 0-2, 3-5, 6-8
+  const SlabLayout l = evenSlabs(3, 9);  // planes 0-2, 3-5, 6-8
   int need[3];
   ASSERT_EQ(ranksNeeding(l, 4, need), 1);  // inside slab 1
   EXPECT_EQ(need[0], 1);
-  ASSERT_EQ(ranksNeeding(l, 3, need), 2);  // first column of slab 1: slab 0 reads it
+  ASSERT_EQ(ranksNeeding(l, 3, need), 2);  // first plane of slab 1: slab 0 reads it
   EXPECT_EQ(need[0], 1);
   EXPECT_EQ(need[1], 0);
   ASSERT_EQ(ranksNeeding(l, 5, need), 2);
   EXPECT_EQ(need[1], 2);
-  ASSERT_EQ(ranksNeeding(l, 0, need), 1);  // the world's first column: no halo for the last slab
+  ASSERT_EQ(ranksNeeding(l, 0, need), 1);  // the world's first plane: no halo for the last slab
   EXPECT_EQ(need[0], 0);
   ASSERT_EQ(ranksNeeding(l, 8, need), 1);
   EXPECT_EQ(need[0], 2);
 }
 
-TEST(Slabs, OneColumnSlabIsHaloForBothNeighbours) {
+TEST(Slabs, OnePlaneSlabIsHaloForBothNeighbours) {
   SlabLayout l = evenSlabs(3, 5);
-  l.start[1] = 2, l.start[2] = 3;  // slab 1 is column 2 alone
+  l.start[1] = 2, l.start[2] = 3;  // slab 1 is plane 2 alone
   int need[3];
   ASSERT_EQ(ranksNeeding(l, 2, need), 3);
   EXPECT_EQ(need[0], 1);
@@ -57,8 +57,39 @@ TEST(Slabs, OneColumnSlabIsHaloForBothNeighbours) {
   EXPECT_EQ(need[2], 2);
 }
 
+TEST(Slabs, RankNeedsAgreesWithRanksNeeding) {
+  SlabLayout uneven = evenSlabs(4, 13);
+  uneven.start[1] = 1, uneven.start[2] = 2, uneven.start[3] = 9;  // one-plane slabs next to each other
+  for (const SlabLayout& l : {evenSlabs(1, 5), evenSlabs(2, 9), evenSlabs(3, 9), uneven})
+    for (int c = 0; c < l.numPlanes; ++c) {
+      int need[3];
+      const int k = ranksNeeding(l, c, need);
+      for (int r = 0; r < l.numRanks; ++r) {
+        bool listed = false;
+        for (int j = 0; j < k; ++j) listed = listed || need[j] == r;
+        EXPECT_EQ(rankNeeds(l, r, c), listed) << "rank " << r << " plane " << c << " of " << l.numPlanes;
+      }
+    }
+}
+
+TEST(Slabs, ASlabIsOneRunOfCellKeys) {
+  // Planes are z layers and the key runs z slowest: the keys of planes [a, b) are one range.
+  const core::GridSpec g = core::makeGrid(core::Vec3{-10, -10, -10}, 2.0f, core::Int3{10, 10, 10});
+  for (int z = 0; z < 10; ++z)
+    for (int y = 0; y < 10; y += 3)
+      for (int x = 0; x < 10; x += 3) {
+        const uint32_t key = core::cellKey(g, x, y, z);
+        EXPECT_EQ(planeOfKey(g, key), z);
+        EXPECT_GE(key, firstKeyOfPlane(g, z));
+        EXPECT_LT(key, firstKeyOfPlane(g, z + 1));
+      }
+  EXPECT_EQ(firstKeyOfPlane(g, 10), g.numCells);
+  EXPECT_EQ(planeOf(g, -10.0f), 0);
+  EXPECT_EQ(planeOf(g, 9.99f), 9);
+}
+
 TEST(Slabs, BalancedSlabsFollowTheBodies) {
-  // Most bodies in columns 10-13 of 40: a clump.
+  // Most bodies in planes 10-13 of 40: a clump.
   std::vector<uint64_t> hist(40, 10);
   for (int c = 10; c < 14; ++c) hist[static_cast<size_t>(c)] = 1000;
   const SlabLayout even = evenSlabs(4, 40);
@@ -72,7 +103,7 @@ TEST(Slabs, BalancedSlabsFollowTheBodies) {
 
 TEST(Slabs, BalancedSlabsKeepEverySlabNonEmpty) {
   std::vector<uint64_t> hist(6, 0);
-  hist[0] = 1000000;  // everything in the first column
+  hist[0] = 1000000;  // everything in the first plane
   const SlabLayout l = balancedSlabs(hist, 4);
   for (int r = 0; r < 4; ++r) EXPECT_GE(l.start[r + 1] - l.start[r], 1) << r;
   EXPECT_EQ(l.start[4], 6);
