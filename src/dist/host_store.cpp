@@ -54,12 +54,7 @@ class HostStore final : public LocalStore {
     for (size_t i = 0; i < n; ++i) sortedIndex_[i] = static_cast<uint32_t>(i);
     std::stable_sort(sortedIndex_.begin(), sortedIndex_.end(),
                      [&](uint32_t a, uint32_t b) { return keys_[a] < keys_[b]; });
-    gather(pos_, altPos_);
-    gather(vel_, altVel_);
-    gather(id_, altId_);
-    std::swap(pos_, altPos_);
-    std::swap(vel_, altVel_);
-    std::swap(id_, altId_);
+    reorderBySortedIndex();
     for (size_t k = 0, first = 0; k < n; ++k) {
       const uint32_t key = keys_[sortedIndex_[k]];
       if (k > 0 && key != keys_[sortedIndex_[k - 1]]) first = k;
@@ -157,12 +152,7 @@ class HostStore final : public LocalStore {
     for (long i = 0; i < n; ++i) sortedIndex_[counts_[keys_[i]]++] = static_cast<uint32_t>(i);
     // counts_[c] is now the end of cell c; empty cells have start == end.
     if (profile_) prof.sortMs = msSince(t0), t0 = std::chrono::steady_clock::now();
-    gather(pos_, altPos_);
-    gather(vel_, altVel_);
-    gather(id_, altId_);
-    std::swap(pos_, altPos_);
-    std::swap(vel_, altVel_);
-    std::swap(id_, altId_);
+    reorderBySortedIndex();
     sortedKeys_.resize(pos_.size());
     for (long k = 0; k < n; ++k) sortedKeys_[k] = keys_[sortedIndex_[k]];
     if (profile_) prof.reorderMs = msSince(t0), t0 = std::chrono::steady_clock::now();
@@ -252,6 +242,15 @@ class HostStore final : public LocalStore {
   void setParams(const core::SimParams& p) override { params_ = p; }
 
  private:
+  // pos_, vel_ and id_ into the order of sortedIndex_ (through the alt buffers).
+  void reorderBySortedIndex() {
+    gather(pos_, altPos_);
+    gather(vel_, altVel_);
+    gather(id_, altId_);
+    std::swap(pos_, altPos_);
+    std::swap(vel_, altVel_);
+    std::swap(id_, altId_);
+  }
   template <typename T>
   void gather(const std::vector<T>& src, std::vector<T>& dst) {
     const long n = static_cast<long>(sortedIndex_.size());
