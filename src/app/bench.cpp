@@ -13,6 +13,7 @@
 #include "app/bench.h"
 #include "app/bench_output.h"
 #include "app/engine_factory.h"
+#include "app/git_sha.h"
 #include "app/offscreen.h"
 #include "app/params_json.h"
 #include "app/progress.h"

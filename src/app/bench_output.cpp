@@ -1,18 +1,14 @@
 // `murmur bench`, the files: one CSV row per measured configuration and the JSON sidecar.
 #include "app/bench_output.h"
 
-#include "core/atomic_file.h"
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 
+#include "app/git_sha.h"
+#include "core/atomic_file.h"
 #include "core/errors.h"
-
-// Set by CMake at configure time (git rev-parse --short HEAD).
-#ifndef MURMUR_GIT_SHA
-#define MURMUR_GIT_SHA "unknown"
-#endif
 
 namespace murmur::app {
 
@@ -20,8 +16,6 @@ using core::EngineKind;
 using core::ForceMode;
 using core::Pipeline;
 using core::UsageError;
-
-const char* gitSha() { return MURMUR_GIT_SHA; }
 
 std::string isoUtcNow() {
   const std::time_t t = std::time(nullptr);
@@ -66,7 +60,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
                      const Measurement& m, const StepStats& st) {
   core::CsvRow row;
   row.set("timestamp", isoUtcNow());
-  row.set("git_sha", std::string(MURMUR_GIT_SHA));
+  row.set("git_sha", std::string(gitSha()));
   row.set("gpu", deviceName);
   if (c.engine == EngineKind::Cuda) {
     row.set("cc", device.cc);

@@ -32,7 +32,6 @@ struct Measurement {
 };
 
 // The source revision the binary was configured from ("unknown" outside a git checkout).
-const char* gitSha();
 std::string isoUtcNow();
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v);

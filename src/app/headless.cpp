@@ -10,6 +10,7 @@
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
+#include "app/git_sha.h"
 #include "app/params_json.h"
 #include "app/progress.h"
 #include "app/run.h"
@@ -44,7 +45,7 @@ core::CsvRow headlessRow(const Options& o, const core::SimParams& params, const 
   gmtime_r(&t, &tm);
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
   row.set("timestamp", std::string(ts));
-  row.set("git_sha", std::string(MURMUR_GIT_SHA));
+  row.set("git_sha", std::string(gitSha()));
   row.set("gpu", engine.deviceName());
   row.set("engine", std::string(core::toString(o.engine)));
   row.set("force", std::string(core::toString(params.force)));

@@ -27,6 +27,7 @@
 #include "app/bench.h"
 #include "app/draw_source.h"
 #include "app/engine_factory.h"
+#include "app/git_sha.h"
 #include "app/params_json.h"
 #include "app/parse.h"
 #include "app/run.h"
@@ -37,10 +38,6 @@
 #include "core/scenarios.h"
 #include "render/screenshot.h"
 #include "render/video.h"
-
-#ifndef MURMUR_GIT_SHA
-#define MURMUR_GIT_SHA "unknown"
-#endif
 
 namespace murmur::app {
 
@@ -325,7 +322,7 @@ struct Viewer {
       const StepStats st = stepStats(secondSimMs);
       core::CsvRow r;
       r.set("timestamp", isoNow());
-      r.set("git_sha", std::string(MURMUR_GIT_SHA));
+      r.set("git_sha", std::string(gitSha()));
       r.set("gpu", engine->deviceName());
       r.set("engine", std::string(core::toString(engine->kind())));
       r.set("force", std::string(core::toString(params.force)));

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -122,6 +123,11 @@ TEST(Outputs, HeadlessCsvHoldsOneBenchRow) {
   EXPECT_FALSE(std::getline(lines, extra));
   EXPECT_EQ(header.rfind("timestamp,git_sha,gpu", 0), 0u);
   EXPECT_NE(row.find(",cpu,boids,scattered,dense,300,"), std::string::npos) << row;  // the default world
+  // The second field is the revision of this build: a short commit (+dirty when tracked files
+  // differed from it), or "unknown" outside a git checkout.
+  const size_t a = row.find(',') + 1, b = row.find(',', a);
+  const std::string sha = row.substr(a, b - a);
+  EXPECT_TRUE(std::regex_match(sha, std::regex("[0-9a-f]{7,40}(\\+dirty)?|unknown"))) << sha;
 }
 
 TEST(Outputs, ScreenshotOnAFullDiskIsNotReportedWritten) {
