@@ -219,12 +219,7 @@ __global__ void __launch_bounds__(1024)
       if (withinRadius(pi, ldg4(pos + j), radius2)) ++neighbours;
     });
   }
-  candidates = blockSum(candidates);
-  neighbours = blockSum(neighbours);
-  if (threadIdx.x == 0) {
-    atomicAdd(counts, candidates);
-    atomicAdd(counts + 1, neighbours);
-  }
+  addBlockCounts(candidates, neighbours, counts);
 }
 
 }  // namespace

@@ -201,23 +201,10 @@ struct CudaEngine::Impl {
                                     boundsPartials.get(), d_grid, lc);
       });
     }
-    timer.stage(Stage::Label, [&] { launchLabelCells(pos[cur].get(), n, d_grid, keys[0].get(), index[0].get(), lc); });
-    int sel = 0;
-    timer.stage(Stage::Sort, [&] {
-      const SortBuffers sb{{keys[0].get(), keys[1].get()}, {index[0].get(), index[1].get()}, sortTemp.get(),
-                           sortTemp.size()};
-      sel = sortByCell(sb, n, keyBitsFor(cells), lc);
-    });
+    const int sel = labelAndSort(d_grid, cells, lc);
     const DeviceGrid g{d_grid, keys[sel].get(), index[sel].get(), cellStart.get(), cellEnd.get(), cells};
     timer.stage(Stage::Bounds, [&] { launchFindCellBounds(g.sortedKeys, n, cells, cellStart.get(), cellEnd.get(), lc); });
-    if (reorder) {
-      timer.stage(Stage::Reorder, [&] {
-        launchReorderBodies(g.sortedIndex, n, pos[cur].get(), vel[velCur].get(), id[cur].get(), pos[1 - cur].get(),
-                            vel[1 - velCur].get(), id[1 - cur].get(), lc);
-      });
-      cur = 1 - cur;
-      velCur = 1 - velCur;
-    }
+    if (reorder) reorderBodies(g.sortedIndex, lc);
     if (mode == ForceMode::Gravity) {
       timer.stage(Stage::Bounds, [&] {
         launchCellMonopoles(pos[cur].get(), reorder ? nullptr : g.sortedIndex, cellStart.get(), cellEnd.get(), cells,
@@ -234,6 +221,13 @@ struct CudaEngine::Impl {
     ensureGrid(cells, true, ForceMode::Boids);
     const LaunchConfig lc = launch();
     const GridSpec* d_grid = gridSpecs.get() + kRowGridSlot;
+    const int sel = labelAndSort(d_grid, cells, lc);
+    timer.stage(Stage::Bounds, [&] { launchFindCellFirst(keys[sel].get(), n, cells, cellFirst.get(), lc); });
+    reorderBodies(index[sel].get(), lc);
+  }
+
+  // labelCells -> sortByCell on d_grid: returns which of keys/index holds the sorted order.
+  int labelAndSort(const GridSpec* d_grid, uint32_t cells, const LaunchConfig& lc) {
     timer.stage(Stage::Label, [&] { launchLabelCells(pos[cur].get(), n, d_grid, keys[0].get(), index[0].get(), lc); });
     int sel = 0;
     timer.stage(Stage::Sort, [&] {
@@ -241,9 +235,13 @@ struct CudaEngine::Impl {
                            sortTemp.size()};
       sel = sortByCell(sb, n, keyBitsFor(cells), lc);
     });
-    timer.stage(Stage::Bounds, [&] { launchFindCellFirst(keys[sel].get(), n, cells, cellFirst.get(), lc); });
+    return sel;
+  }
+
+  // The bodies (pos, vel, id) gathered into sorted order in the other buffers, which become current.
+  void reorderBodies(const uint32_t* sortedIndex, const LaunchConfig& lc) {
     timer.stage(Stage::Reorder, [&] {
-      launchReorderBodies(index[sel].get(), n, pos[cur].get(), vel[velCur].get(), id[cur].get(), pos[1 - cur].get(),
+      launchReorderBodies(sortedIndex, n, pos[cur].get(), vel[velCur].get(), id[cur].get(), pos[1 - cur].get(),
                           vel[1 - velCur].get(), id[1 - cur].get(), lc);
     });
     cur = 1 - cur;
@@ -314,12 +312,7 @@ struct CudaEngine::Impl {
     timer.stage(Stage::Label, [&] { launchTreeKeys(pos[cur].get(), n, tree, lc); });
     int sel = 0;
     timer.stage(Stage::Sort, [&] { sel = treeSort(n, tree, lc); });
-    timer.stage(Stage::Reorder, [&] {
-      launchReorderBodies(tree.index[sel].get(), n, pos[cur].get(), vel[velCur].get(), id[cur].get(),
-                          pos[1 - cur].get(), vel[1 - velCur].get(), id[1 - cur].get(), lc);
-    });
-    cur = 1 - cur;
-    velCur = 1 - velCur;
+    reorderBodies(tree.index[sel].get(), lc);
     timer.stage(Stage::Bounds, [&] { launchBuildTree(pos[cur].get(), tree.keys[sel].get(), n, gp.theta, tree, lc); });
     timer.stage(Stage::Force, [&] {
       launchTreeWalk(pos[cur].get(), n, tree, gp.softening * gp.softening, gp.G, gp.treeLeafSize, acc.get(), lc);
@@ -371,11 +364,7 @@ CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
   if (!err.empty()) throw std::invalid_argument(err);
   std::string why;
   if (!deviceAvailable(&why)) throw std::runtime_error("the CUDA engine cannot start: " + why);
-  int dev = 0;
-  MURMUR_CUDA_CHECK(cudaGetDevice(&dev));
-  cudaDeviceProp prop{};
-  MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-  impl_->name = prop.name;
+  impl_->name = cuda::deviceInfo().name;
   impl_->gridSpecs.allocate(kNumGridSlots);
   impl_->boundsPartials.allocate((gravityGridScratchBytes() + sizeof(Vec4) - 1) / sizeof(Vec4));
   impl_->counts.allocate(2);

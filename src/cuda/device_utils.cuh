@@ -35,6 +35,18 @@ __device__ __forceinline__ void st4(core::Vec4* p, const core::Vec4& v) {
 
 __device__ __forceinline__ uint32_t globalThreadIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
+// Per-axis minimum and maximum over the warp, in every lane (all 32 lanes must call it).
+__device__ __forceinline__ void warpMinMax(float (&lo)[3], float (&hi)[3]) {
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off /= 2) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = fminf(lo[a], __shfl_xor_sync(kFullWarpMask, lo[a], off));
+      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kFullWarpMask, hi[a], off));
+    }
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ T warpSum(T v) {
 #pragma unroll
@@ -58,6 +70,18 @@ __device__ __forceinline__ T blockSum(T v) {
   }
   __syncthreads();
   return total;
+}
+
+// The neighbour statistics kernels' totals: candidates into counts[0] and neighbours into
+// counts[1], one atomic each per block. Every thread of the block must call it.
+__device__ __forceinline__ void addBlockCounts(unsigned long long candidates, unsigned long long neighbours,
+                                               unsigned long long* counts) {
+  candidates = blockSum(candidates);
+  neighbours = blockSum(neighbours);
+  if (threadIdx.x == 0) {
+    atomicAdd(counts, candidates);
+    atomicAdd(counts + 1, neighbours);
+  }
 }
 
 }  // namespace murmur::cuda

@@ -19,16 +19,6 @@ namespace {
 
 __global__ void __launch_bounds__(1024) storeGridKernel(GridSpec* grid, GridSpec value) { *grid = value; }
 
-__device__ __forceinline__ void warpMinMax(float (&lo)[3], float (&hi)[3]) {
-#pragma unroll
-  for (int off = kWarpSize / 2; off > 0; off /= 2) {
-#pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = fminf(lo[a], __shfl_xor_sync(kFullWarpMask, lo[a], off));
-      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kFullWarpMask, hi[a], off));
-    }
-  }
-}
 
 // Min/max over the block, valid in thread 0. Every thread of the block must call it.
 __device__ void blockMinMax(float (&lo)[3], float (&hi)[3]) {

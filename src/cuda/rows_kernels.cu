@@ -132,12 +132,7 @@ __global__ void __launch_bounds__(1024)
       }
     });
   }
-  candidates = blockSum(candidates);
-  neighbours = blockSum(neighbours);
-  if (threadIdx.x == 0) {
-    atomicAdd(counts, candidates);
-    atomicAdd(counts + 1, neighbours);
-  }
+  addBlockCounts(candidates, neighbours, counts);
 }
 
 }  // namespace

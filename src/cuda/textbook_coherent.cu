@@ -98,11 +98,7 @@ class TextbookCoherentEngine final : public core::Engine {
   explicit TextbookCoherentEngine(const SimParams& p) {
     std::string why;
     if (!deviceAvailable(&why)) throw std::runtime_error("the CUDA engine cannot start: " + why);
-    int dev = 0;
-    MURMUR_CUDA_CHECK(cudaGetDevice(&dev));
-    cudaDeviceProp prop{};
-    MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    name_ = prop.name;
+    name_ = cuda::deviceInfo().name;
     d_gridSpec_.allocate(1);
     d_counts_.allocate(2);
     setParams(p);

@@ -44,14 +44,7 @@ __device__ __forceinline__ void walkGroup(uint32_t begin, uint32_t end, uint32_t
   const Vec4 pi = ldg4(pos + (active ? i : begin));  // idle lanes repeat a group body: same box
 
   float lo[3] = {pi.x, pi.y, pi.z}, hi[3] = {pi.x, pi.y, pi.z};
-#pragma unroll
-  for (int off = kWarpSize / 2; off > 0; off /= 2) {
-#pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = fminf(lo[a], __shfl_xor_sync(kFullWarpMask, lo[a], off));
-      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kFullWarpMask, hi[a], off));
-    }
-  }
+  warpMinMax(lo, hi);
   const Vec3 gmin{lo[0], lo[1], lo[2]}, gmax{hi[0], hi[1], hi[2]};
 
   Vec3 a{0.0f, 0.0f, 0.0f};

@@ -164,11 +164,7 @@ std::string gib(size_t bytes) {
 class DeviceStore final : public LocalStore {
  public:
   DeviceStore(const core::SimParams& p, cudaStream_t stream) : stream_(stream) {
-    int dev = 0;
-    MURMUR_CUDA_CHECK(cudaGetDevice(&dev));
-    cudaDeviceProp prop{};
-    MURMUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    name_ = prop.name;
+    name_ = cuda::deviceInfo().name;
     gridSpec_.allocate(1);
     ctl_.allocate(1);
     setParams(p);

@@ -9,6 +9,7 @@
 #include "test_helpers.h"
 
 using namespace murmur::core;
+using murmur::test::plummerBodies;
 
 namespace {
 SimParams gravityParams(Pipeline pipe) {
@@ -16,14 +17,6 @@ SimParams gravityParams(Pipeline pipe) {
   p.force = ForceMode::Gravity;
   p.pipeline = pipe;
   return p;
-}
-Bodies plummerBodies(size_t n, uint64_t seed) {
-  SimParams p = defaultParams();
-  ScenarioSpec s;
-  s.name = "plummer";
-  s.n = n;
-  s.seed = seed;
-  return makeScenario(s, p).bodies;
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "core/engine.h"
 #include "core/metrics.h"
 #include "core/rng.h"
+#include "core/scenarios.h"
 
 namespace murmur::test {
 
@@ -65,6 +66,15 @@ inline void expectStatesClose(const core::Bodies& a, const core::Bodies& b, floa
       }
     }
   }
+}
+
+// The plummer scenario of n bodies (default parameters).
+inline core::Bodies plummerBodies(size_t n, uint64_t seed) {
+  core::ScenarioSpec s;
+  s.name = "plummer";
+  s.n = n;
+  s.seed = seed;
+  return core::makeScenario(s, core::defaultParams()).bodies;
 }
 
 }  // namespace murmur::test

@@ -16,6 +16,7 @@
 #include "test_helpers.h"
 
 using namespace murmur::core;
+using murmur::test::plummerBodies;
 
 namespace {
 
@@ -24,15 +25,6 @@ SimParams treeParams() {
   p.force = ForceMode::Gravity;
   p.pipeline = Pipeline::Tree;
   return p;
-}
-
-Bodies plummerBodies(size_t n, uint64_t seed) {
-  SimParams p = defaultParams();
-  ScenarioSpec s;
-  s.name = "plummer";
-  s.n = n;
-  s.seed = seed;
-  return makeScenario(s, p).bodies;
 }
 
 ForceError treeError(const Bodies& b, const SimParams& p) {
