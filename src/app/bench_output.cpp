@@ -9,6 +9,7 @@
 #include "app/git_sha.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "core/verlet.h"
 
 namespace murmur::app {
 
@@ -90,8 +91,13 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
     row.set("sort_ms", s.sortMs);
     row.set("bounds_ms", s.boundsMs);
   }
-  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Rows || c.pipeline == Pipeline::Tree)
+  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Rows || c.pipeline == Pipeline::Tree ||
+      c.pipeline == Pipeline::Verlet)
     row.set("reorder_ms", s.reorderMs);
+  if (c.pipeline == Pipeline::Verlet && c.force == core::ForceMode::Boids) {
+    row.set("list_ms", s.listMs);
+    row.set("list_steps", static_cast<long long>(core::verletPlan(m.params, m.n).steps));
+  }
   row.set("force_ms", s.forceMs);
   if (!c.reference) row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {

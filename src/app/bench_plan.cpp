@@ -60,7 +60,7 @@ const std::vector<BenchPreset>& benchPresets() {
        {16384, 65536, 262144, 1048576, 4194304, 10000000},
        {256}, {}, "plummer", nullptr, true},
       {"flame", "boids at FLAME GPU 2 Circles density: half-size 50, radii 2/2/2, 1M, cell widths 1 and 2, block 128",
-       {ForceMode::Boids}, {Pipeline::Scattered, Pipeline::Coherent},
+       {ForceMode::Boids}, {Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet},
        {1000000}, {128}, {1, 2}, "uniform", flameParams, false, true},
   };
   return presets;

@@ -77,6 +77,7 @@ core::CsvRow headlessRow(const Options& o, const core::SimParams& params, const 
       row.set("reorder_ms", stageSum.reorderMs * k);
       row.set("force_ms", stageSum.forceMs * k);
       row.set("integrate_ms", stageSum.integrateMs * k);
+      if (params.pipeline == core::Pipeline::Verlet) row.set("list_ms", stageSum.listMs * k);
     }
   }
   return row;
@@ -264,9 +265,10 @@ int runHeadless(const Options& o) {
   if (const auto* d = dynamic_cast<const dist::DistEngine*>(engine.get())) std::printf("%s\n", d->summary().c_str());
   if (o.profile && done > 0) {
     const double k = 1.0 / done;
-    std::printf("stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f force=%.4f integrate=%.4f comm=%.4f\n",
-                stageSum.labelMs * k, stageSum.sortMs * k, stageSum.boundsMs * k, stageSum.reorderMs * k,
-                stageSum.forceMs * k, stageSum.integrateMs * k, stageSum.commMs * k);
+    std::printf(
+        "stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f list=%.4f force=%.4f integrate=%.4f comm=%.4f\n",
+        stageSum.labelMs * k, stageSum.sortMs * k, stageSum.boundsMs * k, stageSum.reorderMs * k, stageSum.listMs * k,
+        stageSum.forceMs * k, stageSum.integrateMs * k, stageSum.commMs * k);
   }
   std::fflush(stdout);
   return interrupted ? StopSignal::exitStatus() : 0;

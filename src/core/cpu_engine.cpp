@@ -125,6 +125,8 @@ void CpuEngine::setParams(const SimParams& p) {
   if (!err.empty()) throw std::invalid_argument(err);
   if (forceFieldChanged(params_, p)) accValid_ = false;
   params_ = p;
+  listValid_ = false;
+  listFresh_ = true;
 }
 
 void CpuEngine::reset(const Bodies& bodies) {
@@ -142,6 +144,8 @@ void CpuEngine::reset(const Bodies& bodies) {
   sortedKeys_.resize(n);
   sortedIndex_.resize(n);
   accValid_ = false;
+  listValid_ = false;
+  listFresh_ = true;
   profile_ = StepProfile{};
 }
 
@@ -182,7 +186,8 @@ void CpuEngine::buildGrid(const GridSpec& g) {
   profile_.boundsMs += boundsMs;
   // Coherent and rows: the state itself moves into cell order and stays there (no scatter back);
   // the ids move with it, which is what readBodies uses to hand the state back in id order.
-  if (params_.pipeline == Pipeline::Coherent || params_.pipeline == Pipeline::Rows) {
+  if (params_.pipeline == Pipeline::Coherent || params_.pipeline == Pipeline::Rows ||
+      params_.pipeline == Pipeline::Verlet) {
     timed(profile_.reorderMs, [&] { reorderBySortedIndex(); });
   }
 }
@@ -196,13 +201,50 @@ void CpuEngine::reorderBySortedIndex() {
   std::swap(id_, idAlt_);
 }
 
+int CpuEngine::stepsPerCycle() const {
+  if (params_.force != ForceMode::Boids || params_.pipeline != Pipeline::Verlet) return 1;
+  return verletPlan(params_, pos_.size()).steps;
+}
+
+VerletPlan CpuEngine::nextListPlan() const {
+  return listFresh_ ? verletPlanFor(params_, 1) : verletPlan(params_, pos_.size());
+}
+
+void CpuEngine::buildLists() {
+  listPlan_ = nextListPlan();
+  buildGrid(rowGridForRadius(params_, pos_.size(), listPlan_.radius));
+  double firstMs = 0;
+  timed(firstMs, [&] { findCellFirst(grid_, sortedKeys_, cellFirst_); });
+  profile_.boundsMs += firstMs;
+  const long n = static_cast<long>(pos_.size());
+  lists_.resize(pos_.size());
+  timed(profile_.listMs, [&] {
+#pragma omp parallel for schedule(dynamic, 256)
+    for (long i = 0; i < n; ++i) {
+      std::vector<uint32_t>& list = lists_[i];
+      list.clear();
+      forEachListed(
+          grid_, listPlan_, params_.halfSize, static_cast<uint32_t>(i), xyz(pos_[i]),
+          [&](uint32_t j) { return xyz(pos_[j]); }, [&](uint32_t k) { return cellFirst_[k]; },
+          [&](uint32_t j) { list.push_back(j); });
+    }
+  });
+  listAge_ = 0;
+  listValid_ = true;
+  listFresh_ = false;
+}
+
 void CpuEngine::stepBoids() {
   const long n = static_cast<long>(pos_.size());
   const BoidParams& b = params_.boids;
   const BoidRadii2 r2 = boidRadii2(b);
   const Pipeline pipe = params_.pipeline;
   const bool rows = pipe == Pipeline::Rows;
-  if (rows) {
+  const bool verlet = pipe == Pipeline::Verlet;
+  if (verlet) {
+    if (!listValid_ || listAge_ >= listPlan_.steps) buildLists();
+    ++listAge_;
+  } else if (rows) {
     buildGrid(rowGrid(params_, pos_.size()));
     double firstMs = 0;
     timed(firstMs, [&] { findCellFirst(grid_, sortedKeys_, cellFirst_); });
@@ -223,6 +265,8 @@ void CpuEngine::stepBoids() {
       if (pipe == Pipeline::Naive) {
         for (long j = 0; j < n; ++j)
           if (j != i) boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+      } else if (verlet) {
+        for (const uint32_t j : lists_[i]) boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
       } else if (rows) {
         forEachRow(grid_, xyz(pi), radius, [&](uint32_t first, uint32_t last) {
           for (long j = cellFirst_[first]; j < static_cast<long>(cellFirst_[last + 1]); ++j)
@@ -302,7 +346,8 @@ void CpuEngine::gravityForces() {
   });
   profile_.boundsMs += bboxMs + monoMs;
   timed(profile_.forceMs, [&] {
-    const bool coherent = pipe == Pipeline::Coherent || pipe == Pipeline::Rows;  // rows: the coherent grid
+    // rows and verlet: the coherent grid
+    const bool coherent = pipe == Pipeline::Coherent || pipe == Pipeline::Rows || pipe == Pipeline::Verlet;
     const long numOcc = static_cast<long>(occupiedCells_.size());
 #pragma omp parallel for schedule(dynamic, 64)
     for (long i = 0; i < n; ++i) {
@@ -384,9 +429,10 @@ std::vector<Vec4> CpuEngine::computeAccelerations() {
 CpuEngine::GridView CpuEngine::debugBuildGrid() {
   GridView v;
   if (pos_.empty()) return v;
-  v.grid = params_.force == ForceMode::Gravity  ? gravityGridForState()
-           : params_.pipeline == Pipeline::Rows ? rowGrid(params_, pos_.size())
-                                                : boidGrid(params_);
+  v.grid = params_.force == ForceMode::Gravity    ? gravityGridForState()
+           : params_.pipeline == Pipeline::Rows   ? rowGrid(params_, pos_.size())
+           : params_.pipeline == Pipeline::Verlet ? verletGrid(params_, pos_.size())
+                                                  : boidGrid(params_);
   std::vector<uint32_t> keys, counts;
   labelCells(v.grid, pos_, keys);
   sortByCell(v.grid, keys, counts, v.sortedKeys, v.sortedIndex);
@@ -409,6 +455,25 @@ NeighbourStats CpuEngine::neighbourStats() {
         if (j != i && dot(d, d) < r2) neigh += 1;
       }
     cand = double(n) * double(n - 1);
+  } else if (params_.pipeline == Pipeline::Verlet && params_.force == ForceMode::Boids) {
+    // Candidates: the entries of lists built now with the steady plan; neighbours: the entries
+    // that the exact test accepts.
+    const GridView v = debugBuildGrid();
+    const VerletPlan plan = verletPlan(params_, pos_.size());
+    std::vector<uint32_t> first;
+    findCellFirst(v.grid, v.sortedKeys, first);
+#pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)
+    for (long t = 0; t < n; ++t) {
+      const Vec3 pi = xyz(pos_[v.sortedIndex[t]]);
+      forEachListed(
+          v.grid, plan, params_.halfSize, static_cast<uint32_t>(t), pi,
+          [&](uint32_t k) { return xyz(pos_[v.sortedIndex[k]]); }, [&](uint32_t k) { return first[k]; },
+          [&](uint32_t k) {
+            cand += 1;
+            const Vec3 d = xyz(pos_[v.sortedIndex[k]]) - pi;
+            if (dot(d, d) < r2) neigh += 1;
+          });
+    }
   } else if (params_.pipeline == Pipeline::Rows && params_.force == ForceMode::Boids) {
     const GridView v = debugBuildGrid();
     std::vector<uint32_t> first;

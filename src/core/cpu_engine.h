@@ -8,6 +8,7 @@
 #include "core/engine.h"
 #include "core/grid.h"
 #include "core/tree.h"
+#include "core/verlet.h"
 
 namespace murmur::core {
 
@@ -27,6 +28,7 @@ class CpuEngine final : public Engine {
   Bodies readBodies() override;
   std::vector<Vec4> computeAccelerations() override;
   NeighbourStats neighbourStats() override;
+  int stepsPerCycle() const override;
 
   // Grid state after the last grid build, for invariant tests: keys and body indices in sorted
   // order, and per-cell [start, end) into that order (kEmptyCell when empty).
@@ -41,6 +43,9 @@ class CpuEngine final : public Engine {
  private:
   void stepOnce();
   void stepBoids();
+  // The verlet pipeline: the plan of the next build, and the build itself (grid, reorder, lists).
+  VerletPlan nextListPlan() const;
+  void buildLists();
   void stepGravity();
   // Gravity accelerations of the current state into acc_ (current order).
   void gravityForces();
@@ -66,6 +71,15 @@ class CpuEngine final : public Engine {
   GridSpec grid_{};
   std::vector<uint32_t> keys_, sortedKeys_, sortedIndex_, cellStart_, cellEnd_, counts_;
   std::vector<uint32_t> cellFirst_;  // rows pipeline: first sorted slot of every cell, and n at the end
+  // Verlet pipeline: every body's list (slots of the order at the build, which the state keeps
+  // until the next one), the plan it was built with, and the steps it has served.
+  std::vector<std::vector<uint32_t>> lists_;
+  VerletPlan listPlan_{};
+  int listAge_ = 0;
+  bool listValid_ = false;
+  // Set by reset() and setParams(): positions may lie outside the world until the next step
+  // wraps them, so the next list is built for one step, without images.
+  bool listFresh_ = true;
   std::vector<Vec4> monopole_;          // per cell: centre of mass xyz, w = mass (gravity)
   std::vector<uint32_t> occupiedCells_;  // cell keys with mass > 0 (gravity far field)
   CpuTree tree_;

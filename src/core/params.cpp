@@ -33,6 +33,7 @@ SimParams defaultParams() {
   p.halfSize = 100.0f;
   p.cellWidthFactor = 1;
   p.blockSize = 256;
+  p.listSteps = 0;
   return p;
 }
 
@@ -61,7 +62,8 @@ std::string validateParams(const SimParams& p) {
     return std::string("pipeline tree: ") + kTreeBoidsMessage;
   // The boids grid must stay addressable with 32-bit cell keys; the rows pipeline's cells may be
   // finer (core/row_search.h).
-  const double fine = p.pipeline == Pipeline::Rows ? double(kRowCellsPerRadius) : 1.0;
+  const double fine =
+      p.pipeline == Pipeline::Rows || p.pipeline == Pipeline::Verlet ? double(kRowCellsPerRadius) : 1.0;
   const double cells = std::ceil(2.0 * p.halfSize * fine / (maxRuleRadius(b) * p.cellWidthFactor));
   if (cells * cells * cells > 4.0e9) {
     e << "--half-size " << p.halfSize << " is invalid: with rule radius " << maxRuleRadius(b) << " and --cell-width "

@@ -13,7 +13,7 @@ namespace murmur::core {
 enum class ForceMode : int { Boids = 0, Gravity = 1 };
 // Rows: the exact fast boids search of core/row_search.h (gravity runs the coherent grid there).
 // Tree: Barnes-Hut over a radix tree built every step (core/tree.h); gravity only.
-enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4 };
+enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4, Verlet = 5 };
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
 enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
@@ -30,7 +30,7 @@ struct EnumNames<ForceMode> {
 };
 template <>
 struct EnumNames<Pipeline> {
-  static constexpr const char* names[] = {"naive", "scattered", "coherent", "rows", "tree"};
+  static constexpr const char* names[] = {"naive", "scattered", "coherent", "rows", "tree", "verlet"};
 };
 template <>
 struct EnumNames<EngineKind> {
@@ -104,6 +104,8 @@ struct SimParams {
   float halfSize;       // boids world is the cube [-halfSize, halfSize)^3, wrapped at the faces
   int cellWidthFactor;  // boids grid cell width = factor * largest rule radius; 1 (27 cells) or 2 (8)
   int blockSize;        // CUDA threads per block: 32..1024, multiple of 32
+  int listSteps;        // verlet pipeline: steps each neighbour list serves, 0 = from the cost
+                        // model (core/verlet.h)
 };
 
 SimParams defaultParams();
@@ -138,12 +140,12 @@ inline std::vector<Pipeline> allPipelines() {
   return all;
 }
 
-// The pipelines with a gravity method of their own: rows runs the coherent grid for gravity, so
-// reports and sweeps that cover gravity measure it once, as coherent.
+// The pipelines with a gravity method of their own: rows and verlet run the coherent grid for
+// gravity, so reports and sweeps that cover gravity measure it once, as coherent.
 inline std::vector<Pipeline> gravityPipelines() {
   std::vector<Pipeline> all;
   for (Pipeline p : allPipelines())
-    if (p != Pipeline::Rows) all.push_back(p);
+    if (p != Pipeline::Rows && p != Pipeline::Verlet) all.push_back(p);
   return all;
 }
 
@@ -153,6 +155,8 @@ constexpr int kMaxBlockSize = 1024;
 constexpr int kBlockSizeStep = 32;
 constexpr int kMaxGravityGridDim = 128;
 constexpr int kMaxTreeLeafSize = 64;
+// The verlet pipeline reuses a neighbour list for at most this many steps (core/verlet.h).
+constexpr int kMaxListSteps = 64;
 // Why `tree` refuses boids: what a tree buys is a far field summarised by multipoles, and boids
 // have none (every rule is a short-range neighbour sum, which the grids find exactly).
 constexpr const char* kTreeBoidsMessage =

@@ -32,13 +32,15 @@ namespace murmur::core {
 constexpr int kRowCellsPerRadius = 2;
 constexpr double kRowFineBodiesPerCell = 12.0;
 
-// Cells per classic cell for n bodies in p's world: the mean occupancy of a classic cell decides.
-inline int rowCellsPerRadius(const SimParams& p, size_t n) {
-  const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
+// Cells per classic cell for n bodies in p's world searched to `radius`: the mean occupancy of a
+// cell of width cellWidthFactor * radius decides.
+inline int rowCellsPerRadius(const SimParams& p, size_t n, float radius) {
+  const double w = double(radius) * p.cellWidthFactor;
   const double side = 2.0 * double(p.halfSize);
   const double perCell = double(n) * (w * w * w) / (side * side * side);
   return perCell >= kRowFineBodiesPerCell ? kRowCellsPerRadius : 1;
 }
+inline int rowCellsPerRadius(const SimParams& p, size_t n) { return rowCellsPerRadius(p, n, maxRuleRadius(p.boids)); }
 
 // Where rows are long, the force kernel takes the grid kernels' loop (cuda/boids_kernels.cu):
 // four candidates per iteration, the sums skipped outside every radius, a velocity read only
@@ -71,13 +73,15 @@ MURMUR_HD float rowMargin(const GridSpec& g) {
 
 // The rows pipeline's grid for n bodies: cell width = cellWidthFactor * largest radius /
 // rowCellsPerRadius(p, n).
-inline GridSpec rowGrid(const SimParams& p, size_t n) {
+// rowGridForRadius: the same grid for a search to `radius` (the verlet pipeline's list radius).
+inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
   const float w =
-      maxRuleRadius(p.boids) * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
+      radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n, radius));
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
   if (d < 1) d = 1;
   return makeGrid(Vec3{-p.halfSize, -p.halfSize, -p.halfSize}, w, Int3{d, d, d});
 }
+inline GridSpec rowGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, maxRuleRadius(p.boids)); }
 
 // Gap in cell units between coordinate t and what cell c of `dim` can hold, less the margin m;
 // 0 when t lies in (or within m of) it. Cell c holds [c, c + 1), except that the border cells

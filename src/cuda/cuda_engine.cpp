@@ -15,14 +15,17 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
 #include "core/errors.h"
 #include "core/grid.h"
 #include "core/row_search.h"
+#include "core/verlet.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/cuda_check.h"
 #include "cuda/debug_api.h"
@@ -33,6 +36,7 @@
 #include "cuda/rows_kernels.h"
 #include "cuda/stage_timer.h"
 #include "cuda/tree_build.h"
+#include "cuda/verlet_kernels.h"
 
 namespace murmur::cuda {
 
@@ -53,11 +57,25 @@ constexpr int kSortBitsAllocated = 32;
 constexpr int kBoidGridSlot = 0;
 constexpr int kGravityGridSlot = 1;
 constexpr int kRowGridSlot = 2;
-constexpr int kNumGridSlots = 3;
+constexpr int kVerletGridSlot = 3;
+constexpr int kNumGridSlots = 4;
 
-// The rows pipeline searches its own finer grid for boids; for gravity it is the coherent grid.
+// The rows and verlet pipelines search their own finer grid for boids (offsets only); for gravity
+// it is the coherent grid.
 bool usesRowGrid(const SimParams& p, ForceMode mode) {
-  return mode == ForceMode::Boids && p.pipeline == Pipeline::Rows;
+  return mode == ForceMode::Boids && (p.pipeline == Pipeline::Rows || p.pipeline == Pipeline::Verlet);
+}
+
+bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && p.pipeline == Pipeline::Verlet; }
+
+// Entries per body of the first lists of a reset, before their longest list is known: the mean for
+// evenly spread bodies, with room for clumps. Later builds size from the previous build's
+// longest list (CudaEngine::Impl::sizeLists).
+uint32_t expectedListEntries(const SimParams& p, size_t n) {
+  const double side = 2.0 * double(p.halfSize);
+  const double R = core::verletPlan(p, n).radius;
+  const double mean = double(n) / (side * side * side) * 4.18879020478639 * R * R * R;
+  return static_cast<uint32_t>(std::min(2.0 * mean + 32.0, double(n)));
 }
 
 // Cells of the classic grid of `mode` (cellStart/cellEnd, monopoles).
@@ -69,7 +87,13 @@ uint32_t classicCells(const SimParams& p, ForceMode mode) {
 
 // Cells of the grid that p's pipeline searches in `mode` for n bodies.
 uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
-  return usesRowGrid(p, mode) ? core::rowGrid(p, n).numCells : classicCells(p, mode);
+  if (!usesRowGrid(p, mode)) return classicCells(p, mode);
+  if (p.pipeline == Pipeline::Verlet) {
+    // The first build of a reset lists for one step, later ones for k: the larger grid of the two.
+    const uint32_t fresh = core::rowGridForRadius(p, n, core::verletPlanFor(p, 1).radius).numCells;
+    return std::max(fresh, core::verletGrid(p, n).numCells);
+  }
+  return core::rowGrid(p, n).numCells;
 }
 
 size_t gridBytes(uint32_t cells, const SimParams& p, ForceMode mode) {
@@ -108,6 +132,8 @@ size_t bytesNeeded(size_t numBodies, const SimParams& p) {
   size_t bytes = numBodies * kBytesPerBody + sortScratchBytes(numBodies);
   if (usesGrid(p.pipeline)) bytes += gridBytes(gridCells(p, p.force, numBodies), p, p.force);
   if (p.pipeline == Pipeline::Tree) bytes += TreeBuffers::bytesFor(numBodies);
+  if (usesLists(p))
+    bytes += (verletListWords(numBodies, expectedListEntries(p, numBodies)) + 2 * numBodies) * sizeof(uint32_t);
   return bytes;
 }
 
@@ -133,6 +159,27 @@ struct CudaEngine::Impl {
 
   TreeBuffers tree;  // allocated while the pipeline is `tree`
 
+  // The verlet pipeline's lists (verlet_kernels.h): entries, lengths, the overflow queue, and
+  // [0] overflow count, [1] longest list of the last build. The longest list reaches the host
+  // through pinned memory after an event, and the next build grows the lists from it.
+  DeviceBuffer<uint32_t> listEntries, listCount, listOverflow, listScalars;
+  uint32_t listCapacity = 0;  // 0: not sized since the last reset
+  core::VerletPlan listPlan{};
+  int listAge = 0;
+  bool listValid = false;
+  bool listFresh = true;  // reset() or setParams() since the last build: list for one step
+  uint32_t* listMaxHost = nullptr;
+  cudaEvent_t listEvent = nullptr;
+  bool listEventPending = false;
+  core::GridSpec listGridStored{};
+  bool listGridKnown = false;
+  bool listFixed = false;  // debugSetListCapacity: the room stays as set
+
+  ~Impl() {
+    if (listMaxHost) cudaFreeHost(listMaxHost);
+    if (listEvent) cudaEventDestroy(listEvent);
+  }
+
   StageTimer timer;
   core::StepProfile profile;
 
@@ -153,6 +200,13 @@ struct CudaEngine::Impl {
     cellFirst.release();
     monopole.release();
     tree.release();
+    listEntries.release();
+    listCount.release();
+    listOverflow.release();
+    listCapacity = 0;
+    listFixed = false;
+    listValid = false;
+    listFresh = true;
     n = 0;
   }
 
@@ -261,8 +315,95 @@ struct CudaEngine::Impl {
     velCur = 1 - velCur;
   }
 
+  VerletLists lists() const {
+    return VerletLists{listEntries.get(), listCount.get(), listOverflow.get(), listScalars.get(),
+                       listScalars.get() + 1, listCapacity};
+  }
+
+  // Entries per body for this build's lists: the first build of a reset counts first (one list
+  // pass with no room, then a wait for its longest list); later builds take the longest list of
+  // an earlier build once its event has passed, with a quarter more room. A list longer than the
+  // room goes to the overflow queue, whose bodies are summed exactly by a scan of all bodies.
+  void sizeLists(const GridSpec* d_grid, const LaunchConfig& lc) {
+    if (listFixed) return;
+    uint32_t want = listCapacity;
+    const auto roomFor = [](uint32_t longest) { return longest + longest / 4 + 16; };
+    if (listCapacity == 0) {
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(listScalars.get(), 0, 2 * sizeof(uint32_t), stream));
+      launchVerletBuild(pos[cur].get(), n, d_grid, cellFirst.get(), listPlan, params.halfSize, lists(), lc);
+      uint32_t longest = 0;
+      MURMUR_CUDA_CHECK(cudaMemcpy(&longest, listScalars.get() + 1, sizeof longest, cudaMemcpyDeviceToHost));
+      want = roomFor(longest);
+      listEventPending = false;
+    } else if (listEventPending && cudaEventQuery(listEvent) == cudaSuccess) {
+      listEventPending = false;
+      if (*listMaxHost > listCapacity - listCapacity / 5) want = roomFor(*listMaxHost);
+    }
+    if (want <= listCapacity && listEntries.get()) return;
+    want = std::min(want, n);
+    const size_t need = verletListWords(n, want) * sizeof(uint32_t);
+    const size_t freeBytes = deviceFreeBytes() + listEntries.bytes();
+    if (need > freeBytes)
+      throw core::UsageError("verlet lists of " + std::to_string(want) + " entries per body: need " +
+                             formatBytes(need) + " of GPU memory, " + name + " has " + formatBytes(freeBytes) +
+                             " free (--pipeline rows searches without lists)");
+    listEntries.allocate(verletListWords(n, want));
+    listCapacity = want;
+  }
+
+  // A verlet build: labelCells -> sortByCell -> findCellFirst -> reorderBodies on the list grid,
+  // then the lists of the current positions.
+  void buildLists() {
+    const LaunchConfig lc = launch();
+    listPlan = listFresh ? core::verletPlanFor(params, 1) : core::verletPlan(params, n);
+    const GridSpec g = core::rowGridForRadius(params, n, listPlan.radius);
+    GridSpec* d_grid = gridSpecs.get() + kVerletGridSlot;
+    if (!listGridKnown || std::memcmp(&g, &listGridStored, sizeof g) != 0) {
+      launchStoreGrid(d_grid, g, lc);
+      listGridStored = g;
+      listGridKnown = true;
+    }
+    ensureGrid(g.numCells, true, ForceMode::Boids);
+    if (listCount.size() < n) {
+      listCount.allocate(n);
+      listOverflow.allocate(n);
+    }
+    const int sel = labelAndSort(d_grid, g.numCells, lc);
+    timer.stage(Stage::Bounds, [&] { launchFindCellFirst(keys[sel].get(), n, g.numCells, cellFirst.get(), lc); });
+    reorderBodies(index[sel].get(), lc);
+    sizeLists(d_grid, lc);
+    timer.stage(Stage::List, [&] {
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(listScalars.get(), 0, 2 * sizeof(uint32_t), stream));
+      launchVerletBuild(pos[cur].get(), n, d_grid, cellFirst.get(), listPlan, params.halfSize, lists(), lc);
+    });
+    if (!listEventPending) {
+      MURMUR_CUDA_CHECK(
+          cudaMemcpyAsync(listMaxHost, listScalars.get() + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+      MURMUR_CUDA_CHECK(cudaEventRecord(listEvent, stream));
+      listEventPending = true;
+    }
+    listAge = 0;
+    listValid = true;
+    listFresh = false;
+  }
+
+  void stepBoidsVerlet() {
+    const LaunchConfig lc = launch();
+    if (!listValid || listAge >= listPlan.steps) buildLists();
+    ++listAge;
+    Vec4* velNew = vel[1 - velCur].get();
+    timer.stage(Stage::Force, [&] {
+      launchVerletForce(pos[cur].get(), vel[velCur].get(), n, lists(), params.boids, velNew, lc);
+      launchVerletOverflow(pos[cur].get(), vel[velCur].get(), n, lists(), params.boids, velNew, lc);
+    });
+    timer.stage(Stage::Integrate,
+                [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, params.boids.dt, params.halfSize, lc); });
+    velCur = 1 - velCur;
+  }
+
   void stepBoids() {
     if (params.pipeline == Pipeline::Rows) return stepBoidsRows();
+    if (params.pipeline == Pipeline::Verlet) return stepBoidsVerlet();
     const LaunchConfig lc = launch();
     const Pipeline pipe = params.pipeline;
     const bool coherent = pipe == Pipeline::Coherent;
@@ -296,7 +437,8 @@ struct CudaEngine::Impl {
       treeForces();
       return;
     }
-    const bool coherent = params.pipeline == Pipeline::Coherent || params.pipeline == Pipeline::Rows;
+    const bool coherent = params.pipeline == Pipeline::Coherent || params.pipeline == Pipeline::Rows ||
+                          params.pipeline == Pipeline::Verlet;
     const DeviceGrid g = buildGrid(ForceMode::Gravity, coherent);
     timer.stage(Stage::Force, [&] {
       launchGravityGrid(coherent, pos[cur].get(), n, g, monopole.get(), eps2, G, acc.get(), lc);
@@ -368,6 +510,9 @@ CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
   impl_->gridSpecs.allocate(kNumGridSlots);
   impl_->boundsPartials.allocate((gravityGridScratchBytes() + sizeof(Vec4) - 1) / sizeof(Vec4));
   impl_->counts.allocate(2);
+  impl_->listScalars.allocate(2);
+  MURMUR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&impl_->listMaxHost), sizeof(uint32_t)));
+  MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&impl_->listEvent, cudaEventDisableTiming));
   setParams(p);
 }
 
@@ -383,6 +528,20 @@ size_t CudaEngine::numBodies() const { return impl_->n; }
 
 core::StepProfile CudaEngine::lastProfile() const { return impl_->profile; }
 
+int CudaEngine::stepsPerCycle() const {
+  const Impl& m = *impl_;
+  return usesLists(m.params) ? core::verletPlan(m.params, m.n).steps : 1;
+}
+
+void CudaEngine::debugSetListCapacity(uint32_t entries) {
+  Impl& m = *impl_;
+  m.listCapacity = entries;
+  m.listEntries.allocate(verletListWords(std::max<size_t>(m.n, 1), std::max<uint32_t>(entries, 1)));
+  m.listEventPending = false;
+  m.listValid = false;
+  m.listFixed = true;
+}
+
 void CudaEngine::setParams(const SimParams& p) {
   const std::string err = core::validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
@@ -394,6 +553,8 @@ void CudaEngine::setParams(const SimParams& p) {
   if (m.n > 0 && p.pipeline == Pipeline::Tree) m.tree.reserve(m.n);
   if (core::forceFieldChanged(m.params, p)) m.accValid = false;
   m.params = p;
+  m.listValid = false;
+  m.listFresh = true;
   // The boids grid depends only on the parameters: store it once here, not every step.
   launchStoreGrid(m.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), m.launch());
   // The rows grid also depends on N (core::rowCellsPerRadius): stored again by reset().
@@ -486,17 +647,28 @@ core::NeighbourStats CudaEngine::neighbourStats() {
   if (naive) {
     launchBoidsStatsNaive(m.pos[m.cur].get(), m.n, radius2, m.counts.get(), lc);
   } else if (usesRowGrid(m.params, m.params.force)) {
-    // The rows search over a sorted index of the current state (no reorder: state untouched).
-    const uint32_t cells = gridCells(m.params, ForceMode::Boids, m.n);
+    // The rows search over a sorted index of the current state (no reorder: state untouched);
+    // verlet: the lists that a build with the steady plan would make now.
+    const bool verlet = m.params.pipeline == Pipeline::Verlet;
+    const core::VerletPlan plan = core::verletPlan(m.params, m.n);
+    const uint32_t cells = verlet ? core::verletGrid(m.params, m.n).numCells : gridCells(m.params, ForceMode::Boids, m.n);
     m.ensureGrid(cells, true, ForceMode::Boids);
-    const GridSpec* d_grid = m.gridSpecs.get() + kRowGridSlot;
+    GridSpec* d_grid = m.gridSpecs.get() + (verlet ? kVerletGridSlot : kRowGridSlot);
+    if (verlet) {
+      launchStoreGrid(d_grid, core::verletGrid(m.params, m.n), lc);
+      m.listGridKnown = false;  // the next build stores its own grid again
+    }
     launchLabelCells(m.pos[m.cur].get(), m.n, d_grid, m.keys[0].get(), m.index[0].get(), lc);
     const SortBuffers sb{{m.keys[0].get(), m.keys[1].get()}, {m.index[0].get(), m.index[1].get()},
                          m.sortTemp.get(), m.sortTemp.size()};
     const int sel = sortByCell(sb, m.n, keyBitsFor(cells), lc);
     launchFindCellFirst(m.keys[sel].get(), m.n, cells, m.cellFirst.get(), lc);
-    launchBoidsStatsRows(m.pos[m.cur].get(), m.n, d_grid, m.cellFirst.get(), m.index[sel].get(), radius, radius2,
-                         m.counts.get(), lc);
+    if (verlet)
+      launchVerletStats(m.pos[m.cur].get(), m.n, d_grid, m.cellFirst.get(), m.index[sel].get(), plan,
+                        m.params.halfSize, radius2, m.counts.get(), lc);
+    else
+      launchBoidsStatsRows(m.pos[m.cur].get(), m.n, d_grid, m.cellFirst.get(), m.index[sel].get(), radius,
+                           radius2, m.counts.get(), lc);
   } else {
     // The grid of the current force mode, as the CPU engine does; no reorder (state untouched).
     const DeviceGrid g = m.buildGrid(m.params.force, false);

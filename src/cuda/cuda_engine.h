@@ -68,6 +68,11 @@ class CudaEngine final : public core::Engine {
   core::Bodies readBodies() override;
   std::vector<core::Vec4> computeAccelerations() override;
   core::NeighbourStats neighbourStats() override;
+  int stepsPerCycle() const override;
+
+  // Tests only: the verlet lists get room for `entries` per body from the next step on, and
+  // keep it (longer lists take the overflow path). Call after reset().
+  void debugSetListCapacity(uint32_t entries);
 
   // Copies the current state, in its current (possibly cell) order, into device buffers of
   // numBodies() float4 positions, float4 velocities and uint32 ids (the mapped CUDA-GL interop

@@ -39,6 +39,7 @@ core::StepProfile StageTimer::endStep() {
       case Stage::Sort: p.sortMs += ms; break;
       case Stage::Bounds: p.boundsMs += ms; break;
       case Stage::Reorder: p.reorderMs += ms; break;
+      case Stage::List: p.listMs += ms; break;
       case Stage::Force: p.forceMs += ms; break;
       case Stage::Integrate: p.integrateMs += ms; break;
     }

@@ -15,7 +15,7 @@
 
 namespace murmur::cuda {
 
-enum class Stage { Label, Sort, Bounds, Reorder, Force, Integrate };
+enum class Stage { Label, Sort, Bounds, Reorder, List, Force, Integrate };
 
 class StageTimer {
  public:

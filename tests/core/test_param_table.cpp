@@ -64,7 +64,7 @@ TEST(ParamTable, ValueGrammar) {
   EXPECT_TRUE(parseValue(e, "scattered", v));
   EXPECT_EQ(v, 1);
   EXPECT_FALSE(parseValue(e, "Scattered", v));
-  EXPECT_EQ(allowedText(e), "one of: naive, scattered, coherent, rows, tree");
+  EXPECT_EQ(allowedText(e), "one of: naive, scattered, coherent, rows, tree, verlet");
   EXPECT_EQ(invalidValueMessage("--block-size", "48", "block size", i),
             "--block-size 48 is invalid: block size must be a multiple of 32 from 32 to 1024");
 }

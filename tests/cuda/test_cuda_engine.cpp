@@ -13,6 +13,7 @@
 #include "core/cpu_engine.h"
 #include "core/errors.h"
 #include "core/row_search.h"
+#include "core/verlet.h"
 #include "cuda/cuda_engine.h"
 #include "cuda/debug_api.h"
 #include "cuda_test_helpers.h"
@@ -120,7 +121,7 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
 std::vector<Case> smallCases() {
   std::vector<Case> cases;
   for (ForceMode f : {ForceMode::Boids, ForceMode::Gravity})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet})
       for (int width : {1, 2})
         for (size_t n : {size_t(1), size_t(31), size_t(32), size_t(33), size_t(1000)}) {
           if (f == ForceMode::Boids) {
@@ -150,7 +151,7 @@ class CudaEngineTest : public test::CudaTest {};
 // 2^17 + 3 bodies: the grid pipelines against the CPU (whose grid pipelines are fast enough);
 // naive boids against the GPU's own coherent pipeline, which finds the same neighbours.
 TEST_F(CudaEngineTest, LargeBoidsGridMatchesCpu) {
-  for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
+  for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet})
     for (int width : {1, 2}) {
       const Case c{ForceMode::Boids, pipe, width, kLargeN, Integrator::Leapfrog};
       const SimParams p = paramsFor(c);
@@ -218,6 +219,73 @@ TEST_F(CudaEngineTest, RowsMatchesNaiveAcrossStepsAndWraps) {
   }
 }
 
+// Verlet on the GPU against naive on the GPU at 2^17 + 3 bodies in a world where thousands of
+// boids wrap: the verlet engine runs on, reusing and rebuilding its lists, and before every step
+// its state is also stepped once by naive; a neighbour missing from a reused list shows as a
+// per-id mismatch. List steps 0 (the cost model), 1 (no reuse) and 6; both cell widths.
+TEST_F(CudaEngineTest, VerletMatchesNaiveAtEveryStepAcrossRebuildsAndWraps) {
+  for (int k : {0, 1, 6})
+    for (int width : {1, 2}) {
+      const Case c{ForceMode::Boids, Pipeline::Verlet, width, kLargeN, Integrator::Leapfrog};
+      SimParams p = paramsFor(c);
+      p.halfSize = test::denseHalfSize(c.n, p, 30.0);
+      p.listSteps = k;
+      auto verlet = cuda::createCudaEngine(p);
+      verlet->reset(bodiesFor(c, p));
+      SimParams q = p;
+      q.pipeline = Pipeline::Naive;
+      auto naive = cuda::createCudaEngine(q);
+      size_t wraps = 0;
+      for (int step = 1; step <= 14; ++step) {
+        const Bodies before = verlet->readBodies();
+        naive->reset(before);
+        naive->step(1);
+        verlet->step(1);
+        const Bodies after = verlet->readBodies();
+        for (size_t i = 0; i < after.size(); ++i)
+          wraps += std::fabs(after.pos[i].x - before.pos[i].x) > p.halfSize ||
+                   std::fabs(after.pos[i].y - before.pos[i].y) > p.halfSize ||
+                   std::fabs(after.pos[i].z - before.pos[i].z) > p.halfSize;
+        std::string report;
+        const size_t bad =
+            test::countStateMismatches(after, naive->readBodies(), kRel, kAbsFloor, kAbsFloor, &report);
+        ASSERT_EQ(bad, 0u) << "list steps " << k << " width " << width << " step " << step << report;
+      }
+      EXPECT_GT(wraps, 100u) << "list steps " << k << " width " << width;
+      EXPECT_EQ(verlet->stepsPerCycle(), core::verletPlan(p, c.n).steps);
+      if (k == 6) {
+        EXPECT_EQ(verlet->stepsPerCycle(), 6);
+      }
+    }
+}
+
+// Lists with room for 3 entries: almost every body overflows and is summed by the scan of all
+// bodies; the result still matches naive, and bodies whose list fits take the list path.
+TEST_F(CudaEngineTest, VerletOverflowMatchesNaive) {
+  for (size_t n : {size_t(33), size_t(5000)}) {
+    const Case c{ForceMode::Boids, Pipeline::Verlet, 1, n, Integrator::Leapfrog};
+    SimParams p = paramsFor(c);
+    p.halfSize = test::denseHalfSize(n, p, 6.0);
+    p.listSteps = 3;
+    cuda::CudaEngine verlet(p);
+    verlet.reset(bodiesFor(c, p));
+    verlet.debugSetListCapacity(3);
+    SimParams q = p;
+    q.pipeline = Pipeline::Naive;
+    auto naive = cuda::createCudaEngine(q);
+    for (int step = 1; step <= 7; ++step) {
+      const Bodies before = verlet.readBodies();
+      naive->reset(before);
+      naive->step(1);
+      verlet.step(1);
+      std::string report;
+      const size_t bad = test::countStateMismatches(verlet.readBodies(), naive->readBodies(), kRel, kAbsFloor,
+                                                    kAbsFloor, &report);
+      ASSERT_EQ(bad, 0u) << "n " << n << " step " << step << report;
+    }
+  }
+}
+
 // The crowded world that switches the rows pipeline to cells of half the width, GPU against CPU.
 TEST_F(CudaEngineTest, RowsFineCellsMatchCpu) {
   for (size_t n : {size_t(1000), kLargeN})
@@ -244,7 +312,7 @@ TEST_F(CudaEngineTest, LargeGravityGridMatchesCpu) {
 TEST_F(CudaEngineTest, EveryBlockSizeMatchesCpu) {
   constexpr size_t n = 2003;  // several full tiles and a partial one for every block size
   for (ForceMode f : {ForceMode::Boids, ForceMode::Gravity})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet}) {
       const Case c{f, pipe, 1, n, Integrator::Leapfrog};
       SimParams p = paramsFor(c);
       const Bodies start = bodiesFor(c, p);
@@ -267,7 +335,7 @@ TEST_F(CudaEngineTest, EveryBlockSizeMatchesCpu) {
 }
 
 TEST_F(CudaEngineTest, ReynoldsRulesMatchCpu) {
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Coherent, Pipeline::Rows}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet}) {
     const Case c{ForceMode::Boids, pipe, 1, 1000, Integrator::Leapfrog};
     SimParams p = paramsFor(c);
     p.boids.rules = core::RuleSet::Reynolds;
@@ -277,7 +345,7 @@ TEST_F(CudaEngineTest, ReynoldsRulesMatchCpu) {
 
 // Boids packed against the faces: wrapping and the no-search-across-the-boundary rule.
 TEST_F(CudaEngineTest, BoidsAtTheWorldBoundaryMatchCpu) {
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet}) {
     SimParams p = core::defaultParams();
     p.pipeline = pipe;
     p.halfSize = 10.0f;
@@ -289,7 +357,7 @@ TEST_F(CudaEngineTest, BoidsAtTheWorldBoundaryMatchCpu) {
 
 TEST_F(CudaEngineTest, NeighbourStatsMatchCpu) {
   for (size_t n : {size_t(1), size_t(1000), kLargeN})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet})
       for (int width : {1, 2}) {
         if (n == kLargeN && pipe == Pipeline::Naive) continue;  // CPU all pairs is too slow here
         const Case c{ForceMode::Boids, pipe, width, n, Integrator::Leapfrog};
@@ -356,7 +424,7 @@ TEST_F(CudaEngineTest, SwitchingParametersMidRunWorks) {
 
 TEST_F(CudaEngineTest, LongBoidRunStaysFiniteAndInside) {
   constexpr size_t n = 10000;
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet}) {
     SimParams p = core::defaultParams();
     p.pipeline = pipe;
     p.halfSize = test::denseHalfSize(n, p);
@@ -380,7 +448,7 @@ TEST_F(CudaEngineTest, LongBoidRunStaysFiniteAndInside) {
 
 TEST_F(CudaEngineTest, LongGravityRunStaysFinite) {
   constexpr size_t n = 10000;
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows})
+  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet})
     for (Integrator in : {Integrator::Leapfrog, Integrator::DampedEuler}) {
       SimParams p = core::defaultParams();
       p.force = ForceMode::Gravity;
@@ -396,7 +464,7 @@ TEST_F(CudaEngineTest, LongGravityRunStaysFinite) {
 
 TEST_F(CudaEngineTest, ZeroBodies) {
   for (ForceMode f : {ForceMode::Boids, ForceMode::Gravity})
-    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
+    for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet}) {
       SimParams p = core::defaultParams();
       p.force = f;
       p.pipeline = pipe;

@@ -1,0 +1,146 @@
+// The `verlet` pipeline's plan (boids), shared by the CPU engine and the CUDA kernels.
+//
+// Each body keeps a list of the bodies within a list radius R = r + skin of it, built by the rows
+// search (core/row_search.h) and used for k steps; every step tests each listed pair with the
+// exact d^2 < r^2 of naive all-pairs, so the lists only have to hold a superset of the true
+// neighbours. Between two builds a body moves at most delta per step (the speed clamp bounds
+// |v'| dt; the rounding of p + v' dt and of the wrap add a few ulp of halfSize), so a pair closer
+// than r after m steps was closer than r + 2 m delta at the build: with skin = 2 (k - 1) delta the
+// list holds every pair that can become a neighbour before the next build.
+//
+// The wrap boundary: a body that leaves through one face re-enters at the opposite one, and from
+// then on its neighbours are bodies that were a world away at the build. Distances measured
+// through the wrap (the shortest over the periodic images) are what the speed bound holds for
+// (a wrap moves a body by a whole period), and the true distance is never shorter than that, so
+// lists that take pairs near across the faces (searching around the images of a body near a
+// face) stay a superset; the exact test then uses the true positions, so pairs across a face
+// still never count (DESIGN.md §2). A pair is found through at most one image while the world is
+// at least 2 R wide; narrower worlds rebuild every step (k = 1, no images).
+//
+// k comes from a cost model unless the parameters fix it (listSteps): a longer reuse spreads the
+// build (sort, reorder, search) over more steps but lengthens every list as the skin grows.
+#pragma once
+
+#include "core/grid.h"
+#include "core/hd.h"
+#include "core/params.h"
+#include "core/physics.h"
+#include "core/row_search.h"
+
+namespace murmur::core {
+
+struct VerletPlan {
+  int steps = 1;          // k: steps each list serves (1 = rebuilt every step)
+  float radius = 0;       // R: pairs closer than this at the build are listed
+  bool periodic = false;  // lists hold pairs near across the wrap (k > 1)
+};
+
+// A body's largest move per step, measured through the wrap.
+inline float verletStepBound(const SimParams& p) {
+  const float ulpH = p.halfSize * 1.1920929e-7f;
+  return p.boids.maxSpeed * p.boids.dt * (1.0f + 1e-5f) + 4.0f * ulpH;
+}
+
+// R for lists that serve k steps: the skin, plus a margin for the rounding of the build's d^2.
+inline float verletRadius(const SimParams& p, int k) {
+  const float ulpH = p.halfSize * 1.1920929e-7f;
+  const float skin = 2.0f * static_cast<float>(k - 1) * verletStepBound(p);
+  return (maxRuleRadius(p.boids) + skin) * (1.0f + 1e-5f) + 16.0f * ulpH;
+}
+
+// Whether lists of radius R may take pairs across the wrap: the world is wide enough that no
+// pair is found through two images.
+inline bool verletPeriodicFits(const SimParams& p, float radius) {
+  return double(p.halfSize) >= 1.001 * double(radius);
+}
+
+// Relative costs per body and step, in units of one candidate of the build's search: a list
+// entry (index, gathered position, the exact tests) and the build's fixed part (label, sort,
+// reorder, the rows' bounds). From an H100, 1M boids in the CIS 565 world with one-step lists:
+// the build's search 1.13 ms for about 170 candidates per body, the list walk 0.23 ms for 64
+// entries, label + sort + reorder about 0.12 ms (README "Performance").
+constexpr double kVerletEntryCost = 0.55;
+constexpr double kVerletBuildFixedCost = 18.0;
+
+// Modelled cost per body and step of lists that serve k steps, for n bodies spread evenly.
+inline double verletModelCost(const SimParams& p, size_t n, int k) {
+  const double side = 2.0 * double(p.halfSize);
+  const double rho = double(n) / (side * side * side);
+  const double R = verletRadius(p, k);
+  const double w = rowGridForRadius(p, n, static_cast<float>(R)).cellWidth;
+  const double kFourThirdsPi = 4.18879020478639;
+  const double entries = rho * kFourThirdsPi * R * R * R;
+  const double searched = rho * kFourThirdsPi * (R + 0.75 * w) * (R + 0.75 * w) * (R + 0.75 * w);
+  return (kVerletBuildFixedCost + searched) / double(k) + kVerletEntryCost * entries;
+}
+
+inline VerletPlan verletPlanFor(const SimParams& p, int k) {
+  VerletPlan plan;
+  plan.steps = k < 1 ? 1 : k;
+  plan.radius = verletRadius(p, plan.steps);
+  if (plan.steps > 1 && !verletPeriodicFits(p, plan.radius)) {
+    plan.steps = 1;
+    plan.radius = verletRadius(p, 1);
+  }
+  plan.periodic = plan.steps > 1;
+  return plan;
+}
+
+// The plan for n bodies: p.listSteps when set, otherwise the k of least modelled cost among those
+// whose lists fit the world.
+inline VerletPlan verletPlan(const SimParams& p, size_t n) {
+  if (p.listSteps > 0) return verletPlanFor(p, p.listSteps);
+  int best = 1;
+  double bestCost = verletModelCost(p, n, 1);
+  for (int k = 2; k <= kMaxListSteps; ++k) {
+    if (!verletPeriodicFits(p, verletRadius(p, k))) break;
+    const double c = verletModelCost(p, n, k);
+    if (c < bestCost) {
+      bestCost = c;
+      best = k;
+    }
+  }
+  return verletPlanFor(p, best);
+}
+
+// The grid the lists are built on: the rows grid for a search to R.
+inline GridSpec verletGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, verletPlan(p, n).radius); }
+
+// Calls f(q) for p and, when periodic, for each image of p (shifted by the world's width along
+// some axes) that lies within `radius` of the world: the centres to search around. With the
+// world at least 2 radius wide a body is near at most one face per axis, so there are at most 8.
+template <typename F>
+MURMUR_HD void forEachImage(const Vec3& p, float radius, float halfSize, bool periodic, F&& f) {
+  float sx = 0, sy = 0, sz = 0;
+  if (periodic) {
+    const float L = 2.0f * halfSize;
+    sx = p.x < radius - halfSize ? L : (p.x >= halfSize - radius ? -L : 0.0f);
+    sy = p.y < radius - halfSize ? L : (p.y >= halfSize - radius ? -L : 0.0f);
+    sz = p.z < radius - halfSize ? L : (p.z >= halfSize - radius ? -L : 0.0f);
+  }
+  for (int c = 0; c < (sz != 0.0f ? 2 : 1); ++c)
+    for (int b = 0; b < (sy != 0.0f ? 2 : 1); ++b)
+      for (int a = 0; a < (sx != 0.0f ? 2 : 1); ++a)
+        f(Vec3{p.x + (a ? sx : 0.0f), p.y + (b ? sy : 0.0f), p.z + (c ? sz : 0.0f)});
+}
+
+// Calls f(j) for every sorted slot j != i whose position lies within R of body i's position or
+// of one of its images: the list of i, in the order every engine builds it. pos and cellFirst
+// are the state and the offsets of verletGrid at the build; load(k) reads cellFirst[k].
+template <typename PosF, typename FirstF, typename F>
+MURMUR_HD void forEachListed(const GridSpec& g, const VerletPlan& plan, float halfSize, uint32_t i, const Vec3& pi,
+                             PosF&& posOf, FirstF&& firstOf, F&& f) {
+  const float R2 = plan.radius * plan.radius;
+  // The centre by value: a reference to it would put it in local memory on the GPU.
+  forEachImage(pi, plan.radius, halfSize, plan.periodic, [&](Vec3 c) {
+    forEachRow(g, c, plan.radius, [&](uint32_t first, uint32_t last) {
+      const uint32_t e = firstOf(last + 1);
+      for (uint32_t j = firstOf(first); j < e; ++j) {
+        if (j == i) continue;
+        if (distance2(posOf(j) - c) < R2) f(j);
+      }
+    });
+  });
+}
+
+}  // namespace murmur::core

@@ -1,0 +1,166 @@
+// Kernels of the `verlet` boids pipeline. Compiled without FMA contraction (see CMakeLists.txt),
+// like every boids kernel, so that d^2 < r^2 decides exactly as on the CPU.
+#include "core/physics.h"
+#include "core/row_search.h"
+#include "core/verlet.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_utils.cuh"
+#include "cuda/verlet_kernels.h"
+
+namespace murmur::cuda {
+
+using core::BoidAccum;
+using core::BoidParams;
+using core::BoidRadii2;
+using core::GridSpec;
+using core::Vec3;
+using core::Vec4;
+using core::VerletPlan;
+
+namespace {
+
+__device__ __forceinline__ size_t listSlot(uint32_t i, uint32_t capacity, uint32_t t) {
+  return (size_t(i / kWarpSize) * capacity + t) * kWarpSize + i % kWarpSize;
+}
+
+// One thread per body in cell order: the rows search to R around the body (and its images),
+// every slot closer than R appended to its list.
+__global__ void __launch_bounds__(1024)
+    verletBuildKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
+                      const uint32_t* __restrict__ cellFirst, VerletPlan plan, float halfSize, VerletLists lists) {
+  const uint32_t i = globalThreadIndex();
+  uint32_t c = 0;
+  if (i < n) {
+    const GridSpec g = *grid;
+    uint32_t* __restrict__ out = lists.list + listSlot(i, lists.capacity, 0);
+    core::forEachListed(
+        g, plan, halfSize, i, core::xyz(ldg4(pos + i)), [&](uint32_t j) { return core::xyz(ldg4(pos + j)); },
+        [&](uint32_t k) { return __ldg(cellFirst + k); },
+        [&](uint32_t j) {
+          if (c < lists.capacity) out[size_t(c) * kWarpSize] = j;
+          ++c;
+        });
+    lists.count[i] = c;
+    if (c > lists.capacity) lists.overflow[atomicAdd(lists.overflowCount, 1u)] = i;
+  }
+  uint32_t warpMax = c;
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off /= 2) warpMax = max(warpMax, __shfl_xor_sync(kFullWarpMask, warpMax, off));
+  if (threadIdx.x % kWarpSize == 0 && warpMax > 0) atomicMax(lists.maxCount, warpMax);
+}
+
+// One thread per body: its list, four entries per iteration (indices, then positions, then the
+// tests), the sums skipped outside every radius and a velocity read only inside the alignment
+// radius.
+__global__ void __launch_bounds__(1024)
+    verletForceKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, VerletLists lists,
+                      BoidParams b, Vec4* __restrict__ velOut) {
+  const uint32_t i = globalThreadIndex();
+  if (i >= n) return;
+  const uint32_t c = __ldg(lists.count + i);
+  if (c > lists.capacity) return;  // the overflow kernel's
+  const Vec4 pi = ldg4(pos + i);
+  const BoidRadii2 r2 = core::boidRadii2(b);
+  const float reach2 = fmaxf(r2.r1, fmaxf(r2.r2, r2.r3));
+  BoidAccum acc = core::boidAccumInit();
+  const auto consider = [&](uint32_t j, const Vec4& pj) {
+    const float d2 = core::distance2(core::xyz(pj) - core::xyz(pi));
+    if (!(d2 < reach2)) return;
+    core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
+  };
+  const uint32_t* __restrict__ li = lists.list + listSlot(i, lists.capacity, 0);
+  uint32_t t = 0;
+  for (; t + 3 < c; t += 4) {
+    uint32_t j[4];
+    Vec4 p[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) j[u] = __ldg(li + size_t(t + u) * kWarpSize);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) p[u] = ldg4(pos + j[u]);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) consider(j[u], p[u]);
+  }
+  for (; t < c; ++t) {
+    const uint32_t j = __ldg(li + size_t(t) * kWarpSize);
+    consider(j, ldg4(pos + j));
+  }
+  st4(velOut + i, core::make4(core::boidVelocity(acc, pi, ldg4(vel + i), b), 0.0f));
+}
+
+// One block per queued body: every other body tested (the naive loop), the sums reduced over the
+// block. Runs after the force kernel every step; with an empty queue it does nothing.
+__global__ void __launch_bounds__(256)
+    verletOverflowKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
+                         VerletLists lists, BoidParams b, Vec4* __restrict__ velOut) {
+  const uint32_t queued = *lists.overflowCount;
+  const BoidRadii2 r2 = core::boidRadii2(b);
+  for (uint32_t q = blockIdx.x; q < queued; q += gridDim.x) {
+    const uint32_t i = lists.overflow[q];
+    const Vec4 pi = ldg4(pos + i);
+    BoidAccum a = core::boidAccumInit();
+    for (uint32_t j = threadIdx.x; j < n; j += blockDim.x)
+      if (j != i) core::boidAccumulate(a, pi, ldg4(pos + j), ldg4(vel + j), r2);
+    BoidAccum s;
+    s.sumPos = Vec3{blockSum(a.sumPos.x), blockSum(a.sumPos.y), blockSum(a.sumPos.z)};
+    s.sumVel = Vec3{blockSum(a.sumVel.x), blockSum(a.sumVel.y), blockSum(a.sumVel.z)};
+    s.sep = Vec3{blockSum(a.sep.x), blockSum(a.sep.y), blockSum(a.sep.z)};
+    s.n1 = blockSum(a.n1);
+    s.n3 = blockSum(a.n3);
+    if (threadIdx.x == 0) st4(velOut + i, core::make4(core::boidVelocity(s, pi, ldg4(vel + i), b), 0.0f));
+  }
+}
+
+__global__ void __launch_bounds__(1024)
+    verletStatsKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
+                      const uint32_t* __restrict__ cellFirst, const uint32_t* __restrict__ sortedIndex,
+                      VerletPlan plan, float halfSize, float radius2, unsigned long long* __restrict__ counts) {
+  const uint32_t t = globalThreadIndex();
+  unsigned long long entries = 0, neighbours = 0;
+  if (t < n) {
+    const GridSpec g = *grid;
+    const Vec3 pi = core::xyz(ldg4(pos + __ldg(sortedIndex + t)));
+    core::forEachListed(
+        g, plan, halfSize, t, pi, [&](uint32_t k) { return core::xyz(ldg4(pos + __ldg(sortedIndex + k))); },
+        [&](uint32_t k) { return __ldg(cellFirst + k); },
+        [&](uint32_t k) {
+          ++entries;
+          const Vec3 d = core::xyz(ldg4(pos + __ldg(sortedIndex + k))) - pi;
+          if (core::dot(d, d) < radius2) ++neighbours;
+        });
+  }
+  addBlockCounts(entries, neighbours, counts);
+}
+
+// Blocks of the overflow kernel: enough to keep every SM busy when many bodies overflow.
+constexpr unsigned kOverflowBlocks = 1024;
+constexpr int kOverflowBlockSize = 256;
+
+}  // namespace
+
+void launchVerletBuild(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
+                       const VerletPlan& plan, float halfSize, const VerletLists& lists, const LaunchConfig& lc) {
+  verletBuildKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, d_grid, d_cellFirst, plan, halfSize, lists);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchVerletForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const VerletLists& lists,
+                       const BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
+  verletForceKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, lists, b, d_velOut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchVerletOverflow(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const VerletLists& lists,
+                          const BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
+  verletOverflowKernel<<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(d_pos, d_vel, n, lists, b, d_velOut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchVerletStats(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
+                       const uint32_t* d_sortedIndex, const VerletPlan& plan, float halfSize, float radius2,
+                       unsigned long long* d_counts, const LaunchConfig& lc) {
+  verletStatsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, d_grid, d_cellFirst, d_sortedIndex, plan,
+                                                                  halfSize, radius2, d_counts);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace murmur::cuda
