@@ -25,14 +25,15 @@ from collections import defaultdict
 
 # sample-reference: `murmur bench --reference`, NVIDIA's nbody kernel timed next to naive.
 # textbook-coherent: the plain coherent grid the classic pipelines are measured against.
-PIPELINES = ["naive", "scattered", "coherent", "rows", "tree", "sample-reference", "textbook-coherent"]
+PIPELINES = ["naive", "scattered", "coherent", "rows", "tree", "verlet", "sample-reference", "textbook-coherent"]
 PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c", "rows": "#ff7f0e",
-                    "tree": "#9467bd", "sample-reference": "#7f7f7f", "textbook-coherent": "#8c564b"}
+                    "tree": "#9467bd", "verlet": "#e377c2", "sample-reference": "#7f7f7f",
+                    "textbook-coherent": "#8c564b"}
 ENGINE_STYLES = {"cuda": "-", "cpu": "--"}
 MARKERS = ["o", "s", "^", "D", "v", "P"]
 STAGES = [("label_ms", "label"), ("sort_ms", "sort"), ("bounds_ms", "bounds"), ("reorder_ms", "reorder"),
-          ("force_ms", "force"), ("integrate_ms", "integrate"), ("render_ms", "render")]
-STAGE_COLOURS = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#1f77b4", "#ff7f0e", "#17becf"]
+          ("list_ms", "list build"), ("force_ms", "force"), ("integrate_ms", "integrate"), ("render_ms", "render")]
+STAGE_COLOURS = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#9467bd", "#1f77b4", "#ff7f0e", "#17becf"]
 
 
 def number(row, column):

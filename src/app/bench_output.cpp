@@ -96,7 +96,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
     row.set("reorder_ms", s.reorderMs);
   if (c.pipeline == Pipeline::Verlet && c.force == core::ForceMode::Boids) {
     row.set("list_ms", s.listMs);
-    row.set("list_steps", static_cast<long long>(core::verletPlan(m.params, m.n).steps));
+    row.set("list_steps", static_cast<long long>(core::verletPlan(m.params).steps));
   }
   row.set("force_ms", s.forceMs);
   if (!c.reference) row.set("integrate_ms", s.integrateMs);

@@ -203,11 +203,11 @@ void CpuEngine::reorderBySortedIndex() {
 
 int CpuEngine::stepsPerCycle() const {
   if (params_.force != ForceMode::Boids || params_.pipeline != Pipeline::Verlet) return 1;
-  return verletPlan(params_, pos_.size()).steps;
+  return verletPlan(params_).steps;
 }
 
 VerletPlan CpuEngine::nextListPlan() const {
-  return listFresh_ ? verletPlanFor(params_, 1) : verletPlan(params_, pos_.size());
+  return listFresh_ ? verletPlanFor(params_, 1) : verletPlan(params_);
 }
 
 void CpuEngine::buildLists() {
@@ -459,7 +459,7 @@ NeighbourStats CpuEngine::neighbourStats() {
     // Candidates: the entries of lists built now with the steady plan; neighbours: the entries
     // that the exact test accepts.
     const GridView v = debugBuildGrid();
-    const VerletPlan plan = verletPlan(params_, pos_.size());
+    const VerletPlan plan = verletPlan(params_);
     std::vector<uint32_t> first;
     findCellFirst(v.grid, v.sortedKeys, first);
 #pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)

@@ -32,15 +32,13 @@ namespace murmur::core {
 constexpr int kRowCellsPerRadius = 2;
 constexpr double kRowFineBodiesPerCell = 12.0;
 
-// Cells per classic cell for n bodies in p's world searched to `radius`: the mean occupancy of a
-// cell of width cellWidthFactor * radius decides.
-inline int rowCellsPerRadius(const SimParams& p, size_t n, float radius) {
-  const double w = double(radius) * p.cellWidthFactor;
+// Cells per classic cell for n bodies in p's world: the mean occupancy of a classic cell decides.
+inline int rowCellsPerRadius(const SimParams& p, size_t n) {
+  const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
   const double side = 2.0 * double(p.halfSize);
   const double perCell = double(n) * (w * w * w) / (side * side * side);
   return perCell >= kRowFineBodiesPerCell ? kRowCellsPerRadius : 1;
 }
-inline int rowCellsPerRadius(const SimParams& p, size_t n) { return rowCellsPerRadius(p, n, maxRuleRadius(p.boids)); }
 
 // Where rows are long, the force kernel takes the grid kernels' loop (cuda/boids_kernels.cu):
 // four candidates per iteration, the sums skipped outside every radius, a velocity read only
@@ -73,10 +71,13 @@ MURMUR_HD float rowMargin(const GridSpec& g) {
 
 // The rows pipeline's grid for n bodies: cell width = cellWidthFactor * largest radius /
 // rowCellsPerRadius(p, n).
-// rowGridForRadius: the same grid for a search to `radius` (the verlet pipeline's list radius).
+// rowGridForRadius: the same split of cells for a search to `radius` (the verlet pipeline's list
+// radius, a little above the rule radius). The split stays the rule radius' one, which the list
+// build measured fastest with on an H100 (list stage per step, 1M CIS 565 world / FLAME GPU
+// density / 10M `dense`, lists serving 2 / 1 / 4 steps; cells split 1: 0.52 / 0.41 / 0.97 ms,
+// split 2: 0.48 / 0.52 / 1.16, split 3: 0.63 / 0.72 / 1.55).
 inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
-  const float w =
-      radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n, radius));
+  const float w = radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
   if (d < 1) d = 1;
   return makeGrid(Vec3{-p.halfSize, -p.halfSize, -p.halfSize}, w, Int3{d, d, d});

@@ -17,9 +17,12 @@
 // still never count (DESIGN.md §2). A pair is found through at most one image while the world is
 // at least 2 R wide; narrower worlds rebuild every step (k = 1, no images).
 //
-// k comes from a cost model unless the parameters fix it (listSteps): a longer reuse spreads the
-// build (sort, reorder, search) over more steps but lengthens every list as the skin grows.
+// k comes from the parameters (listSteps) or from the skin it costs (kVerletSkinFraction): a
+// longer reuse spreads the build (sort, reorder, search) over more steps but lengthens every list
+// as the skin grows.
 #pragma once
+
+#include <cmath>
 
 #include "core/grid.h"
 #include "core/hd.h"
@@ -54,25 +57,12 @@ inline bool verletPeriodicFits(const SimParams& p, float radius) {
   return double(p.halfSize) >= 1.001 * double(radius);
 }
 
-// Relative costs per body and step, in units of one candidate of the build's search: a list
-// entry (index, gathered position, the exact tests) and the build's fixed part (label, sort,
-// reorder, the rows' bounds). From an H100, 1M boids in the CIS 565 world with one-step lists:
-// the build's search 1.13 ms for about 170 candidates per body, the list walk 0.23 ms for 64
-// entries, label + sort + reorder about 0.12 ms (README "Performance").
-constexpr double kVerletEntryCost = 0.55;
-constexpr double kVerletBuildFixedCost = 18.0;
-
-// Modelled cost per body and step of lists that serve k steps, for n bodies spread evenly.
-inline double verletModelCost(const SimParams& p, size_t n, int k) {
-  const double side = 2.0 * double(p.halfSize);
-  const double rho = double(n) / (side * side * side);
-  const double R = verletRadius(p, k);
-  const double w = rowGridForRadius(p, n, static_cast<float>(R)).cellWidth;
-  const double kFourThirdsPi = 4.18879020478639;
-  const double entries = rho * kFourThirdsPi * R * R * R;
-  const double searched = rho * kFourThirdsPi * (R + 0.75 * w) * (R + 0.75 * w) * (R + 0.75 * w);
-  return (kVerletBuildFixedCost + searched) / double(k) + kVerletEntryCost * entries;
-}
+// The skin that lists carry when the parameters leave k open (listSteps 0), as a fraction of the
+// rule radius: k = 1 + floor(fraction r / (2 delta)). On an H100 (1M CIS 565 world, 10M `dense`,
+// both r = 5 and delta = 0.2) the step was fastest at k = 3 and k = 4 (0.858 and 2.53 ms), and a
+// quarter of the radius gives 4 for both; at FLAME GPU density (r = 2) it gives 2, and k = 1 was
+// faster there in the same run (0.69 against 0.87 ms, README "Performance").
+constexpr double kVerletSkinFraction = 0.25;
 
 inline VerletPlan verletPlanFor(const SimParams& p, int k) {
   VerletPlan plan;
@@ -86,25 +76,17 @@ inline VerletPlan verletPlanFor(const SimParams& p, int k) {
   return plan;
 }
 
-// The plan for n bodies: p.listSteps when set, otherwise the k of least modelled cost among those
-// whose lists fit the world.
-inline VerletPlan verletPlan(const SimParams& p, size_t n) {
+// The plan: p.listSteps when set, otherwise the k whose skin is kVerletSkinFraction of the radius
+// (verletPlanFor falls back to k = 1 where such lists would not fit the world).
+inline VerletPlan verletPlan(const SimParams& p) {
   if (p.listSteps > 0) return verletPlanFor(p, p.listSteps);
-  int best = 1;
-  double bestCost = verletModelCost(p, n, 1);
-  for (int k = 2; k <= kMaxListSteps; ++k) {
-    if (!verletPeriodicFits(p, verletRadius(p, k))) break;
-    const double c = verletModelCost(p, n, k);
-    if (c < bestCost) {
-      bestCost = c;
-      best = k;
-    }
-  }
-  return verletPlanFor(p, best);
+  const double k = 1.0 + std::floor(kVerletSkinFraction * double(maxRuleRadius(p.boids)) /
+                                    (2.0 * double(verletStepBound(p))));
+  return verletPlanFor(p, k >= double(kMaxListSteps) ? kMaxListSteps : static_cast<int>(k));
 }
 
-// The grid the lists are built on: the rows grid for a search to R.
-inline GridSpec verletGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, verletPlan(p, n).radius); }
+// The grid the lists of n bodies are built on: the rows grid for a search to R.
+inline GridSpec verletGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, verletPlan(p).radius); }
 
 // Calls f(q) for p and, when periodic, for each image of p (shifted by the world's width along
 // some axes) that lies within `radius` of the world: the centres to search around. With the

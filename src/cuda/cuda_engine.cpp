@@ -73,7 +73,7 @@ bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && p.pip
 // longest list (CudaEngine::Impl::sizeLists).
 uint32_t expectedListEntries(const SimParams& p, size_t n) {
   const double side = 2.0 * double(p.halfSize);
-  const double R = core::verletPlan(p, n).radius;
+  const double R = core::verletPlan(p).radius;
   const double mean = double(n) / (side * side * side) * 4.18879020478639 * R * R * R;
   return static_cast<uint32_t>(std::min(2.0 * mean + 32.0, double(n)));
 }
@@ -340,7 +340,7 @@ struct CudaEngine::Impl {
       if (*listMaxHost > listCapacity - listCapacity / 5) want = roomFor(*listMaxHost);
     }
     if (want <= listCapacity && listEntries.get()) return;
-    want = std::min(want, n);
+    want = (std::min(want, n) + kListQuad - 1) / kListQuad * kListQuad;
     const size_t need = verletListWords(n, want) * sizeof(uint32_t);
     const size_t freeBytes = deviceFreeBytes() + listEntries.bytes();
     if (need > freeBytes)
@@ -355,7 +355,7 @@ struct CudaEngine::Impl {
   // then the lists of the current positions.
   void buildLists() {
     const LaunchConfig lc = launch();
-    listPlan = listFresh ? core::verletPlanFor(params, 1) : core::verletPlan(params, n);
+    listPlan = listFresh ? core::verletPlanFor(params, 1) : core::verletPlan(params);
     const GridSpec g = core::rowGridForRadius(params, n, listPlan.radius);
     GridSpec* d_grid = gridSpecs.get() + kVerletGridSlot;
     if (!listGridKnown || std::memcmp(&g, &listGridStored, sizeof g) != 0) {
@@ -530,13 +530,13 @@ core::StepProfile CudaEngine::lastProfile() const { return impl_->profile; }
 
 int CudaEngine::stepsPerCycle() const {
   const Impl& m = *impl_;
-  return usesLists(m.params) ? core::verletPlan(m.params, m.n).steps : 1;
+  return usesLists(m.params) ? core::verletPlan(m.params).steps : 1;
 }
 
 void CudaEngine::debugSetListCapacity(uint32_t entries) {
   Impl& m = *impl_;
-  m.listCapacity = entries;
-  m.listEntries.allocate(verletListWords(std::max<size_t>(m.n, 1), std::max<uint32_t>(entries, 1)));
+  m.listCapacity = std::max<uint32_t>((entries + kListQuad - 1) / kListQuad * kListQuad, kListQuad);
+  m.listEntries.allocate(verletListWords(std::max<size_t>(m.n, 1), m.listCapacity));
   m.listEventPending = false;
   m.listValid = false;
   m.listFixed = true;
@@ -650,7 +650,7 @@ core::NeighbourStats CudaEngine::neighbourStats() {
     // The rows search over a sorted index of the current state (no reorder: state untouched);
     // verlet: the lists that a build with the steady plan would make now.
     const bool verlet = m.params.pipeline == Pipeline::Verlet;
-    const core::VerletPlan plan = core::verletPlan(m.params, m.n);
+    const core::VerletPlan plan = core::verletPlan(m.params);
     const uint32_t cells = verlet ? core::verletGrid(m.params, m.n).numCells : gridCells(m.params, ForceMode::Boids, m.n);
     m.ensureGrid(cells, true, ForceMode::Boids);
     GridSpec* d_grid = m.gridSpecs.get() + (verlet ? kVerletGridSlot : kRowGridSlot);

@@ -70,8 +70,8 @@ class CudaEngine final : public core::Engine {
   core::NeighbourStats neighbourStats() override;
   int stepsPerCycle() const override;
 
-  // Tests only: the verlet lists get room for `entries` per body from the next step on, and
-  // keep it (longer lists take the overflow path). Call after reset().
+  // Tests only: the verlet lists get room for `entries` per body (rounded up to whole quads) from
+  // the next step on, and keep it (longer lists take the overflow path). Call after reset().
   void debugSetListCapacity(uint32_t entries);
 
   // Copies the current state, in its current (possibly cell) order, into device buffers of

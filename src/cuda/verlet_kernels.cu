@@ -19,12 +19,16 @@ using core::VerletPlan;
 
 namespace {
 
-__device__ __forceinline__ size_t listSlot(uint32_t i, uint32_t capacity, uint32_t t) {
-  return (size_t(i / kWarpSize) * capacity + t) * kWarpSize + i % kWarpSize;
+// The quad of body i that holds its entries 4q .. 4q + 3.
+__device__ __forceinline__ uint4* listQuad(uint32_t* list, uint32_t i, uint32_t capacity, uint32_t q) {
+  return reinterpret_cast<uint4*>(list) + (size_t(i / kWarpSize) * (capacity / kListQuad) + q) * kWarpSize +
+         i % kWarpSize;
 }
 
 // One thread per body in cell order: the rows search to R around the body (and its images),
-// every slot closer than R appended to its list.
+// every slot closer than R appended to its list. Entries gather in four registers (a shift
+// register: no local memory) and leave as one 16-byte store per quad; one store per entry made
+// the build's L2 traffic its bottleneck.
 __global__ void __launch_bounds__(1024)
     verletBuildKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
                       const uint32_t* __restrict__ cellFirst, VerletPlan plan, float halfSize, VerletLists lists) {
@@ -32,14 +36,25 @@ __global__ void __launch_bounds__(1024)
   uint32_t c = 0;
   if (i < n) {
     const GridSpec g = *grid;
-    uint32_t* __restrict__ out = lists.list + listSlot(i, lists.capacity, 0);
+    uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
     core::forEachListed(
         g, plan, halfSize, i, core::xyz(ldg4(pos + i)), [&](uint32_t j) { return core::xyz(ldg4(pos + j)); },
         [&](uint32_t k) { return __ldg(cellFirst + k); },
         [&](uint32_t j) {
-          if (c < lists.capacity) out[size_t(c) * kWarpSize] = j;
+          b0 = b1;
+          b1 = b2;
+          b2 = b3;
+          b3 = j;
           ++c;
+          if (c % kListQuad == 0 && c <= lists.capacity)
+            *listQuad(lists.list, i, lists.capacity, c / kListQuad - 1) = make_uint4(b0, b1, b2, b3);
         });
+    // The last, partial quad: its entries are the newest ones, oldest first.
+    const uint32_t rest = c % kListQuad;
+    if (rest != 0 && c <= lists.capacity) {
+      const uint4 q = rest == 1 ? make_uint4(b3, 0, 0, 0) : rest == 2 ? make_uint4(b2, b3, 0, 0) : make_uint4(b1, b2, b3, 0);
+      *listQuad(lists.list, i, lists.capacity, c / kListQuad) = q;
+    }
     lists.count[i] = c;
     if (c > lists.capacity) lists.overflow[atomicAdd(lists.overflowCount, 1u)] = i;
   }
@@ -68,21 +83,24 @@ __global__ void __launch_bounds__(1024)
     if (!(d2 < reach2)) return;
     core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
   };
-  const uint32_t* __restrict__ li = lists.list + listSlot(i, lists.capacity, 0);
-  uint32_t t = 0;
-  for (; t + 3 < c; t += 4) {
-    uint32_t j[4];
+  const uint4* __restrict__ quads = listQuad(lists.list, i, lists.capacity, 0);
+  const uint32_t full = c / kListQuad;
+  for (uint32_t q = 0; q < full; ++q) {
+    const uint4 jq = __ldg(quads + size_t(q) * kWarpSize);
+    const uint32_t j[4] = {jq.x, jq.y, jq.z, jq.w};
     Vec4 p[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) j[u] = __ldg(li + size_t(t + u) * kWarpSize);
 #pragma unroll
     for (int u = 0; u < 4; ++u) p[u] = ldg4(pos + j[u]);
 #pragma unroll
     for (int u = 0; u < 4; ++u) consider(j[u], p[u]);
   }
-  for (; t < c; ++t) {
-    const uint32_t j = __ldg(li + size_t(t) * kWarpSize);
-    consider(j, ldg4(pos + j));
+  const uint32_t rest = c % kListQuad;
+  if (rest != 0) {
+    const uint4 jq = __ldg(quads + size_t(full) * kWarpSize);
+    const uint32_t j[3] = {jq.x, jq.y, jq.z};
+#pragma unroll
+    for (uint32_t u = 0; u < 3; ++u)
+      if (u < rest) consider(j[u], ldg4(pos + j[u]));
   }
   st4(velOut + i, core::make4(core::boidVelocity(acc, pi, ldg4(vel + i), b), 0.0f));
 }

@@ -3,8 +3,10 @@
 // kernel writes every body's list; each step the force kernel walks the lists with the exact
 // tests, and the overflow kernel sums the bodies whose list did not fit by a scan of all bodies.
 //
-// Lists: `capacity` entries per body, interleaved per warp of bodies so that the lanes of a warp
-// read consecutive words: entry t of body i is list[((i / 32) * capacity + t) * 32 + i % 32].
+// Lists: `capacity` entries per body (a multiple of 4), in quads interleaved per warp of bodies so
+// that a lane moves four entries with one 16-byte access and the lanes of a warp touch one
+// contiguous 512-byte span: entry t of body i is
+// list[(((i / 32) * (capacity / 4) + t / 4) * 32 + i % 32) * 4 + t % 4].
 // count[i] is the length of i's list even when it exceeds capacity; such a body is appended to
 // `overflow` and its list is not used.
 #pragma once
@@ -25,8 +27,10 @@ struct VerletLists {
   uint32_t* overflow;       // n: bodies whose list exceeds capacity, in no particular order
   uint32_t* overflowCount;  // 1
   uint32_t* maxCount;       // 1: the longest list of the build
-  uint32_t capacity;
+  uint32_t capacity;         // a multiple of kListQuad
 };
+
+constexpr uint32_t kListQuad = 4;
 
 // Words of the list buffer for n bodies at `capacity` entries each.
 inline size_t verletListWords(size_t n, uint32_t capacity) { return (n + 31) / 32 * 32 * size_t(capacity); }

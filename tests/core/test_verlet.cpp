@@ -93,7 +93,7 @@ TEST(Verlet, PlanRadiusCoversTheSkinAndFitsTheWorld) {
   SimParams p = defaultParams();
   for (int k : {1, 2, 5, 12}) {
     p.listSteps = k;
-    const VerletPlan plan = verletPlan(p, 1000000);
+    const VerletPlan plan = verletPlan(p);
     EXPECT_EQ(plan.steps, k);
     EXPECT_EQ(plan.periodic, k > 1);
     EXPECT_GE(plan.radius, maxRuleRadius(p.boids) + 2.0f * float(k - 1) * p.boids.maxSpeed * p.boids.dt);
@@ -101,13 +101,15 @@ TEST(Verlet, PlanRadiusCoversTheSkinAndFitsTheWorld) {
   // A world narrower than two list radii rebuilds every step, without images.
   p.halfSize = 6.0f;
   p.listSteps = 8;
-  const VerletPlan narrow = verletPlan(p, 1000);
+  const VerletPlan narrow = verletPlan(p);
   EXPECT_EQ(narrow.steps, 1);
   EXPECT_FALSE(narrow.periodic);
-  // The cost model picks some reuse where the skin is thin against the radius.
+  // Left open, k gives a skin of a quarter of the radius.
   p = defaultParams();
   p.boids.dt = 0.02f;
-  EXPECT_GT(verletPlan(p, 1000000).steps, 1);
+  EXPECT_EQ(verletPlan(p).steps, 1 + 31);  // 0.25 * 5 / (2 * 0.02)
+  p.boids.dt = 0.2f;
+  EXPECT_EQ(verletPlan(p).steps, 4);
 }
 
 TEST(Verlet, ListsHoldEveryNeighbourForTheStepsTheyServe) {
@@ -115,7 +117,7 @@ TEST(Verlet, ListsHoldEveryNeighbourForTheStepsTheyServe) {
   p.halfSize = 14.0f;
   for (int k : {2, 4}) {
     p.listSteps = k;
-    const VerletPlan plan = verletPlan(p, 2000);
+    const VerletPlan plan = verletPlan(p);
     ASSERT_TRUE(plan.periodic);
     const Missed m = missedOverSteps(p, plan, fastBodies(p, 2000, 40 + k), k);
     EXPECT_EQ(m.pairs, 0u) << "k " << k;
@@ -128,11 +130,11 @@ TEST(Verlet, ListsWithoutTheSkinMissPairs) {
   SimParams p = defaultParams();
   p.halfSize = 14.0f;
   p.listSteps = 4;
-  VerletPlan thin = verletPlan(p, 2000);
+  VerletPlan thin = verletPlan(p);
   thin.radius = verletRadius(p, 1);  // the margin only
   const Missed m = missedOverSteps(p, thin, fastBodies(p, 2000, 44), 4);
   EXPECT_GT(m.pairs, 0u);
-  VerletPlan noImages = verletPlan(p, 2000);
+  VerletPlan noImages = verletPlan(p);
   noImages.periodic = false;
   EXPECT_GT(missedOverSteps(p, noImages, fastBodies(p, 2000, 44), 4).pairs, 0u);
 }
@@ -169,7 +171,7 @@ TEST(Verlet, CpuEngineAgreesWithNaiveAtEveryStepAcrossRebuildsAndWraps) {
         if (::testing::Test::HasFailure()) return;
       }
       EXPECT_GT(wraps, 100u);
-      EXPECT_EQ(verlet.stepsPerCycle(), verletPlan(p, 2500).steps);
+      EXPECT_EQ(verlet.stepsPerCycle(), verletPlan(p).steps);
     }
 }
 
