@@ -348,6 +348,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
     // world and merge; at 4 they separate (README, "The viewer").
     o.scenario.name = "dense";
     if (!has("--neighbours")) o.scenario.denseNeighbours = kDefaultWorldNeighbours;
+    // The fastest exact pipeline in that world (H100, 100k / 1M / 10M boids: verlet 0.087 /
+    // 0.316 / 2.62 ms per step, rows 0.123 / 0.349 / 2.83; README "Performance").
+    if (!has("--pipeline") && !has("--params")) o.params.pipeline = core::Pipeline::Verlet;
   }
   if (o.mode == Mode::Bench) {
     // A sweep drops boids x tree; one whose --pipeline names tree with no gravity in it would

@@ -188,7 +188,7 @@ const std::vector<ParamDesc>& paramTable() {
   static const std::vector<ParamDesc> table = {
       {"force", "--force", "force", "", "Force mode (default: the scenario's)", enumSpec<ForceMode>(),
        MURMUR_PARAM_FIELD(force), 0, 0, false},
-      {"pipeline", "--pipeline", "pipeline", "", "Neighbour search / pair loop (default rows, an exact boids search over pruned rows of cells; gravity runs coherent there)",
+      {"pipeline", "--pipeline", "pipeline", "", "Neighbour search / pair loop (default rows, an exact boids search over pruned rows of cells; with no --scenario verlet, exact per-boid neighbour lists with a skin, rebuilt every few steps; both run coherent for gravity)",
        enumSpec<Pipeline>(), MURMUR_PARAM_FIELD(pipeline), 0, 0, false},
       {"boids.cohesionRadius", "--cohesion-radius", "cohesion r1", "world units",
        "Neighbours closer than this pull towards their centre", floatAbove(0), MURMUR_PARAM_FIELD(boids.cohesionRadius),

@@ -57,12 +57,13 @@ inline bool verletPeriodicFits(const SimParams& p, float radius) {
   return double(p.halfSize) >= 1.001 * double(radius);
 }
 
-// The skin that lists carry when the parameters leave k open (listSteps 0), as a fraction of the
-// rule radius: k = 1 + floor(fraction r / (2 delta)). On an H100 (1M CIS 565 world, 10M `dense`,
-// both r = 5 and delta = 0.2) the step was fastest at k = 3 and k = 4 (0.858 and 2.53 ms), and a
-// quarter of the radius gives 4 for both; at FLAME GPU density (r = 2) it gives 2, and k = 1 was
-// faster there in the same run (0.69 against 0.87 ms, README "Performance").
-constexpr double kVerletSkinFraction = 0.25;
+// The skin that lists carry when the parameters leave k open (listSteps 0) stays below this
+// fraction of the rule radius: k is the largest with 2 (k - 1) delta < fraction r. On an H100
+// (README "Performance", bench/results/h100/verlet-targets.csv) the step was fastest at k = 3 in
+// the 1M CIS 565 world (r = 5, delta = 0.2: 0.866 ms against 0.888 at k = 4 and 0.900 at 2), at
+// k = 1 at FLAME GPU density (r = 2: 0.690 against 0.831 at k = 2) and at k = 4 in the 10M `dense`
+// world (2.58 against 2.63 at k = 3); a fifth of the radius gives 3, 1 and 3.
+constexpr double kVerletSkinFraction = 0.2;
 
 inline VerletPlan verletPlanFor(const SimParams& p, int k) {
   VerletPlan plan;
@@ -76,13 +77,15 @@ inline VerletPlan verletPlanFor(const SimParams& p, int k) {
   return plan;
 }
 
-// The plan: p.listSteps when set, otherwise the k whose skin is kVerletSkinFraction of the radius
-// (verletPlanFor falls back to k = 1 where such lists would not fit the world).
+// The plan: p.listSteps when set, otherwise the longest reuse whose skin stays below
+// kVerletSkinFraction of the radius (verletPlanFor falls back to k = 1 where such lists would not
+// fit the world).
 inline VerletPlan verletPlan(const SimParams& p) {
   if (p.listSteps > 0) return verletPlanFor(p, p.listSteps);
-  const double k = 1.0 + std::floor(kVerletSkinFraction * double(maxRuleRadius(p.boids)) /
-                                    (2.0 * double(verletStepBound(p))));
-  return verletPlanFor(p, k >= double(kMaxListSteps) ? kMaxListSteps : static_cast<int>(k));
+  const double skinSteps = kVerletSkinFraction * double(maxRuleRadius(p.boids)) / (2.0 * double(verletStepBound(p)));
+  // The largest k - 1 strictly below skinSteps.
+  const double k = std::ceil(skinSteps);
+  return verletPlanFor(p, k >= double(kMaxListSteps) ? kMaxListSteps : (k < 1.0 ? 1 : static_cast<int>(k)));
 }
 
 // The grid the lists of n bodies are built on: the rows grid for a search to R.

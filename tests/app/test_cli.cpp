@@ -82,17 +82,23 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
 }
 
 // With no --scenario a run starts in the dense world at 4 neighbours per boid (where flocks form
-// apart); asking for a world size instead gives the uniform cube of that size.
+// apart), on the pipeline fastest there (verlet) unless --pipeline names one; asking for a world
+// size instead gives the uniform cube of that size, on the parameters' default pipeline (rows).
 TEST(Cli, DefaultWorldIsDenseUnlessAWorldSizeIsGiven) {
   const Result dense = run(kHeadless + "--n 2000 --steps 1");
   EXPECT_EQ(dense.status, 0) << dense.out;
   EXPECT_NE(dense.out.find("scenario=dense"), std::string::npos) << dense.out;
-  const Result four = run(kHeadless + "--n 2000 --steps 1 --scenario dense --neighbours 4");
+  EXPECT_NE(dense.out.find("pipeline=verlet"), std::string::npos) << dense.out;
+  const Result four = run(kHeadless + "--n 2000 --steps 1 --scenario dense --neighbours 4 --pipeline verlet");
   const auto sum = [](const std::string& s) { return s.substr(s.find("checksum="), 25); };
   EXPECT_EQ(sum(dense.out), sum(four.out));
+  const Result rows = run(kHeadless + "--n 2000 --steps 1 --pipeline rows");
+  EXPECT_NE(rows.out.find("scenario=dense"), std::string::npos) << rows.out;
+  EXPECT_NE(rows.out.find("pipeline=rows"), std::string::npos) << rows.out;
   const Result cube = run(kHeadless + "--n 2000 --steps 1 --half-size 30");
   EXPECT_EQ(cube.status, 0) << cube.out;
   EXPECT_NE(cube.out.find("scenario=uniform"), std::string::npos) << cube.out;
+  EXPECT_NE(cube.out.find("pipeline=rows"), std::string::npos) << cube.out;
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {
@@ -103,7 +109,7 @@ TEST(Cli, NoRenderNeedsHeadless) {
 
 TEST(Cli, EveryForceAndPipelineRunsHeadless) {
   for (const char* force : {"boids", "gravity"}) {
-    for (const char* pipe : {"naive", "scattered", "coherent", "rows"}) {
+    for (const char* pipe : {"naive", "scattered", "coherent", "rows", "verlet"}) {
       const Result r = run(kHeadless + "--n 2000 --steps 3 --force " + force + " --pipeline " + pipe);
       ASSERT_EQ(r.status, 0) << r.out;
       EXPECT_NE(r.out.find(std::string("force=") + force + " pipeline=" + pipe), std::string::npos) << r.out;

@@ -104,12 +104,14 @@ TEST(Verlet, PlanRadiusCoversTheSkinAndFitsTheWorld) {
   const VerletPlan narrow = verletPlan(p);
   EXPECT_EQ(narrow.steps, 1);
   EXPECT_FALSE(narrow.periodic);
-  // Left open, k gives a skin of a quarter of the radius.
+  // Left open, k keeps the skin below a fifth of the radius.
   p = defaultParams();
   p.boids.dt = 0.02f;
-  EXPECT_EQ(verletPlan(p).steps, 1 + 31);  // 0.25 * 5 / (2 * 0.02)
+  EXPECT_EQ(verletPlan(p).steps, 25);  // 2 (k - 1) 0.02 < 0.2 * 5
   p.boids.dt = 0.2f;
-  EXPECT_EQ(verletPlan(p).steps, 4);
+  EXPECT_EQ(verletPlan(p).steps, 3);  // 2 (k - 1) 0.2 < 1
+  p.boids.cohesionRadius = p.boids.separationRadius = p.boids.alignmentRadius = 2.0f;
+  EXPECT_EQ(verletPlan(p).steps, 1);  // 0.4 (k - 1) < 0.4
 }
 
 TEST(Verlet, ListsHoldEveryNeighbourForTheStepsTheyServe) {
