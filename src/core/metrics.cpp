@@ -20,6 +20,15 @@ uint64_t stateChecksum(const Bodies& b) {
   return h;
 }
 
+size_t countWrapped(const Bodies& before, const Bodies& after, float halfSize) {
+  size_t wrapped = 0;
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i)
+    wrapped += std::fabs(after.pos[i].x - before.pos[i].x) > halfSize ||
+               std::fabs(after.pos[i].y - before.pos[i].y) > halfSize ||
+               std::fabs(after.pos[i].z - before.pos[i].z) > halfSize;
+  return wrapped;
+}
+
 Vec3d totalMomentum(const Bodies& b) {
   Vec3d p;
   for (size_t i = 0; i < b.size(); ++i) {

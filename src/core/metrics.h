@@ -17,6 +17,9 @@ struct Vec3d {
 };
 
 Vec3d totalMomentum(const Bodies& b);
+// Bodies (matched by index, both states in id order) that crossed a face of the wrapped boids
+// world between two states: some coordinate moved by more than halfSize.
+size_t countWrapped(const Bodies& before, const Bodies& after, float halfSize);
 double totalMass(const Bodies& b);
 
 // Kinetic + softened potential energy, U = -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), in double.

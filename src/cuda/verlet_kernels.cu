@@ -10,9 +10,7 @@
 namespace murmur::cuda {
 
 using core::BoidAccum;
-using core::BoidParams;
 using core::BoidRadii2;
-using core::GridSpec;
 using core::Vec3;
 using core::Vec4;
 using core::VerletPlan;
@@ -30,12 +28,12 @@ __device__ __forceinline__ uint4* listQuad(uint32_t* list, uint32_t i, uint32_t 
 // register: no local memory) and leave as one 16-byte store per quad; one store per entry made
 // the build's L2 traffic its bottleneck.
 __global__ void __launch_bounds__(1024)
-    verletBuildKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
+    verletBuildKernel(const Vec4* __restrict__ pos, uint32_t n, const core::GridSpec* __restrict__ grid,
                       const uint32_t* __restrict__ cellFirst, VerletPlan plan, float halfSize, VerletLists lists) {
   const uint32_t i = globalThreadIndex();
   uint32_t c = 0;
   if (i < n) {
-    const GridSpec g = *grid;
+    const core::GridSpec g = *grid;
     uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
     core::forEachListed(
         g, plan, halfSize, i, core::xyz(ldg4(pos + i)), [&](uint32_t j) { return core::xyz(ldg4(pos + j)); },
@@ -69,7 +67,7 @@ __global__ void __launch_bounds__(1024)
 // radius.
 __global__ void __launch_bounds__(1024)
     verletForceKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, VerletLists lists,
-                      BoidParams b, Vec4* __restrict__ velOut) {
+                      core::BoidParams b, Vec4* __restrict__ velOut) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const uint32_t c = __ldg(lists.count + i);
@@ -109,7 +107,7 @@ __global__ void __launch_bounds__(1024)
 // block. Runs after the force kernel every step; with an empty queue it does nothing.
 __global__ void __launch_bounds__(256)
     verletOverflowKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                         VerletLists lists, BoidParams b, Vec4* __restrict__ velOut) {
+                         VerletLists lists, core::BoidParams b, Vec4* __restrict__ velOut) {
   const uint32_t queued = *lists.overflowCount;
   const BoidRadii2 r2 = core::boidRadii2(b);
   for (uint32_t q = blockIdx.x; q < queued; q += gridDim.x) {
@@ -129,13 +127,13 @@ __global__ void __launch_bounds__(256)
 }
 
 __global__ void __launch_bounds__(1024)
-    verletStatsKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
+    verletStatsKernel(const Vec4* __restrict__ pos, uint32_t n, const core::GridSpec* __restrict__ grid,
                       const uint32_t* __restrict__ cellFirst, const uint32_t* __restrict__ sortedIndex,
                       VerletPlan plan, float halfSize, float radius2, unsigned long long* __restrict__ counts) {
   const uint32_t t = globalThreadIndex();
   unsigned long long entries = 0, neighbours = 0;
   if (t < n) {
-    const GridSpec g = *grid;
+    const core::GridSpec g = *grid;
     const Vec3 pi = core::xyz(ldg4(pos + __ldg(sortedIndex + t)));
     core::forEachListed(
         g, plan, halfSize, t, pi, [&](uint32_t k) { return core::xyz(ldg4(pos + __ldg(sortedIndex + k))); },
@@ -155,25 +153,25 @@ constexpr int kOverflowBlockSize = 256;
 
 }  // namespace
 
-void launchVerletBuild(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
+void launchVerletBuild(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid, const uint32_t* d_cellFirst,
                        const VerletPlan& plan, float halfSize, const VerletLists& lists, const LaunchConfig& lc) {
   verletBuildKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, d_grid, d_cellFirst, plan, halfSize, lists);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchVerletForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const VerletLists& lists,
-                       const BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
+                       const core::BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
   verletForceKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, lists, b, d_velOut);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchVerletOverflow(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const VerletLists& lists,
-                          const BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
+                          const core::BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
   verletOverflowKernel<<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(d_pos, d_vel, n, lists, b, d_velOut);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
-void launchVerletStats(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
+void launchVerletStats(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid, const uint32_t* d_cellFirst,
                        const uint32_t* d_sortedIndex, const VerletPlan& plan, float halfSize, float radius2,
                        unsigned long long* d_counts, const LaunchConfig& lc) {
   verletStatsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, d_grid, d_cellFirst, d_sortedIndex, plan,

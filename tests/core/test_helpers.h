@@ -5,13 +5,37 @@
 
 #include <cmath>
 
+#include <algorithm>
+#include <vector>
+
 #include "core/bodies.h"
+#include "core/grid.h"
 #include "core/engine.h"
 #include "core/metrics.h"
 #include "core/rng.h"
 #include "core/scenarios.h"
 
 namespace murmur::test {
+
+// Bodies sorted by the cell of g they lie in (stable), and per cell the first sorted slot:
+// first[c] .. first[c + 1] are cell c's slots, as the rows and verlet pipelines lay them out.
+struct SortedCells {
+  std::vector<uint32_t> order;  // sorted slot -> body
+  std::vector<uint32_t> first;  // numCells + 1 offsets
+};
+inline SortedCells sortIntoCells(const core::GridSpec& g, const std::vector<core::Vec4>& pos) {
+  const size_t n = pos.size();
+  std::vector<uint32_t> keys(n);
+  SortedCells s;
+  s.order.resize(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = core::cellKeyOf(g, core::xyz(pos[i])), s.order[i] = uint32_t(i);
+  std::stable_sort(s.order.begin(), s.order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  s.first.assign(size_t(g.numCells) + 1, uint32_t(n));
+  uint32_t next = 0;
+  for (size_t k = 0; k < n; ++k)
+    for (; next <= keys[s.order[k]]; ++next) s.first[next] = uint32_t(k);
+  return s;
+}
 
 // N bodies uniform in [-h, h)^3 with random velocities up to `speed` and masses in [0.5, 1.5].
 inline core::Bodies randomBodies(size_t n, float h, float speed, uint64_t seed) {

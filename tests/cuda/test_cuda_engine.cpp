@@ -12,6 +12,7 @@
 
 #include "core/cpu_engine.h"
 #include "core/errors.h"
+#include "core/metrics.h"
 #include "core/row_search.h"
 #include "core/verlet.h"
 #include "cuda/cuda_engine.h"
@@ -199,10 +200,7 @@ TEST_F(CudaEngineTest, RowsMatchesNaiveAcrossStepsAndWraps) {
     for (int step = 1; step <= 40; ++step) {
       rows->step(1);
       const Bodies now = rows->readBodies();
-      for (size_t i = 0; i < now.size(); ++i)
-        wraps += std::fabs(now.pos[i].x - prev.pos[i].x) > p.halfSize ||
-                 std::fabs(now.pos[i].y - prev.pos[i].y) > p.halfSize ||
-                 std::fabs(now.pos[i].z - prev.pos[i].z) > p.halfSize;
+      wraps += core::countWrapped(prev, now, p.halfSize);
       prev = now;
       if (step % 20 != 0) continue;
       naive->reset(now);
@@ -242,10 +240,7 @@ TEST_F(CudaEngineTest, VerletMatchesNaiveAtEveryStepAcrossRebuildsAndWraps) {
         naive->step(1);
         verlet->step(1);
         const Bodies after = verlet->readBodies();
-        for (size_t i = 0; i < after.size(); ++i)
-          wraps += std::fabs(after.pos[i].x - before.pos[i].x) > p.halfSize ||
-                   std::fabs(after.pos[i].y - before.pos[i].y) > p.halfSize ||
-                   std::fabs(after.pos[i].z - before.pos[i].z) > p.halfSize;
+        wraps += core::countWrapped(before, after, p.halfSize);
         std::string report;
         const size_t bad =
             test::countStateMismatches(after, naive->readBodies(), kRel, kAbsFloor, kAbsFloor, &report);
