@@ -52,9 +52,12 @@ inline float verletRadius(const SimParams& p, int k) {
 }
 
 // Whether lists of radius R may take pairs across the wrap: the world is wide enough that no
-// pair is found through two images.
+// pair is found through two images, and that no cell of the list grid (at most R cellWidthFactor
+// wide) is reached from two images of a body. The CUDA engine's overflow path searches that grid
+// around a body's images, and each of its cells must then be visited once: a cell reached from
+// an image near one face and from the body near the opposite one needs 2 halfSize < 3 R + width.
 inline bool verletPeriodicFits(const SimParams& p, float radius) {
-  return double(p.halfSize) >= 1.001 * double(radius);
+  return double(p.halfSize) >= 1.001 * double(radius) * (1.5 + 0.5 * double(p.cellWidthFactor));
 }
 
 // The skin that lists carry when the parameters leave k open (listSteps 0) stays below this
@@ -107,6 +110,13 @@ MURMUR_HD void forEachImage(const Vec3& p, float radius, float halfSize, bool pe
     for (int b = 0; b < (sy != 0.0f ? 2 : 1); ++b)
       for (int a = 0; a < (sx != 0.0f ? 2 : 1); ++a)
         f(Vec3{p.x + (a ? sx : 0.0f), p.y + (b ? sy : 0.0f), p.z + (c ? sz : 0.0f)});
+}
+
+// Calls f(first, last) for the rows of the list grid g around p and each of its images (the
+// cells a list of p could reach); with verletPeriodicFits no cell comes twice.
+template <typename F>
+MURMUR_HD void forEachListRow(const GridSpec& g, const VerletPlan& plan, float halfSize, const Vec3& p, F&& f) {
+  forEachImage(p, plan.radius, halfSize, plan.periodic, [&](Vec3 c) { forEachRow(g, c, plan.radius, f); });
 }
 
 // Calls f(j) for every sorted slot j != i whose position lies within R of body i's position or

@@ -160,15 +160,15 @@ struct CudaEngine::Impl {
   TreeBuffers tree;  // allocated while the pipeline is `tree`
 
   // The verlet pipeline's lists (verlet_kernels.h): entries, lengths, the overflow queue, and
-  // [0] overflow count, [1] longest list of the last build. The longest list reaches the host
-  // through pinned memory after an event, and the next build grows the lists from it.
+  // [0] overflow count, [1] longest list, [2, 3] all entries (64 bits) of the last build. These
+  // reach the host through pinned memory after an event, and the next build sizes the lists.
   DeviceBuffer<uint32_t> listEntries, listCount, listOverflow, listScalars;
   uint32_t listCapacity = 0;  // 0: not sized since the last reset
   core::VerletPlan listPlan{};
   int listAge = 0;
   bool listValid = false;
   bool listFresh = true;  // reset() or setParams() since the last build: list for one step
-  uint32_t* listMaxHost = nullptr;
+  uint32_t* listStatsHost = nullptr;  // the 4 words of listScalars, pinned
   cudaEvent_t listEvent = nullptr;
   bool listEventPending = false;
   core::GridSpec listGridStored{};
@@ -176,7 +176,7 @@ struct CudaEngine::Impl {
   bool listFixed = false;  // debugSetListCapacity: the room stays as set
 
   ~Impl() {
-    if (listMaxHost) cudaFreeHost(listMaxHost);
+    if (listStatsHost) cudaFreeHost(listStatsHost);
     if (listEvent) cudaEventDestroy(listEvent);
   }
 
@@ -317,30 +317,39 @@ struct CudaEngine::Impl {
 
   VerletLists lists() const {
     return VerletLists{listEntries.get(), listCount.get(), listOverflow.get(), listScalars.get(),
-                       listScalars.get() + 1, listCapacity};
+                       listScalars.get() + 1, reinterpret_cast<unsigned long long*>(listScalars.get() + 2),
+                       listCapacity};
   }
 
   // Entries per body for this build's lists: the first build of a reset counts first (one list
-  // pass with no room, then a wait for its longest list); later builds take the longest list of
-  // an earlier build once its event has passed, with a quarter more room. A list longer than the
-  // room goes to the overflow queue, whose bodies are summed exactly by a scan of all bodies.
+  // pass with no room, then a wait for its statistics); later builds take the statistics of an
+  // earlier build once its event has passed. The room is the longest list and a quarter, but no
+  // more than three times the mean (and 32): one clump must not size the lists of every body. A
+  // list longer than the room sends its body to the overflow queue, whose bodies search the
+  // build's grid again (verlet_kernels.h), exactly and without lists.
   void sizeLists(const GridSpec* d_grid, const LaunchConfig& lc) {
     if (listFixed) return;
     uint32_t want = listCapacity;
-    const auto roomFor = [](uint32_t longest) { return longest + longest / 4 + 16; };
+    const auto roomFor = [&](const uint32_t* stats) {
+      const uint32_t longest = stats[1];
+      const double total = double(stats[2]) + 4294967296.0 * double(stats[3]);
+      const double byMean = 3.0 * total / double(n) + 32.0;
+      return static_cast<uint32_t>(std::min(double(longest) + double(longest / 4) + 16.0, byMean));
+    };
     if (listCapacity == 0) {
-      MURMUR_CUDA_CHECK(cudaMemsetAsync(listScalars.get(), 0, 2 * sizeof(uint32_t), stream));
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(listScalars.get(), 0, 4 * sizeof(uint32_t), stream));
       launchVerletBuild(pos[cur].get(), n, d_grid, cellFirst.get(), listPlan, params.halfSize, lists(), lc);
-      uint32_t longest = 0;
-      MURMUR_CUDA_CHECK(cudaMemcpy(&longest, listScalars.get() + 1, sizeof longest, cudaMemcpyDeviceToHost));
-      want = roomFor(longest);
+      uint32_t stats[4] = {};
+      MURMUR_CUDA_CHECK(cudaMemcpy(stats, listScalars.get(), sizeof stats, cudaMemcpyDeviceToHost));
+      want = roomFor(stats);
       listEventPending = false;
     } else if (listEventPending && cudaEventQuery(listEvent) == cudaSuccess) {
       listEventPending = false;
-      if (*listMaxHost > listCapacity - listCapacity / 5) want = roomFor(*listMaxHost);
+      const uint32_t room = roomFor(listStatsHost);
+      if (room > listCapacity) want = room;
     }
     if (want <= listCapacity && listEntries.get()) return;
-    want = (std::min(want, n) + kListQuad - 1) / kListQuad * kListQuad;
+    want = std::max((std::min(want, n) + kListQuad - 1) / kListQuad * kListQuad, kListQuad);
     const size_t need = verletListWords(n, want) * sizeof(uint32_t);
     const size_t freeBytes = deviceFreeBytes() + listEntries.bytes();
     if (need > freeBytes)
@@ -373,12 +382,12 @@ struct CudaEngine::Impl {
     reorderBodies(index[sel].get(), lc);
     sizeLists(d_grid, lc);
     timer.stage(Stage::List, [&] {
-      MURMUR_CUDA_CHECK(cudaMemsetAsync(listScalars.get(), 0, 2 * sizeof(uint32_t), stream));
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(listScalars.get(), 0, 4 * sizeof(uint32_t), stream));
       launchVerletBuild(pos[cur].get(), n, d_grid, cellFirst.get(), listPlan, params.halfSize, lists(), lc);
     });
     if (!listEventPending) {
-      MURMUR_CUDA_CHECK(
-          cudaMemcpyAsync(listMaxHost, listScalars.get() + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+      MURMUR_CUDA_CHECK(cudaMemcpyAsync(listStatsHost, listScalars.get(), 4 * sizeof(uint32_t),
+                                        cudaMemcpyDeviceToHost, stream));
       MURMUR_CUDA_CHECK(cudaEventRecord(listEvent, stream));
       listEventPending = true;
     }
@@ -394,7 +403,8 @@ struct CudaEngine::Impl {
     Vec4* velNew = vel[1 - velCur].get();
     timer.stage(Stage::Force, [&] {
       launchVerletForce(pos[cur].get(), vel[velCur].get(), n, lists(), params.boids, velNew, lc);
-      launchVerletOverflow(pos[cur].get(), vel[velCur].get(), n, lists(), params.boids, velNew, lc);
+      launchVerletOverflow(pos[cur].get(), vel[velCur].get(), n, gridSpecs.get() + kVerletGridSlot, cellFirst.get(),
+                           listPlan, params.halfSize, lists(), params.boids, velNew, lc);
     });
     timer.stage(Stage::Integrate,
                 [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, params.boids.dt, params.halfSize, lc); });
@@ -510,8 +520,8 @@ CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
   impl_->gridSpecs.allocate(kNumGridSlots);
   impl_->boundsPartials.allocate((gravityGridScratchBytes() + sizeof(Vec4) - 1) / sizeof(Vec4));
   impl_->counts.allocate(2);
-  impl_->listScalars.allocate(2);
-  MURMUR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&impl_->listMaxHost), sizeof(uint32_t)));
+  impl_->listScalars.allocate(4);
+  MURMUR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&impl_->listStatsHost), 4 * sizeof(uint32_t)));
   MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&impl_->listEvent, cudaEventDisableTiming));
   setParams(p);
 }
@@ -656,7 +666,10 @@ core::NeighbourStats CudaEngine::neighbourStats() {
     GridSpec* d_grid = m.gridSpecs.get() + (verlet ? kVerletGridSlot : kRowGridSlot);
     if (verlet) {
       launchStoreGrid(d_grid, core::verletGrid(m.params, m.n), lc);
-      m.listGridKnown = false;  // the next build stores its own grid again
+      // The lists' grid and offsets are overwritten (the overflow path searches them): the next
+      // step builds again.
+      m.listGridKnown = false;
+      m.listValid = false;
     }
     launchLabelCells(m.pos[m.cur].get(), m.n, d_grid, m.keys[0].get(), m.index[0].get(), lc);
     const SortBuffers sb{{m.keys[0].get(), m.keys[1].get()}, {m.index[0].get(), m.index[1].get()},

@@ -59,7 +59,11 @@ __global__ void __launch_bounds__(1024)
   uint32_t warpMax = c;
 #pragma unroll
   for (int off = kWarpSize / 2; off > 0; off /= 2) warpMax = max(warpMax, __shfl_xor_sync(kFullWarpMask, warpMax, off));
-  if (threadIdx.x % kWarpSize == 0 && warpMax > 0) atomicMax(lists.maxCount, warpMax);
+  const unsigned long long warpTotal = warpSum(static_cast<unsigned long long>(c));
+  if (threadIdx.x % kWarpSize == 0 && warpMax > 0) {
+    atomicMax(lists.maxCount, warpMax);
+    atomicAdd(lists.totalCount, warpTotal);
+  }
 }
 
 // One thread per body: its list, four entries per iteration (indices, then positions, then the
@@ -103,26 +107,27 @@ __global__ void __launch_bounds__(1024)
   st4(velOut + i, core::make4(core::boidVelocity(acc, pi, ldg4(vel + i), b), 0.0f));
 }
 
-// One block per queued body: every other body tested (the naive loop), the sums reduced over the
-// block. Runs after the force kernel every step; with an empty queue it does nothing.
+// One thread per queued body (see launchVerletOverflow). Runs after the force kernel every step;
+// with an empty queue it does nothing.
 __global__ void __launch_bounds__(256)
     verletOverflowKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                         VerletLists lists, core::BoidParams b, Vec4* __restrict__ velOut) {
+                         const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
+                         VerletPlan plan, float halfSize, VerletLists lists, core::BoidParams b,
+                         Vec4* __restrict__ velOut) {
   const uint32_t queued = *lists.overflowCount;
+  if (queued == 0) return;
+  const core::GridSpec g = *grid;
   const BoidRadii2 r2 = core::boidRadii2(b);
-  for (uint32_t q = blockIdx.x; q < queued; q += gridDim.x) {
+  for (uint32_t q = globalThreadIndex(); q < queued; q += gridDim.x * blockDim.x) {
     const uint32_t i = lists.overflow[q];
     const Vec4 pi = ldg4(pos + i);
     BoidAccum a = core::boidAccumInit();
-    for (uint32_t j = threadIdx.x; j < n; j += blockDim.x)
-      if (j != i) core::boidAccumulate(a, pi, ldg4(pos + j), ldg4(vel + j), r2);
-    BoidAccum s;
-    s.sumPos = Vec3{blockSum(a.sumPos.x), blockSum(a.sumPos.y), blockSum(a.sumPos.z)};
-    s.sumVel = Vec3{blockSum(a.sumVel.x), blockSum(a.sumVel.y), blockSum(a.sumVel.z)};
-    s.sep = Vec3{blockSum(a.sep.x), blockSum(a.sep.y), blockSum(a.sep.z)};
-    s.n1 = blockSum(a.n1);
-    s.n3 = blockSum(a.n3);
-    if (threadIdx.x == 0) st4(velOut + i, core::make4(core::boidVelocity(s, pi, ldg4(vel + i), b), 0.0f));
+    core::forEachListRow(g, plan, halfSize, core::xyz(pi), [&](uint32_t first, uint32_t last) {
+      const uint32_t e = __ldg(cellFirst + last + 1);
+      for (uint32_t j = __ldg(cellFirst + first); j < e; ++j)
+        if (j != i) core::boidAccumulate(a, pi, ldg4(pos + j), ldg4(vel + j), r2);
+    });
+    st4(velOut + i, core::make4(core::boidVelocity(a, pi, ldg4(vel + i), b), 0.0f));
   }
 }
 
@@ -147,9 +152,10 @@ __global__ void __launch_bounds__(1024)
   addBlockCounts(entries, neighbours, counts);
 }
 
-// Blocks of the overflow kernel: enough to keep every SM busy when many bodies overflow.
-constexpr unsigned kOverflowBlocks = 1024;
-constexpr int kOverflowBlockSize = 256;
+// The overflow kernel's grid: a few blocks per SM of any current GPU; its threads stride over the
+// queue.
+constexpr unsigned kOverflowBlocks = 512;
+constexpr int kOverflowBlockSize = 128;
 
 }  // namespace
 
@@ -165,9 +171,12 @@ void launchVerletForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const V
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
-void launchVerletOverflow(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const VerletLists& lists,
-                          const core::BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
-  verletOverflowKernel<<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(d_pos, d_vel, n, lists, b, d_velOut);
+void launchVerletOverflow(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
+                          const uint32_t* d_cellFirst, const VerletPlan& plan, float halfSize,
+                          const VerletLists& lists, const core::BoidParams& b, Vec4* d_velOut,
+                          const LaunchConfig& lc) {
+  verletOverflowKernel<<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst,
+                                                                              plan, halfSize, lists, b, d_velOut);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

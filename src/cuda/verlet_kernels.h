@@ -1,7 +1,8 @@
 // Stages of the `verlet` boids pipeline (core/verlet.h). A build labels, sorts and reorders the
 // bodies on the list grid (the shared stages of grid_build.h and rows_kernels.h), then the list
 // kernel writes every body's list; each step the force kernel walks the lists with the exact
-// tests, and the overflow kernel sums the bodies whose list did not fit by a scan of all bodies.
+// tests, and the overflow kernel sums the bodies whose list did not fit by searching the build's
+// grid again.
 //
 // Lists: `capacity` entries per body (a multiple of 4), in quads interleaved per warp of bodies so
 // that a lane moves four entries with one 16-byte access and the lanes of a warp touch one
@@ -27,6 +28,7 @@ struct VerletLists {
   uint32_t* overflow;       // n: bodies whose list exceeds capacity, in no particular order
   uint32_t* overflowCount;  // 1
   uint32_t* maxCount;       // 1: the longest list of the build
+  unsigned long long* totalCount;  // 1: the entries of all lists of the build
   uint32_t capacity;         // a multiple of kListQuad
 };
 
@@ -36,7 +38,8 @@ constexpr uint32_t kListQuad = 4;
 inline size_t verletListWords(size_t n, uint32_t capacity) { return (n + 31) / 32 * 32 * size_t(capacity); }
 
 // The list build. Input d_pos in cell order of d_grid (the list grid), d_cellFirst its offsets.
-// Expects *overflowCount == 0 and *maxCount == 0; writes count, the lists, overflow, maxCount.
+// Expects *overflowCount, *maxCount and *totalCount 0; writes count, the lists, overflow, maxCount,
+// totalCount.
 void launchVerletBuild(const core::Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid,
                        const uint32_t* d_cellFirst, const core::VerletPlan& plan, float halfSize,
                        const VerletLists& lists, const LaunchConfig& lc);
@@ -45,9 +48,14 @@ void launchVerletBuild(const core::Vec4* d_pos, uint32_t n, const core::GridSpec
 void launchVerletForce(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const VerletLists& lists,
                        const core::BoidParams& b, core::Vec4* d_velOut, const LaunchConfig& lc);
 
-// d_velOut[i] for the bodies of the overflow queue: all n bodies tested, one block per body.
-void launchVerletOverflow(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const VerletLists& lists,
-                          const core::BoidParams& b, core::Vec4* d_velOut, const LaunchConfig& lc);
+// d_velOut[i] for the bodies of the overflow queue, one thread each: the rows of the list grid of
+// the last build (d_grid, d_cellFirst) around the body's current position and its images, every
+// candidate tested exactly against the current state. A neighbour now was within R of the body or
+// one of its images at the build (the skin), so the search finds it.
+void launchVerletOverflow(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
+                          const uint32_t* d_cellFirst, const core::VerletPlan& plan, float halfSize,
+                          const VerletLists& lists, const core::BoidParams& b, core::Vec4* d_velOut,
+                          const LaunchConfig& lc);
 
 // Neighbour statistics of lists built now on the (unreordered) bodies read through
 // d_sortedIndex: list entries to d_counts[0], those with d^2 < radius2 to d_counts[1].
