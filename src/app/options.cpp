@@ -371,6 +371,17 @@ bool parseOptions(int argc, char** argv, Options& o) {
     if (has("--half-size") && scen == "dense")
       throw UsageError("--half-size " + text("--half-size") +
                        " does not apply with --scenario dense: its world size follows from --n and --neighbours");
+    // --list-steps: only the verlet pipeline has lists (a sweep: when it measures verlet at all).
+    if (has("--list-steps")) {
+      const auto& pipes = o.bench.pipelines;
+      const bool verlet = o.mode == Mode::Bench
+                              ? pipes.empty() || std::find(pipes.begin(), pipes.end(), core::Pipeline::Verlet) != pipes.end()
+                              : o.params.pipeline == core::Pipeline::Verlet;
+      if (!verlet)
+        throw UsageError("--list-steps " + text("--list-steps") + " applies to --pipeline verlet only (the pipeline is " +
+                         (o.mode == Mode::Bench ? std::string("not in the sweep") : core::toString(o.params.pipeline)) +
+                         ")");
+    }
   }
   // Options that cannot apply are refused rather than ignored.
   if (o.nSet && o.scenario.name.rfind("file:", 0) == 0)

@@ -5,6 +5,7 @@
 
 #include "core/param_table.h"
 #include "core/row_search.h"
+#include "core/verlet.h"
 
 namespace murmur::core {
 
@@ -60,6 +61,15 @@ std::string validateParams(const SimParams& p) {
   }
   if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Tree)
     return std::string("pipeline tree: ") + kTreeBoidsMessage;
+  // Lists that serve several steps hold pairs across the wrap; a world too narrow for that could
+  // only rebuild every step, which is not what was asked for.
+  if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Verlet && p.listSteps > 1 &&
+      !verletPeriodicFits(p, verletRadius(p, p.listSteps))) {
+    e << "--list-steps " << p.listSteps << " is invalid here: lists that serve " << p.listSteps
+      << " steps need a world half-size of at least " << verletMinHalfSize(p, verletRadius(p, p.listSteps))
+      << " (it is " << p.halfSize << "; fewer steps, a larger world, or 0 to let the skin decide)";
+    return e.str();
+  }
   // The boids grid must stay addressable with 32-bit cell keys; the rows pipeline's cells may be
   // finer (core/row_search.h).
   const double fine =

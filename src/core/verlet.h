@@ -56,8 +56,11 @@ inline float verletRadius(const SimParams& p, int k) {
 // wide) is reached from two images of a body. The CUDA engine's overflow path searches that grid
 // around a body's images, and each of its cells must then be visited once: a cell reached from
 // an image near one face and from the body near the opposite one needs 2 halfSize < 3 R + width.
+inline double verletMinHalfSize(const SimParams& p, float radius) {
+  return 1.001 * double(radius) * (1.5 + 0.5 * double(p.cellWidthFactor));
+}
 inline bool verletPeriodicFits(const SimParams& p, float radius) {
-  return double(p.halfSize) >= 1.001 * double(radius) * (1.5 + 0.5 * double(p.cellWidthFactor));
+  return double(p.halfSize) >= verletMinHalfSize(p, radius);
 }
 
 // The skin that lists carry when the parameters leave k open (listSteps 0) stays below this
