@@ -38,6 +38,12 @@ class CudaParamTest : public ::testing::TestWithParam<ParamT> {
 
 constexpr double kPi = 3.14159265358979323846;
 
+// 2^17 + 3 bodies: several full waves of blocks and a partial warp, for the large GPU tests.
+constexpr size_t kLargeN = (size_t(1) << 17) + 3;
+// Accelerations: relative error of the vector, floored at 1e-2 of the rms acceleration (a body
+// whose forces nearly cancel would otherwise turn rounding into a large relative error).
+constexpr double kAccFloor = 1e-2;
+
 // A boids world dense enough that every boid has about `neighbours` others within the largest rule
 // radius, whatever n is (the default 100-unit world would leave small tests without neighbours).
 // Sets p.halfSize; never smaller than the radius, as validateParams requires.

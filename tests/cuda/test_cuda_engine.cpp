@@ -29,14 +29,13 @@ using core::Vec4;
 
 namespace {
 
-constexpr size_t kLargeN = (size_t(1) << 17) + 3;
+using test::kAccFloor;
+using test::kLargeN;
 // Per-id tolerance (DESIGN.md §8): relative 1e-5 with an absolute floor for components near 0.
 constexpr double kRel = 1e-5;
 constexpr double kAbsFloor = 1e-5;
-// Accelerations: relative error of the vector, floored at 1e-2 of the rms acceleration (a body
-// whose forces nearly cancel would otherwise turn rounding into a large relative error).
+// Accelerations: relative error of the vector, floored at kAccFloor of the rms acceleration.
 constexpr double kAccRel = 1e-4;
-constexpr double kAccFloor = 1e-2;
 
 struct Case {
   ForceMode force;

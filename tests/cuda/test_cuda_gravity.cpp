@@ -23,9 +23,8 @@ using core::Vec4;
 
 namespace {
 
-constexpr size_t kLargeN = (size_t(1) << 17) + 3;
-// Acceleration errors are relative to max(|a|, 1e-2 rms |a|): see test_cuda_engine.cpp.
-constexpr double kAccFloor = 1e-2;
+using test::kAccFloor;
+using test::kLargeN;
 
 class CudaGravityTest : public test::CudaTest {};
 

@@ -22,7 +22,7 @@ using core::Vec4;
 
 namespace {
 
-constexpr size_t kLargeN = (size_t(1) << 17) + 3;
+using test::kLargeN;
 
 class CudaGridTest : public test::CudaTest {};
 

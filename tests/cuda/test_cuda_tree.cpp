@@ -23,9 +23,8 @@ using core::Vec4;
 
 namespace {
 
-constexpr size_t kLargeN = (size_t(1) << 17) + 3;
-// Errors relative to max(|a|, 1e-2 rms |a|), as in test_cuda_gravity.cpp.
-constexpr double kAccFloor = 1e-2;
+using test::kAccFloor;
+using test::kLargeN;
 // Both engines open the same nodes (the opening test rounds identically); what is left is the
 // GPU's FMA and rsqrt in the sums.
 constexpr double kGpuCpuTolerance = 1e-4;
