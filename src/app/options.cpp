@@ -349,7 +349,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
     o.scenario.name = "dense";
     if (!has("--neighbours")) o.scenario.denseNeighbours = kDefaultWorldNeighbours;
     // The fastest exact pipeline in that world (H100, 100k / 1M / 10M boids: verlet 0.087 /
-    // 0.316 / 2.62 ms per step, rows 0.123 / 0.349 / 2.83; README "Performance").
+    // 0.318 / 2.605 ms per step, rows 0.128 / 0.355 / 2.814; bench/results/h100/default-world.csv).
     if (!has("--pipeline") && !has("--params")) o.params.pipeline = core::Pipeline::Verlet;
   }
   if (o.mode == Mode::Bench) {

@@ -73,7 +73,8 @@ MURMUR_HD float rowMargin(const GridSpec& g) {
 // rowCellsPerRadius(p, n).
 // rowGridForRadius: the same split of cells for a search to `radius` (the verlet pipeline's list
 // radius, a little above the rule radius). The split stays the rule radius' one, which the list
-// build measured fastest with on an H100 (list stage per step, 1M CIS 565 world / FLAME GPU
+// build measured fastest with on an H100 (bench/results/h100/verlet-explore/4-cell-split.csv:
+// list stage per step, 1M CIS 565 world / FLAME GPU
 // density / 10M `dense`, lists serving 2 / 1 / 4 steps; cells split 1: 0.52 / 0.41 / 0.97 ms,
 // split 2: 0.48 / 0.52 / 1.16, split 3: 0.63 / 0.72 / 1.55).
 inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
