@@ -11,6 +11,7 @@
 #include "app/engine_factory.h"
 #include "app/params_json.h"
 #include "app/parse.h"
+#include "core/atomic_file.h"
 #include "core/body_io.h"
 #include "core/errors.h"
 #include "core/param_table.h"
@@ -398,6 +399,8 @@ bool parseOptions(int argc, char** argv, Options& o) {
                          "state (options: --n, --scenario, --seed, --engine and the gravity parameters)");
   }
   checkRunShape(o, has("--steps"), has("--frames"), noRender);
+  core::checkDistinctOutputs(
+      {{"--out", o.out}, {"--csv", o.csv}, {"--screenshot", o.screenshot}, {"--record", o.record}});
   // Without --force the scenario decides the force later, so tree is checked against boids only
   // then (resolveDefaults); every other rule is checked here, against the parameters as given.
   core::SimParams check = o.params;

@@ -8,6 +8,7 @@
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "core/errors.h"
@@ -75,6 +76,29 @@ void checkWritable(const std::string& option, const std::string& path) {
   const int fd = createTemp(option, path, &tmp);
   ::close(fd);
   ::unlink(tmp.c_str());
+}
+
+void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  namespace fs = std::filesystem;
+  struct Seen {
+    const std::string* option;
+    const std::string* path;
+    fs::path key;
+  };
+  std::vector<Seen> seen;
+  for (const auto& [option, path] : outputs) {
+    if (path.empty() || isSpecial(path)) continue;
+    std::error_code ec;
+    fs::path key = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    if (ec) continue;  // checkWritable says what is wrong with it
+    for (const Seen& s : seen) {
+      std::error_code eq;
+      if (s.key == key || fs::equivalent(s.key, key, eq))
+        throw UsageError(option + " " + path + ": the same file as " + *s.option + " " + *s.path +
+                         " (each output needs a file of its own)");
+    }
+    seen.push_back({&option, &path, std::move(key)});
+  }
 }
 
 std::string makeTempSibling(const std::string& option, const std::string& path) {

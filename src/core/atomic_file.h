@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace murmur::core {
 
@@ -25,6 +27,11 @@ class WriteError : public std::runtime_error {
 // or it names a folder. Creates and removes a probe file, so call it before a long run rather
 // than finding out at its end. `option` is how the user named the file ("--out").
 void checkWritable(const std::string& option, const std::string& path);
+
+// Throws UsageError (exit 2) when two of the outputs (option as the user named it, path) are one
+// file, by name or through links: the later one would silently replace the other. Empty paths
+// and special files (/dev/null, /dev/stdout) are skipped.
+void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // A temporary sibling of `path` with the same extension, for writers that need a file name
 // rather than a FILE* (ffmpeg chooses its container by the extension). Created empty (mode 0600

@@ -59,6 +59,16 @@ std::string validateParams(const SimParams& p) {
       << maxRuleRadius(b) << "; halfSize and boids.*Radius in a --params file)";
     return e.str();
   }
+  // A boid moves at most maxSpeed dt per step. The wrap brings a body that crossed a face back by
+  // one world width (physics.h wrapCoord), and the verlet lists' images assume the same: a move
+  // of half the world or more would leave bodies outside it.
+  if (!(double(b.maxSpeed) * double(b.dt) < double(p.halfSize))) {
+    e << "--max-speed " << b.maxSpeed << " is invalid with a boids time step of " << b.dt
+      << ": a boid would move up to " << double(b.maxSpeed) * double(b.dt)
+      << " per step, which must stay below the world half-size " << p.halfSize
+      << " (--max-speed, --boids-dt, --half-size; boids.maxSpeed, boids.dt and halfSize in a --params file)";
+    return e.str();
+  }
   if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Tree)
     return std::string("pipeline tree: ") + kTreeBoidsMessage;
   // Lists that serve several steps hold pairs across the wrap; a world too narrow for that could

@@ -79,6 +79,12 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       // Messages in the user's option names, not the parameter struct's.
       {kHeadless + "--softening 1e-20", "--softening"},
       {kHeadless + "--half-size 4.9", "--half-size"},
+      // A boid faster than the world per step would leave it through the wrap.
+      {kHeadless + "--max-speed 1e30", "--max-speed"},
+      {kHeadless + "--scenario uniform --half-size 6 --boids-dt 6", "--max-speed"},
+      // Two outputs into one file: one would silently overwrite the other.
+      {kHeadless + "--out " + path("same.txt") + " --csv " + path("same.txt"), "--csv"},
+      {kHeadless + "--out " + path("same.txt") + " --csv " + path(".") + "/./same.txt", "--csv"},
       // Options that do not apply are refused, not ignored.
       {"--headless --no-render --engine cpu --steps 1 --n 5 --scenario file:" + path("bodies.txt"), "--n"},
       {"accuracy --engine cpu --n 500 --steps 7", "--steps"},

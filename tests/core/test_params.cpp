@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/params.h"
+#include "core/physics.h"
 
 using namespace murmur::core;
 
@@ -70,4 +71,32 @@ TEST(Params, NamesRoundTrip) {
   RuleSet r;
   EXPECT_TRUE(parse("reynolds", r));
   EXPECT_EQ(r, RuleSet::Reynolds);
+}
+
+// A boid's largest move per step (maxSpeed dt) must stay below the world half-size: the wrap
+// (wrapCoord) brings a body back by one world width only.
+TEST(Params, BoidsMoveLessThanHalfTheWorldPerStep) {
+  SimParams p = defaultParams();
+  p.halfSize = 10.0f;
+  p.boids.dt = 0.5f;
+  p.boids.maxSpeed = 19.5f;  // 9.75 per step
+  EXPECT_EQ(validateParams(p), "");
+  p.boids.maxSpeed = 20.0f;  // 10: a body at the face would land a whole width away
+  const std::string err = validateParams(p);
+  EXPECT_EQ(err.rfind("--max-speed 20 ", 0), 0u) << err;
+  EXPECT_NE(err.find("half-size 10"), std::string::npos) << err;
+  p.boids.maxSpeed = 1.0f;
+  p.boids.dt = 10.0f;
+  EXPECT_NE(validateParams(p), "");
+}
+
+// Below that bound a body leaving through a face lands inside the world, however fast.
+TEST(Params, WrapKeepsTheFastestAllowedBoidInTheWorld) {
+  const float h = 10.0f;
+  for (float x : {-h, -h + 0.001f, 0.0f, h - 0.001f})
+    for (float move : {-9.999f, -5.0f, 5.0f, 9.999f}) {
+      const float w = wrapCoord(x + move, h);
+      EXPECT_GE(w, -h) << x << " " << move;
+      EXPECT_LT(w, h) << x << " " << move;
+    }
 }
