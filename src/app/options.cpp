@@ -228,6 +228,60 @@ void checkRunShape(const Options& o, bool stepsGiven, bool framesGiven, bool noR
     throw UsageError("--record " + o.record + " needs rendering: drop --no-render");
 }
 
+// Options a headless run or a sweep would silently ignore are refused, naming what they apply
+// to. The viewer takes them all: its force, pipeline and drawing change while it runs.
+void checkOptionsApply(const Options& o) {
+  if (o.mode != Mode::Headless && o.mode != Mode::Bench) return;
+  const bool bench = o.mode == Mode::Bench;
+  const bool renders = bench ? o.bench.render : o.render;
+  const core::SimParams& p = o.params;
+  const bool boids = p.force == core::ForceMode::Boids;
+  const core::Pipeline pipe = p.pipeline;
+  const bool gridPipeline = pipe != core::Pipeline::Naive && pipe != core::Pipeline::Tree;
+  const auto is = [](const std::string& name, std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (name == n) return true;
+    return false;
+  };
+  if (bench)
+    for (const auto& [name, value] : {std::pair<const char*, const std::string&>{"--out", o.out},
+                                      {"--screenshot", o.screenshot},
+                                      {"--record", o.record}})
+      if (!value.empty())
+        throw UsageError(std::string(name) + " " + value +
+                         " does not apply to murmur bench (it writes the rows of --csv; headless runs take it)");
+  for (const auto& [name, value] : o.typed) {
+    const std::string given = name + " " + value;
+    if (bench && is(name, {"--frames", "--steps-per-frame", "--record-every"}))
+      throw UsageError(given + " does not apply to murmur bench (it writes the rows of --csv; headless runs take it)");
+    if (!renders && is(name, {"--width", "--height", "--zoom", "--draw", "--colour", "--slab", "--fog", "--edl",
+                              "--warp-reduce", "--frames", "--steps-per-frame", "--record-every"}))
+      throw UsageError(given + " needs rendering (" + (bench ? "add --render" : "drop --no-render") + ")");
+    if (!bench && name == "--record-every" && o.record.empty())
+      throw UsageError(given + " applies with --record only");
+    if (bench) continue;  // a sweep's forces, pipelines and engines are lists; every row may use them
+    const core::ParamDesc* d = nullptr;
+    for (const core::ParamDesc& row : core::paramTable())
+      if (name == row.option) d = &row;
+    if (!d) continue;
+    const std::string key = d->key;
+    const std::string run = std::string(" (this run: ") + core::toString(p.force) + ", pipeline " + core::toString(pipe) +
+                            (o.engine == core::EngineKind::Cpu ? ", cpu engine)" : ")");
+    if (key.rfind("boids.", 0) == 0 && !boids) throw UsageError(given + " applies to boids only" + run);
+    if (key.rfind("gravity.", 0) == 0 && boids) throw UsageError(given + " applies to gravity only" + run);
+    if ((key == "gravity.theta" || key == "gravity.treeLeafSize") && pipe != core::Pipeline::Tree)
+      throw UsageError(given + " applies to --pipeline tree only" + run);
+    if ((key == "gravity.gridDim" || key == "gravity.gridSpread") && !gridPipeline)
+      throw UsageError(given + " applies to the grid pipelines only (scattered, coherent, rows, verlet)" + run);
+    if (key == "gravity.damping" && p.gravity.integrator != core::Integrator::DampedEuler)
+      throw UsageError(given + " applies to --integrator euler only" + run);
+    if (key == "cellWidthFactor" && !(boids && gridPipeline))
+      throw UsageError(given + " applies to boids on the grid pipelines only (scattered, coherent, rows, verlet)" + run);
+    if (key == "blockSize" && o.engine != core::EngineKind::Cuda)
+      throw UsageError(given + " applies to the cuda engine only" + run);
+  }
+}
+
 }  // namespace
 
 bool parseOptions(int argc, char** argv, Options& o) {
@@ -314,6 +368,8 @@ bool parseOptions(int argc, char** argv, Options& o) {
   }
   const auto has = [&](const char* name) { return given.at(name).given(); };
   const auto text = [&](const char* name) -> const std::string& { return given.at(name).text; };
+  for (const auto& [name, g] : given)
+    if (g.given()) o.typed.emplace_back(name, g.text);
   // A saved state carries the parameters it ran with, below --params and the options.
   if (has("--scenario") && text("--scenario").rfind("file:", 0) == 0 && text("--scenario").size() > 5) {
     const core::StateHeader h = core::readStateHeader(text("--scenario").substr(5));
@@ -420,6 +476,7 @@ void resolveDefaults(Options& o) {
   if (o.mode != Mode::Bench && o.params.force == core::ForceMode::Boids && o.params.pipeline == core::Pipeline::Tree)
     throw UsageError(std::string("--pipeline tree: ") + core::kTreeBoidsMessage);
   if (o.dt > 0) core::activeDt(o.params) = o.dt;
+  checkOptionsApply(o);
 }
 
 }  // namespace murmur::app

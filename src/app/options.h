@@ -60,6 +60,9 @@ struct Options {
   std::string record;     // --record FILE.mp4, or a PNG path pattern with %0Nd
   int recordEvery = 1;    // --record-every K steps
   std::string csv;        // --csv FILE (viewer FPS log; the benchmark's rows)
+  // The options of the main command given on the command line, with their values as typed
+  // (resolveDefaults refuses those the run would ignore).
+  std::vector<std::pair<std::string, std::string>> typed;
   int frames = 0;         // --frames K: frames to render headless (0 = steps); the window closes after K
   int stepsPerFrame = 1;  // --steps-per-frame K (headless): simulation steps between two frames
   int width = 1280, height = 720;

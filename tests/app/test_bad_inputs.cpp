@@ -85,6 +85,20 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       // Two outputs into one file: one would silently overwrite the other.
       {kHeadless + "--out " + path("same.txt") + " --csv " + path("same.txt"), "--csv"},
       {kHeadless + "--out " + path("same.txt") + " --csv " + path(".") + "/./same.txt", "--csv"},
+      // Options the run would ignore: the other force's, another pipeline's, drawing without
+      // rendering, the cuda engine's on the CPU, headless outputs in a sweep.
+      {kHeadless + "--force gravity --cohesion-radius 3", "--cohesion-radius"},
+      {kHeadless + "--force boids --softening 0.3", "--softening"},
+      {kHeadless + "--force gravity --pipeline naive --theta 0.3", "--theta"},
+      {kHeadless + "--force gravity --pipeline tree --grid-dim 8", "--grid-dim"},
+      {kHeadless + "--force gravity --pipeline naive --damping 0.1", "--damping"},
+      {kHeadless + "--force boids --pipeline naive --cell-width 2", "--cell-width"},
+      {kHeadless + "--block-size 64", "--block-size"},
+      {kHeadless + "--width 640", "--width"},
+      {kHeadless + "--colour speed", "--colour"},
+      {"bench --engine cpu --n 100 --warmup 1 --steps 2 --out " + path("b.txt"), "--out"},
+      {"bench --engine cpu --n 100 --warmup 1 --steps 2 --frames 3", "--frames"},
+      {"bench --engine cpu --n 100 --warmup 1 --steps 2 --width 640", "--width"},
       // Options that do not apply are refused, not ignored.
       {"--headless --no-render --engine cpu --steps 1 --n 5 --scenario file:" + path("bodies.txt"), "--n"},
       {"accuracy --engine cpu --n 500 --steps 7", "--steps"},
@@ -100,6 +114,20 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
     // The line leads with the option as the user typed it, not an internal name.
     EXPECT_EQ(r.out.rfind("murmur: " + c.mention, 0), 0u) << c.args << "\n" << r.out;
     EXPECT_EQ(test::lineCount(r.out), 1) << c.args << "\n" << r.out;
+  }
+}
+
+// The same options where they apply run.
+TEST_F(BadInputs, OptionsThatApplyAreTaken) {
+  const std::string exe = std::string(MURMUR_EXE) + " ";
+  for (const std::string& args : {
+           kHeadless + "--force gravity --scenario plummer --pipeline tree --theta 0.3 --tree-leaf-size 8",
+           kHeadless + "--force gravity --scenario plummer --pipeline coherent --grid-dim 8 --softening 0.3",
+           kHeadless + "--force gravity --scenario plummer --pipeline naive --integrator euler --damping 0.1",
+           kHeadless + "--force boids --pipeline coherent --cell-width 2 --cohesion-radius 3",
+       }) {
+    const test::Result r = test::runCommand("timeout 60 " + exe + args);
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
   }
 }
 
