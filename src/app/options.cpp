@@ -378,10 +378,11 @@ bool parseOptions(int argc, char** argv, Options& o) {
     o.fileForce = h.force;
     o.startStep = h.step;
   }
-  if (has("--params")) loadParamsFile(text("--params"), o.params);
+  bool paramsForce = false;  // a --params file's "force" beats the scenario's own force
+  if (has("--params")) loadParamsFile(text("--params"), o.params, &paramsForce);
   applyParamOptions(given, o.params);
   applyAppValues(given, false, o);
-  o.forceSet = has("--force") || benchGiven.at("--force").given();
+  o.forceSet = has("--force") || benchGiven.at("--force").given() || paramsForce;
   o.nSet = has("--n") || benchGiven.at("--n").given();
   o.pipelineSet = has("--pipeline");
   if (o.mode == Mode::Bench) applyBenchOptions(benchGiven, o);

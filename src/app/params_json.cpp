@@ -4,6 +4,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <vector>
 
 #include "core/body_io.h"
 #include "core/errors.h"
@@ -80,7 +81,7 @@ void readObject(const std::string& file, const std::string& prefix, const json& 
 
 }  // namespace
 
-void loadParamsFile(const std::string& path, core::SimParams& p) {
+void loadParamsFile(const std::string& path, core::SimParams& p, bool* setsForce) {
   const std::string file = "--params " + (path.empty() ? std::string("''") : path);
   // A folder or a FIFO is refused by name instead of failing inside the stream (or blocking).
   core::requireRegularFile(file, path);
@@ -89,18 +90,42 @@ void loadParamsFile(const std::string& path, core::SimParams& p) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw UsageError(file + ": read error");
-  loadParamsText(file, text.str(), p);
+  loadParamsText(file, text.str(), p, setsForce);
 }
 
-void loadParamsText(const std::string& file, const std::string& textIn, core::SimParams& p) {
+void loadParamsText(const std::string& file, const std::string& textIn, core::SimParams& p, bool* setsForce) {
   std::string text = textIn;
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
   json doc;
+  // The keys of each open object and the last one read: the parser would keep the later of two
+  // equal keys silently.
+  struct Open {
+    std::set<std::string> keys;
+    std::string last;
+  };
+  std::vector<Open> open;
+  const json::parser_callback_t noDuplicates = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      open.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      if (!open.empty()) open.pop_back();
+    } else if (event == json::parse_event_t::key && !open.empty()) {
+      const std::string key = parsed.get<std::string>();
+      if (!open.back().keys.insert(key).second) {
+        std::string path;
+        for (size_t i = 0; i + 1 < open.size(); ++i) path += open[i].last + ".";
+        throw UsageError(file + ": " + path + key + " is given twice (one would be ignored)");
+      }
+      open.back().last = key;
+    }
+    return true;
+  };
   try {
-    doc = json::parse(text);  // the whole text: junk after the value is an error
+    doc = json::parse(text, noDuplicates);  // the whole text: junk after the value is an error
   } catch (const json::exception& e) {
     throw UsageError(file + ": not valid JSON (" + std::string(e.what()) + ")");
   }
+  if (setsForce) *setsForce = doc.is_object() && doc.contains("force");
   readObject(file, "", doc, p);
   const std::string err = core::validateParams(p);
   if (!err.empty()) throw UsageError(file + ": " + err);

@@ -160,6 +160,6 @@ constexpr int kMaxListSteps = 64;
 // Why `tree` refuses boids: what a tree buys is a far field summarised by multipoles, and boids
 // have none (every rule is a short-range neighbour sum, which the grids find exactly).
 constexpr const char* kTreeBoidsMessage =
-    "gravity only: boids have no far field to approximate (use naive, scattered or coherent)";
+    "gravity only: boids have no far field to approximate (use naive, scattered, coherent, rows or verlet)";
 
 }  // namespace murmur::core

@@ -131,6 +131,15 @@ TEST_F(BadInputs, OptionsThatApplyAreTaken) {
   }
 }
 
+// A --params file's force is the run's force, over the scenario's own (dense is boids).
+TEST_F(BadInputs, ParamsFileForceIsTaken) {
+  put("gravity.json", R"({"force": "gravity"})");
+  const test::Result r = test::runCommand("timeout 60 " + std::string(MURMUR_EXE) + " " + kHeadless + "--params " +
+                                          path("gravity.json"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("force=gravity"), std::string::npos) << r.out;
+}
+
 TEST_F(BadInputs, ByteOrderMarkedFilesLoad) {
   put("bom.txt", "\xEF\xBB\xBF" "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n");
   put("bom.json", "\xEF\xBB\xBF" R"({"blockSize": 64})");

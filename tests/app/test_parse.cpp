@@ -81,6 +81,22 @@ TEST(ParamsJson, RoundTripAndErrors) {
   EXPECT_NE(loadText("{\"blockSize\": \"big\"}").find("integer"), std::string::npos);
   EXPECT_NE(loadText("{\"force\": \"magnetism\"}").find("force"), std::string::npos);
   EXPECT_NE(loadText("{not json").find("not valid JSON"), std::string::npos);
+  // A key given twice in one object: the parser would keep one silently.
+  EXPECT_NE(loadText("{\"boids\": {\"maxSpeed\": 2, \"maxSpeed\": 3}}").find("boids.maxSpeed is given twice"),
+            std::string::npos);
+  EXPECT_NE(loadText("{\"blockSize\": 64, \"blockSize\": 64}").find("blockSize is given twice"), std::string::npos);
+  // The same key in two objects is two keys.
+  EXPECT_EQ(loadText("{\"boids\": {\"dt\": 0.1}, \"gravity\": {\"dt\": 0.1}}"), "");
+  {
+    { std::ofstream(path) << "{\"force\": \"gravity\"}"; }
+    core::SimParams r = core::defaultParams();
+    bool setsForce = false;
+    app::loadParamsFile(path, r, &setsForce);
+    EXPECT_TRUE(setsForce);
+    { std::ofstream(path) << "{\"blockSize\": 64}"; }
+    app::loadParamsFile(path, r, &setsForce);
+    EXPECT_FALSE(setsForce);
+  }
   EXPECT_NE(errorOf([&] {
               core::SimParams r;
               app::loadParamsFile("/nonexistent/p.json", r);
