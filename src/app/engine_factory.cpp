@@ -106,13 +106,18 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn,
   if (avail > 0 && host.total > avail) {
     std::string what = "--n " + std::to_string(n);
     if (host.grid > host.total / 2 && params.force == core::ForceMode::Boids) {
-      char h[32];
-      std::snprintf(h, sizeof h, "%g", double(params.halfSize));
-      what += " --half-size " + std::string(h) + ": the boids grid of " + std::to_string(host.gridCells) +
-              " cells";
+      // The world's size as the user set it: the dense scenario derives it from --neighbours.
+      const bool dense = scenario && scenario->name == "dense";
+      char h[96];
+      if (dense)
+        std::snprintf(h, sizeof h, " --scenario dense --neighbours %g (a world of half-size %g)",
+                      scenario->denseNeighbours, double(params.halfSize));
+      else
+        std::snprintf(h, sizeof h, " --half-size %g", double(params.halfSize));
+      what += std::string(h) + ": the boids grid of " + std::to_string(host.gridCells) + " cells";
       throw core::UsageError(what + " needs " + gib(host.total) + " of memory on the " + core::toString(kind) +
-                             " engine, this machine has " + gib(avail) +
-                             " available (use a smaller --half-size or --cell-width 2)");
+                             " engine, this machine has " + gib(avail) + " available (use " +
+                             (dense ? "more --neighbours" : "a smaller --half-size") + " or --cell-width 2)");
     }
     throw core::UsageError(what + ": needs " + gib(host.total) + " of memory for the " + core::toString(kind) +
                            " engine, this machine has " + gib(avail) + " available");

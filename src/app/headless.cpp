@@ -243,7 +243,9 @@ int runHeadless(const Options& o) {
     core::StateHeader h;
     h.force = core::toString(params.force);
     h.halfSize = params.halfSize;
-    h.step = o.startStep + static_cast<uint64_t>(done) * static_cast<uint64_t>(o.stepsPerFrame);
+    // Every step the state has taken: the warm-up's too.
+    h.step = o.startStep + static_cast<uint64_t>(o.warmup) +
+             static_cast<uint64_t>(done) * static_cast<uint64_t>(o.stepsPerFrame);
     h.paramsJson = paramsToJson(params, -1);
     core::writeBodiesFile(o.out, final, h);
   }

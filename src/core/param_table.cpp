@@ -13,7 +13,9 @@ namespace {
 // Whole numbers as digits (1073741824, not 1.07374e+09), others as %g.
 std::string numberText(double v) {
   char buf[64];
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+  // Whole numbers up to 2^53 (every one of them is exact in a double) in full: a limit of 2^53
+  // read as 9.0072e+15 is not the limit.
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0)
     std::snprintf(buf, sizeof buf, "%.0f", v);
   else
     std::snprintf(buf, sizeof buf, "%g", v);

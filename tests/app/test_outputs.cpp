@@ -191,6 +191,10 @@ TEST(Outputs, SavedStateKeepsForceWorldAndStep) {
   ASSERT_EQ(whole.status, 0) << whole.out;
   const auto sum = [](const std::string& o) { return o.substr(o.find("checksum="), 25); };
   EXPECT_EQ(sum(whole.out), sum(r.out));
+  // Warm-up steps are steps the state took.
+  r = test::runCommand(kExe + kHeadless + "--n 400 --warmup 4 --steps 1 --half-size 40 --out " + a);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(slurp(a).find("# step: 5\n"), std::string::npos);
 }
 
 TEST(Outputs, TruncatedStateIsRefused) {

@@ -67,4 +67,6 @@ TEST(ParamTable, ValueGrammar) {
   EXPECT_EQ(allowedText(e), "one of: naive, scattered, coherent, rows, tree, verlet");
   EXPECT_EQ(invalidValueMessage("--block-size", "48", "block size", i),
             "--block-size 48 is invalid: block size must be a multiple of 32 from 32 to 1024");
+  // A limit is written in full, not rounded (the seed's 2^53 read as 9.0072e+15).
+  EXPECT_EQ(allowedText(intRange(0, 1LL << 53)), "a whole number from 0 to 9007199254740992");
 }
