@@ -1,6 +1,9 @@
 #include "app/options.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cctype>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -214,6 +217,39 @@ void applyBenchOptions(const GivenMap& given, Options& o) {
     l.apply(o.bench, values);
   }
   applyAppValues(given, true, o);
+}
+
+// The extension of `path` in lower case ("" when none).
+std::string extensionOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string e = path.substr(dot + 1);
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+// A file under /dev (or any that exists and is not regular) is written as it is: /dev/stdout.
+bool isSpecialPath(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// Names of image and video outputs that would come out as something else, or fail only after
+// the run: a screenshot is a PNG; ffmpeg picks the container (and its default codec) by the
+// extension, and only these take the yuv420p H.264 / MPEG-4 / VP9 stream it is given.
+void checkOutputNames(const Options& o) {
+  if (!o.screenshot.empty() && !isSpecialPath(o.screenshot) && extensionOf(o.screenshot) != "png")
+    throw UsageError("--screenshot " + o.screenshot + ": screenshots are PNG files (name it .png)");
+  if (!o.record.empty() && o.record.find('%') == std::string::npos && !isSpecialPath(o.record)) {
+    static const char* const kVideo[] = {"mp4", "mkv", "mov", "avi", "webm"};
+    const std::string e = extensionOf(o.record);
+    bool ok = false;
+    for (const char* v : kVideo) ok = ok || e == v;
+    if (!ok)
+      throw UsageError("--record " + o.record +
+                       ": a video ends in .mp4, .mkv, .mov, .avi or .webm (or record PNG frames: frames/f%05d.png)");
+  }
 }
 
 // Combinations of run options that would silently do less than asked.
@@ -456,6 +492,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
                          "state (options: --n, --scenario, --seed, --engine and the gravity parameters)");
   }
   checkRunShape(o, has("--steps"), has("--frames"), noRender);
+  checkOutputNames(o);
   core::checkDistinctOutputs(
       {{"--out", o.out}, {"--csv", o.csv}, {"--screenshot", o.screenshot}, {"--record", o.record}});
   // Without --force the scenario decides the force later, so tree is checked against boids only

@@ -99,6 +99,10 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --out " + path("b.txt"), "--out"},
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --frames 3", "--frames"},
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --width 640", "--width"},
+      // Outputs that would come out as something else, or fail after the run.
+      {"--headless --engine cpu --n 50 --steps 1 --screenshot " + path("shot.jpg"), "--screenshot"},
+      {"--headless --engine cpu --n 50 --steps 1 --record " + path("video.txt"), "--record"},
+      {"--headless --engine cpu --n 50 --steps 1 --record " + path("video"), "--record"},
       // Options that do not apply are refused, not ignored.
       {"--headless --no-render --engine cpu --steps 1 --n 5 --scenario file:" + path("bodies.txt"), "--n"},
       {"accuracy --engine cpu --n 500 --steps 7", "--steps"},
