@@ -370,7 +370,13 @@ bool parseOptions(int argc, char** argv, Options& o) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return false;
   } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
+    // An option given twice: CLI11 words it as counts ("--n: At Most 1 required but received 2").
+    const std::string what = e.what();
+    const size_t colon = what.find(": At Most 1 required but received");
+    if (colon != std::string::npos && what.rfind("--", 0) == 0)
+      throw UsageError(what.substr(0, colon) + " is given more than once (give it once; lists are comma-separated: "
+                       "--n 1k,10k)");
+    throw UsageError(what);
   }
   // An empty value ("--out ''", "--preset ''") is a slip, not a request for the default. The
   // table-driven options say so in their own parse; this covers the plain ones.
@@ -482,14 +488,30 @@ bool parseOptions(int argc, char** argv, Options& o) {
     throw UsageError("--n " + (has("--n") ? text("--n") : benchGiven.at("--n").text) + " does not apply with --scenario " +
                      o.scenario.name + ": the file sets the number of bodies");
   if (o.mode == Mode::Accuracy) {
-    const std::pair<const char*, bool> runOnly[] = {
-        {"--steps", has("--steps")}, {"--frames", has("--frames")},       {"--dt", has("--dt")},
-        {"--out", !o.out.empty()},   {"--csv", !o.csv.empty()},           {"--screenshot", !o.screenshot.empty()},
-        {"--record", !o.record.empty()}};
-    for (const auto& [name, isGiven] : runOnly)
-      if (isGiven)
-        throw UsageError(std::string(name) + " does not apply to murmur accuracy: it compares the forces of one "
-                         "state (options: --n, --scenario, --seed, --engine and the gravity parameters)");
+    // It compares the gravity pipelines' forces on one state (and a drift run per pipeline):
+    // what picks the state, the engine and the gravity parameters apply, nothing else.
+    // (The drift run is leapfrog at the gravity dt; --force gravity keeps a uniform world.)
+    const auto applies = [](const std::string& name, const std::string& value) {
+      for (const char* a : {"--n", "--scenario", "--seed", "--engine", "--params", "--half-size", "--neighbours",
+                            "--block-size"})
+        if (name == a) return true;
+      if (name == "--force") return value == "gravity";
+      if (name == "--integrator" || name == "--damping") return false;
+      for (const core::ParamDesc& d : core::paramTable())
+        if (name == d.option) return std::string(d.key).rfind("gravity.", 0) == 0;
+      return false;
+    };
+    std::vector<std::pair<std::string, std::string>> given_ = o.typed;
+    for (const auto& [name, value] : {std::pair<const char*, const std::string&>{"--out", o.out},
+                                      {"--csv", o.csv},
+                                      {"--screenshot", o.screenshot},
+                                      {"--record", o.record}})
+      if (!value.empty()) given_.emplace_back(name, value);
+    for (const auto& [name, value] : given_)
+      if (!applies(name, value))
+        throw UsageError(name + " " + value + " does not apply to murmur accuracy: it compares every gravity "
+                         "pipeline's forces on one state (options: --n, --scenario, --seed, --engine and the gravity "
+                         "parameters)");
   }
   checkRunShape(o, has("--steps"), has("--frames"), noRender);
   checkOutputNames(o);

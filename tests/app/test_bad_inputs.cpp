@@ -99,6 +99,14 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --out " + path("b.txt"), "--out"},
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --frames 3", "--frames"},
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --width 640", "--width"},
+      // murmur accuracy measures gravity on one state: run and boids options do not apply.
+      {"accuracy --engine cpu --n 100 --drift-n 0 --pipeline tree", "--pipeline"},
+      {"accuracy --engine cpu --n 100 --drift-n 0 --force boids", "--force"},
+      {"accuracy --engine cpu --n 100 --drift-n 0 --cohesion-radius 3", "--cohesion-radius"},
+      {"accuracy --engine cpu --n 100 --drift-n 0 --integrator euler", "--integrator"},
+      // An option given twice.
+      {kHeadless + "--n 200", "--n is given more than once"},
+      {"bench --engine cpu --n 100 --pipeline naive --pipeline rows", "--pipeline is given more than once"},
       // Outputs that would come out as something else, or fail after the run.
       {"--headless --engine cpu --n 50 --steps 1 --screenshot " + path("shot.jpg"), "--screenshot"},
       {"--headless --engine cpu --n 50 --steps 1 --record " + path("video.txt"), "--record"},
@@ -129,6 +137,7 @@ TEST_F(BadInputs, OptionsThatApplyAreTaken) {
            kHeadless + "--force gravity --scenario plummer --pipeline coherent --grid-dim 8 --softening 0.3",
            kHeadless + "--force gravity --scenario plummer --pipeline naive --integrator euler --damping 0.1",
            kHeadless + "--force boids --pipeline coherent --cell-width 2 --cohesion-radius 3",
+           std::string("accuracy --engine cpu --n 100 --drift-n 0 --force gravity --theta 0.3 --gravity-dt 0.01"),
        }) {
     const test::Result r = test::runCommand("timeout 60 " + exe + args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
