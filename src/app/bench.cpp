@@ -302,6 +302,7 @@ int runBench(const Options& o) {
   // Before anything is printed or measured: a CSV that cannot be written fails in one line.
   core::checkWritable("--csv", o.bench.csv);
   core::checkWritable("--csv (sidecar)", o.bench.csv + ".json");
+  if (o.bench.append) core::checkAppendable("--csv", o.bench.csv);
   const auto sweepStart = Clock::now();
 
   // Engines first, one per kind (and one for the textbook baseline), reused by every

@@ -286,6 +286,23 @@ void checkOptionsApply(const Options& o) {
       if (!value.empty())
         throw UsageError(std::string(name) + " " + value +
                          " does not apply to murmur bench (it writes the rows of --csv; headless runs take it)");
+  const std::vector<core::ForceMode> forces =
+      o.bench.forces.empty() ? std::vector<core::ForceMode>{core::ForceMode::Boids} : o.bench.forces;
+  std::string forceList;
+  for (core::ForceMode f : forces) forceList += (forceList.empty() ? "" : ",") + std::string(core::toString(f));
+  if (bench) {
+    const bool cuda = o.engine == core::EngineKind::Cuda;
+    const bool gravity = std::find(forces.begin(), forces.end(), core::ForceMode::Gravity) != forces.end();
+    for (const auto& [name, value] : o.benchTyped) {
+      if (name == "--block-size" && !cuda)
+        throw UsageError(name + " " + value + " applies to the cuda engine only (this sweep runs the cpu engine)");
+      if (name == "--cpu-baseline" && !cuda)
+        throw UsageError("--cpu-baseline adds cpu engine rows beside the cuda engine's: this sweep runs the cpu engine");
+      if (name == "--reference" && !(cuda && gravity))
+        throw UsageError("--reference times NVIDIA's all-pairs gravity kernel: it needs the cuda engine and gravity in "
+                         "the sweep (this sweep: " + forceList + " on the " + core::toString(o.engine) + " engine)");
+    }
+  }
   for (const auto& [name, value] : o.typed) {
     const std::string given = name + " " + value;
     if (bench && is(name, {"--frames", "--steps-per-frame", "--record-every"}))
@@ -295,12 +312,27 @@ void checkOptionsApply(const Options& o) {
       throw UsageError(given + " needs rendering (" + (bench ? "add --render" : "drop --no-render") + ")");
     if (!bench && name == "--record-every" && o.record.empty())
       throw UsageError(given + " applies with --record only");
-    if (bench) continue;  // a sweep's forces, pipelines and engines are lists; every row may use them
     const core::ParamDesc* d = nullptr;
     for (const core::ParamDesc& row : core::paramTable())
       if (name == row.option) d = &row;
     if (!d) continue;
     const std::string key = d->key;
+    if (bench) {
+      // A sweep's forces and pipelines are lists: a parameter applies when some row uses it.
+      const auto sweeps = [&](core::ForceMode f) {
+        return std::find(forces.begin(), forces.end(), f) != forces.end();
+      };
+      const std::string sweep = " (this sweep's forces: " + forceList + ")";
+      if (key.rfind("boids.", 0) == 0 && !sweeps(core::ForceMode::Boids))
+        throw UsageError(given + " applies to boids only" + sweep);
+      if (key.rfind("gravity.", 0) == 0 && !sweeps(core::ForceMode::Gravity))
+        throw UsageError(given + " applies to gravity only" + sweep);
+      const auto& pipes = o.bench.pipelines;
+      if ((key == "gravity.theta" || key == "gravity.treeLeafSize") && !pipes.empty() &&
+          std::find(pipes.begin(), pipes.end(), core::Pipeline::Tree) == pipes.end())
+        throw UsageError(given + " applies to --pipeline tree only (not in the sweep)");
+      continue;
+    }
     const std::string run = std::string(" (this run: ") + core::toString(p.force) + ", pipeline " + core::toString(pipe) +
                             (o.engine == core::EngineKind::Cpu ? ", cpu engine)" : ")");
     if (key.rfind("boids.", 0) == 0 && !boids) throw UsageError(given + " applies to boids only" + run);
@@ -412,6 +444,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
   const auto text = [&](const char* name) -> const std::string& { return given.at(name).text; };
   for (const auto& [name, g] : given)
     if (g.given()) o.typed.emplace_back(name, g.text);
+  for (const auto& [name, g] : benchGiven)
+    if (g.given()) o.benchTyped.emplace_back(name, g.text);
+  for (const char* flag : {"--render", "--append", "--cpu-baseline", "--reference"})
+    if (bench->get_option(flag)->count() > 0) o.benchTyped.emplace_back(flag, "");
   // A saved state carries the parameters it ran with, below --params and the options.
   if (has("--scenario") && text("--scenario").rfind("file:", 0) == 0 && text("--scenario").size() > 5) {
     const core::StateHeader h = core::readStateHeader(text("--scenario").substr(5));

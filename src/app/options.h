@@ -63,6 +63,8 @@ struct Options {
   // The options of the main command given on the command line, with their values as typed
   // (resolveDefaults refuses those the run would ignore).
   std::vector<std::pair<std::string, std::string>> typed;
+  // The same for the options and flags of `murmur bench` (a flag's value is "").
+  std::vector<std::pair<std::string, std::string>> benchTyped;
   int frames = 0;         // --frames K: frames to render headless (0 = steps); the window closes after K
   int stepsPerFrame = 1;  // --steps-per-frame K (headless): simulation steps between two frames
   int width = 1280, height = 720;

@@ -81,6 +81,25 @@ std::string csvHeader() {
 }
 }  // namespace
 
+namespace {
+// Rows under another header would be read as the wrong columns.
+void checkHeader(const std::string& option, const std::string& path, const std::string& contents) {
+  const std::string header = csvHeader();
+  if (!contents.empty() && contents.compare(0, header.size(), header) != 0)
+    throw UsageError(option + " " + path +
+                     ": its columns are not the ones this version writes (its first line differs); "
+                     "append to a file this version wrote, or write a new one");
+}
+}  // namespace
+
+void checkAppendable(const std::string& option, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;  // no file yet: the header starts it
+  std::ostringstream old;
+  old << in.rdbuf();
+  checkHeader(option, path, old.str());
+}
+
 CsvWriter::CsvWriter(const std::string& path, bool append, std::string option)
     : path_(path), option_(std::move(option)) {
   if (append) {
@@ -89,6 +108,7 @@ CsvWriter::CsvWriter(const std::string& path, bool append, std::string option)
       std::ostringstream old;
       old << in.rdbuf();
       contents_ = old.str();
+      checkHeader(option_, path, contents_);
       if (!contents_.empty() && contents_.back() != '\n') contents_ += '\n';
     }
   }

@@ -24,6 +24,10 @@ class CsvRow {
   std::map<std::string, std::string> cells_;
 };
 
+// Throws UsageError when `path` exists, is not empty and does not start with this version's
+// header: rows appended to it would be read as other columns. CsvWriter checks the same.
+void checkAppendable(const std::string& option, const std::string& path);
+
 // Writes the header (unless appending to a non-empty file) and rows. The file is replaced
 // atomically after every row (core/atomic_file.h), so a sweep interrupted half-way keeps what it
 // measured and a full disk never leaves a cut row: the file holds the previous rows or all of

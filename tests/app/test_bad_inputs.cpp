@@ -31,6 +31,7 @@ class BadInputs : public ::testing::Test {
     put("wrap_block.json", R"({"blockSize": 4294967552})");
     put("junk.json", "{\"blockSize\": 128} trailing junk\n");
     put("bodies.txt", "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n");
+    put("other.csv", "a,b,c\n1,2,3\n");
     fs::create_directories(dir_ / "params_dir");
     ::mkfifo((dir_ / "fifo").c_str(), 0600);
   }
@@ -99,6 +100,14 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --out " + path("b.txt"), "--out"},
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --frames 3", "--frames"},
       {"bench --engine cpu --n 100 --warmup 1 --steps 2 --width 640", "--width"},
+      // A sweep's options that no row would use.
+      {"bench --engine cpu --n 100 --force boids --theta 0.4", "--theta"},
+      {"bench --engine cpu --n 100 --force gravity --pipeline naive --theta 0.4", "--theta"},
+      {"bench --engine cpu --n 100 --block-size 64", "--block-size"},
+      {"bench --engine cpu --n 100 --cpu-baseline", "--cpu-baseline"},
+      {"bench --engine cpu --n 100 --reference", "--reference"},
+      // Rows appended under another file's header would be read as the wrong columns.
+      {"bench --engine cpu --n 100 --warmup 1 --steps 1 --append --csv " + path("other.csv"), "--csv"},
       // murmur accuracy measures gravity on one state: run and boids options do not apply.
       {"accuracy --engine cpu --n 100 --drift-n 0 --pipeline tree", "--pipeline"},
       {"accuracy --engine cpu --n 100 --drift-n 0 --force boids", "--force"},
@@ -138,6 +147,8 @@ TEST_F(BadInputs, OptionsThatApplyAreTaken) {
            kHeadless + "--force gravity --scenario plummer --pipeline naive --integrator euler --damping 0.1",
            kHeadless + "--force boids --pipeline coherent --cell-width 2 --cohesion-radius 3",
            std::string("accuracy --engine cpu --n 100 --drift-n 0 --force gravity --theta 0.3 --gravity-dt 0.01"),
+           "bench --engine cpu --n 100 --warmup 1 --steps 1 --force gravity,boids --theta 0.4 --cohesion-radius 4 "
+           "--csv " + path("sweep.csv"),
        }) {
     const test::Result r = test::runCommand("timeout 60 " + exe + args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
