@@ -18,6 +18,7 @@
 #include "core/body_io.h"
 #include "core/errors.h"
 #include "core/param_table.h"
+#include "dist/launch.h"
 
 namespace murmur::app {
 
@@ -272,7 +273,10 @@ void checkOptionsApply(const Options& o) {
   const bool renders = bench ? o.bench.render : o.render;
   const core::SimParams& p = o.params;
   const bool boids = p.force == core::ForceMode::Boids;
-  const core::Pipeline pipe = p.pipeline;
+  // Over several ranks a run without --pipeline takes the decomposition's (runHeadless).
+  const core::Pipeline pipe = !bench && dist::launchedRanks() > 1 && !o.pipelineSet
+                                  ? (boids ? core::Pipeline::Coherent : core::Pipeline::Naive)
+                                  : p.pipeline;
   const bool gridPipeline = pipe != core::Pipeline::Naive && pipe != core::Pipeline::Tree;
   const auto is = [](const std::string& name, std::initializer_list<const char*> names) {
     for (const char* n : names)

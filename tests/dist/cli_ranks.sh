@@ -31,6 +31,9 @@ expect_usage() {  # expect_usage WHAT ARGS...: status 2 and exactly one murmur: 
 expect_usage "scattered boids" --headless --no-render --engine cpu --pipeline scattered --n 1000
 expect_usage "bench over ranks" bench --engine cpu --n 1000
 expect_usage "too many ranks for the grid" --headless --no-render --engine cpu --half-size 5 --n 100
+# Over several ranks gravity runs all pairs: a grid option would be ignored.
+expect_usage "grid option over ranks" --headless --no-render --engine cpu --force gravity --scenario plummer \
+  --n 1000 --grid-dim 8
 # A rank killed mid-run: the job ends within seconds, with a non-zero status and one line from
 # rank 0 naming the rank (mpirun --quiet keeps mpirun's own banners out).
 mark=cli-ranks-$$
