@@ -193,27 +193,25 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     if (m.warmup * warmMs > 0.25 * budgetMs) break;
   }
   const int steps = stepsWithinBudget(o.bench, warmMs, budgetMs);
-  // A pipeline whose work repeats over several steps (a verlet list serves k steps, one of which
-  // builds it) is timed in whole cycles: every sample is the mean step of one cycle, entered once
-  // per step, so that the median cannot pick the steps without a build.
+  // Timed in whole cycles of the pipeline (spreadCycleMeans): every sample is the mean step of one
+  // cycle, so no sample leaves out a build.
   const int cycle = std::max(1, engine.stepsPerCycle());
   m.stepMs.reserve(static_cast<size_t>(steps) * o.bench.repeats);
   std::vector<double> renderMs;
   for (int r = 0; r < o.bench.repeats; ++r) {
     std::vector<double> repeatMs;
     for (int s = 0; s < steps; s += cycle) {
-      double cycleMs = 0;
       for (int k = 0; k < cycle; ++k) {
         const auto t0 = Clock::now();
         engine.step(1);
         engine.synchronize();
         if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
-        cycleMs += msBetween(t0, Clock::now());
+        repeatMs.push_back(msBetween(t0, Clock::now()));
         m.stageMean += engine.lastProfile();
         if (view) renderMs.push_back(view->renderFrame(engine));
       }
-      repeatMs.insert(repeatMs.end(), static_cast<size_t>(cycle), cycleMs / cycle);
     }
+    spreadCycleMeans(repeatMs, static_cast<size_t>(cycle));
     m.repeatMedians.push_back(stepStats(repeatMs).median);
     m.stepMs.insert(m.stepMs.end(), repeatMs.begin(), repeatMs.end());
   }

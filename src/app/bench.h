@@ -101,4 +101,9 @@ struct StepStats {
 };
 StepStats stepStats(std::vector<double> ms);
 
+// A pipeline whose work repeats over several steps (a verlet list serves k steps, one of which
+// builds it) is summarised in whole cycles: each run of `cycle` consecutive samples (the last may
+// be shorter) is replaced by its mean, so that a median cannot pick the samples without a build.
+void spreadCycleMeans(std::vector<double>& ms, size_t cycle);
+
 }  // namespace murmur::app

@@ -31,7 +31,6 @@ struct Measurement {
   int warmup = 0;  // warm-up steps actually run
 };
 
-// The source revision the binary was configured from ("unknown" outside a git checkout).
 std::string isoUtcNow();
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v);

@@ -237,4 +237,15 @@ StepStats stepStats(std::vector<double> ms) {
   st.p90 = ms[std::max<size_t>(rank, 1) - 1];
   return st;
 }
+
+void spreadCycleMeans(std::vector<double>& ms, size_t cycle) {
+  if (cycle <= 1) return;
+  for (size_t a = 0; a < ms.size(); a += cycle) {
+    const size_t b = std::min(ms.size(), a + cycle);
+    double sum = 0;
+    for (size_t k = a; k < b; ++k) sum += ms[k];
+    std::fill(ms.begin() + static_cast<std::ptrdiff_t>(a), ms.begin() + static_cast<std::ptrdiff_t>(b),
+              sum / double(b - a));
+  }
+}
 }  // namespace murmur::app

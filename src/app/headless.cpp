@@ -249,20 +249,9 @@ int runHeadless(const Options& o) {
     h.paramsJson = paramsToJson(params, -1);
     core::writeBodiesFile(o.out, final, h);
   }
-  // A pipeline whose work repeats over several steps (verlet: one step in k builds the lists) is
-  // summarised in whole cycles, as `murmur bench` times it: every frame of a cycle counts the
-  // cycle's mean, so that the median cannot pick the frames without a build.
-  const size_t cycleFrames =
-      static_cast<size_t>((engine->stepsPerCycle() + o.stepsPerFrame - 1) / std::max(1, o.stepsPerFrame));
-  if (cycleFrames > 1) {
-    for (size_t a = 0; a < stepMs.size(); a += cycleFrames) {
-      const size_t b = std::min(stepMs.size(), a + cycleFrames);
-      double sum = 0;
-      for (size_t k = a; k < b; ++k) sum += stepMs[k];
-      std::fill(stepMs.begin() + static_cast<std::ptrdiff_t>(a), stepMs.begin() + static_cast<std::ptrdiff_t>(b),
-                sum / double(b - a));
-    }
-  }
+  // Summarised in whole cycles of the pipeline, as `murmur bench` times it.
+  spreadCycleMeans(stepMs, static_cast<size_t>((engine->stepsPerCycle() + o.stepsPerFrame - 1) /
+                                               std::max(1, o.stepsPerFrame)));
   if (!o.csv.empty())
     core::writeCsvFile("--csv", o.csv, {headlessRow(o, params, *engine, final.size(), stepMs, renderMs, stageSum)});
   const double med = stepStats(stepMs).median;

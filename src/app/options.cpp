@@ -1,7 +1,5 @@
 #include "app/options.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 
@@ -230,19 +228,25 @@ std::string extensionOf(const std::string& path) {
   return e;
 }
 
-// A file under /dev (or any that exists and is not regular) is written as it is: /dev/stdout.
-bool isSpecialPath(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+// The files a run writes, as (option, path); an empty path is an option not given.
+std::vector<std::pair<std::string, std::string>> namedOutputs(const Options& o) {
+  return {{"--out", o.out}, {"--csv", o.csv}, {"--screenshot", o.screenshot}, {"--record", o.record}};
+}
+
+// The parameter-table row of a command-line option; nullptr for the options of the app itself.
+const core::ParamDesc* paramOfOption(const std::string& name) {
+  for (const core::ParamDesc& d : core::paramTable())
+    if (name == d.option) return &d;
+  return nullptr;
 }
 
 // Names of image and video outputs that would come out as something else, or fail only after
 // the run: a screenshot is a PNG; ffmpeg picks the container (and its default codec) by the
 // extension, and only these take the yuv420p H.264 / MPEG-4 / VP9 stream it is given.
 void checkOutputNames(const Options& o) {
-  if (!o.screenshot.empty() && !isSpecialPath(o.screenshot) && extensionOf(o.screenshot) != "png")
+  if (!o.screenshot.empty() && !core::isSpecial(o.screenshot) && extensionOf(o.screenshot) != "png")
     throw UsageError("--screenshot " + o.screenshot + ": screenshots are PNG files (name it .png)");
-  if (!o.record.empty() && o.record.find('%') == std::string::npos && !isSpecialPath(o.record)) {
+  if (!o.record.empty() && o.record.find('%') == std::string::npos && !core::isSpecial(o.record)) {
     static const char* const kVideo[] = {"mp4", "mkv", "mov", "avi", "webm"};
     const std::string e = extensionOf(o.record);
     bool ok = false;
@@ -283,13 +287,11 @@ void checkOptionsApply(const Options& o) {
       if (name == n) return true;
     return false;
   };
+  // The headless outputs and frame options, which a sweep does not write or render.
+  const char* const kNotInBench = " does not apply to murmur bench (it writes the rows of --csv; headless runs take it)";
   if (bench)
-    for (const auto& [name, value] : {std::pair<const char*, const std::string&>{"--out", o.out},
-                                      {"--screenshot", o.screenshot},
-                                      {"--record", o.record}})
-      if (!value.empty())
-        throw UsageError(std::string(name) + " " + value +
-                         " does not apply to murmur bench (it writes the rows of --csv; headless runs take it)");
+    for (const auto& [name, path] : namedOutputs(o))
+      if (!path.empty() && name != "--csv") throw UsageError(name + " " + path + kNotInBench);
   const std::vector<core::ForceMode> forces =
       o.bench.forces.empty() ? std::vector<core::ForceMode>{core::ForceMode::Boids} : o.bench.forces;
   std::string forceList;
@@ -309,16 +311,13 @@ void checkOptionsApply(const Options& o) {
   }
   for (const auto& [name, value] : o.typed) {
     const std::string given = name + " " + value;
-    if (bench && is(name, {"--frames", "--steps-per-frame", "--record-every"}))
-      throw UsageError(given + " does not apply to murmur bench (it writes the rows of --csv; headless runs take it)");
+    if (bench && is(name, {"--frames", "--steps-per-frame", "--record-every"})) throw UsageError(given + kNotInBench);
     if (!renders && is(name, {"--width", "--height", "--zoom", "--draw", "--colour", "--slab", "--fog", "--edl",
                               "--warp-reduce", "--frames", "--steps-per-frame", "--record-every"}))
       throw UsageError(given + " needs rendering (" + (bench ? "add --render" : "drop --no-render") + ")");
     if (!bench && name == "--record-every" && o.record.empty())
       throw UsageError(given + " applies with --record only");
-    const core::ParamDesc* d = nullptr;
-    for (const core::ParamDesc& row : core::paramTable())
-      if (name == row.option) d = &row;
+    const core::ParamDesc* d = paramOfOption(name);
     if (!d) continue;
     const std::string key = d->key;
     if (bench) {
@@ -537,17 +536,13 @@ bool parseOptions(int argc, char** argv, Options& o) {
         if (name == a) return true;
       if (name == "--force") return value == "gravity";
       if (name == "--integrator" || name == "--damping") return false;
-      for (const core::ParamDesc& d : core::paramTable())
-        if (name == d.option) return std::string(d.key).rfind("gravity.", 0) == 0;
-      return false;
+      const core::ParamDesc* d = paramOfOption(name);
+      return d && std::string(d->key).rfind("gravity.", 0) == 0;
     };
-    std::vector<std::pair<std::string, std::string>> given_ = o.typed;
-    for (const auto& [name, value] : {std::pair<const char*, const std::string&>{"--out", o.out},
-                                      {"--csv", o.csv},
-                                      {"--screenshot", o.screenshot},
-                                      {"--record", o.record}})
-      if (!value.empty()) given_.emplace_back(name, value);
-    for (const auto& [name, value] : given_)
+    std::vector<std::pair<std::string, std::string>> typed = o.typed;
+    for (const auto& [name, path] : namedOutputs(o))
+      if (!path.empty()) typed.emplace_back(name, path);
+    for (const auto& [name, value] : typed)
       if (!applies(name, value))
         throw UsageError(name + " " + value + " does not apply to murmur accuracy: it compares every gravity "
                          "pipeline's forces on one state (options: --n, --scenario, --seed, --engine and the gravity "
@@ -555,8 +550,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   }
   checkRunShape(o, has("--steps"), has("--frames"), noRender);
   checkOutputNames(o);
-  core::checkDistinctOutputs(
-      {{"--out", o.out}, {"--csv", o.csv}, {"--screenshot", o.screenshot}, {"--record", o.record}});
+  core::checkDistinctOutputs(namedOutputs(o));
   // Without --force the scenario decides the force later, so tree is checked against boids only
   // then (resolveDefaults); every other rule is checked here, against the parameters as given.
   core::SimParams check = o.params;

@@ -19,12 +19,6 @@ namespace {
 
 std::string reason(int err) { return std::strerror(err); }
 
-// True when path exists and is something a rename must not replace (a device, a FIFO, a socket).
-bool isSpecial(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
 bool isDirectory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -65,6 +59,11 @@ mode_t targetMode(const std::string& path) {
 }
 
 }  // namespace
+
+bool isSpecial(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
 
 void checkWritable(const std::string& option, const std::string& path) {
   if (path.empty()) throw UsageError(option + " '' is invalid: expected a file name");

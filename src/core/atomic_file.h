@@ -23,6 +23,10 @@ class WriteError : public std::runtime_error {
   explicit WriteError(const std::string& what) : std::runtime_error(what) {}
 };
 
+// True when path exists and is something a rename must not replace (a device, a FIFO, a socket):
+// such targets are written in place (/dev/stdout).
+bool isSpecial(const std::string& path);
+
 // Throws UsageError (exit 2) when `path` cannot be written: its folder is missing or read-only,
 // or it names a folder. Creates and removes a probe file, so call it before a long run rather
 // than finding out at its end. `option` is how the user named the file ("--out").

@@ -79,9 +79,7 @@ std::string csvHeader() {
   for (size_t i = 0; i < cols.size(); ++i) line += (i ? "," : "") + cols[i];
   return line + "\n";
 }
-}  // namespace
 
-namespace {
 // Rows under another header would be read as the wrong columns.
 void checkHeader(const std::string& option, const std::string& path, const std::string& contents) {
   const std::string header = csvHeader();

@@ -19,7 +19,6 @@ namespace {
 
 __global__ void __launch_bounds__(1024) storeGridKernel(GridSpec* grid, GridSpec value) { *grid = value; }
 
-
 // Min/max over the block, valid in thread 0. Every thread of the block must call it.
 __device__ void blockMinMax(float (&lo)[3], float (&hi)[3]) {
   __shared__ float partial[6][kMaxWarpsPerBlock];
