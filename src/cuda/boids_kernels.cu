@@ -6,6 +6,7 @@
 
 #include "core/grid.h"
 #include "core/physics.h"
+#include "cuda/boid_pair.cuh"
 #include "cuda/cuda_check.h"
 #include "cuda/device_utils.cuh"
 
@@ -132,16 +133,13 @@ __global__ void __maxnreg__(kGridMaxRegisters)
   const GridSpec g = *dg.grid;
   const Vec4 pi = ldg4(pos + self);
   const BoidRadii2 r2 = core::boidRadii2(b);
-  const float reach2 = fmaxf(r2.r1, fmaxf(r2.r2, r2.r3));
+  const float reach2 = boidReach2(r2);
   BoidAccum acc = core::boidAccumInit();
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
   const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldg(dg.sortedIndex + q)); };
   const auto consider = [&](int j, const Vec4& pj) {
     if (j == self) return;
-    // The same d^2 as boidAccumulate's tests: outside every radius it would add nothing.
-    const float d2 = core::distance2(core::xyz(pj) - core::xyz(pi));
-    if (!(d2 < reach2)) return;
-    core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
+    boidPairAdd(acc, pi, pj, vel, j, r2, reach2);
   };
   for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
     for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy) {

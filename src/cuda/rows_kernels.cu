@@ -2,6 +2,7 @@
 // that d^2 < r^2 decides exactly as on the CPU.
 #include "core/physics.h"
 #include "core/row_search.h"
+#include "cuda/boid_pair.cuh"
 #include "cuda/cuda_check.h"
 #include "cuda/device_utils.cuh"
 #include "cuda/rows_kernels.h"
@@ -55,14 +56,12 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   const GridSpec g = *grid;
   const Vec4 pi = ldg4(pos + i);
   const BoidRadii2 r2 = core::boidRadii2(b);
-  const float reach2 = fmaxf(r2.r1, fmaxf(r2.r2, r2.r3));
+  const float reach2 = boidReach2(r2);
   BoidAccum acc = core::boidAccumInit();
   // The long-row test: the same d^2 as boidAccumulate's, outside every radius it adds nothing.
   const auto consider = [&](uint32_t j, const Vec4& pj) {
     if (j == i) return;
-    const float d2 = core::distance2(core::xyz(pj) - core::xyz(pi));
-    if (!(d2 < reach2)) return;
-    core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
+    boidPairAdd(acc, pi, pj, vel, j, r2, reach2);
   };
   core::forEachRow(g, core::xyz(pi), searchRadius, [&](uint32_t first, uint32_t last) {
     const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);

@@ -3,6 +3,7 @@
 #include "core/physics.h"
 #include "core/row_search.h"
 #include "core/verlet.h"
+#include "cuda/boid_pair.cuh"
 #include "cuda/cuda_check.h"
 #include "cuda/device_utils.cuh"
 #include "cuda/verlet_kernels.h"
@@ -78,12 +79,10 @@ __global__ void __launch_bounds__(1024)
   if (c > lists.capacity) return;  // the overflow kernel's
   const Vec4 pi = ldg4(pos + i);
   const BoidRadii2 r2 = core::boidRadii2(b);
-  const float reach2 = fmaxf(r2.r1, fmaxf(r2.r2, r2.r3));
+  const float reach2 = boidReach2(r2);
   BoidAccum acc = core::boidAccumInit();
   const auto consider = [&](uint32_t j, const Vec4& pj) {
-    const float d2 = core::distance2(core::xyz(pj) - core::xyz(pi));
-    if (!(d2 < reach2)) return;
-    core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : Vec4{0, 0, 0, 0}, r2);
+    boidPairAdd(acc, pi, pj, vel, j, r2, reach2);
   };
   const uint4* __restrict__ quads = listQuad(lists.list, i, lists.capacity, 0);
   const uint32_t full = c / kListQuad;

@@ -1,0 +1,28 @@
+// The neighbour test of the boids grid, rows and verlet kernels for one candidate: the same d^2 as
+// core::boidAccumulate's tests, the sums skipped outside every radius (most candidates are not
+// neighbours, and a warp often jumps over them), and a neighbour's velocity read only inside the
+// alignment radius. One definition, so that the pipelines keep deciding exactly alike. Included
+// only by .cu files.
+#pragma once
+
+#include "cuda/module_guard.h"
+
+#include "core/physics.h"
+#include "cuda/device_utils.cuh"
+
+namespace murmur::cuda {
+
+// The largest rule radius, squared: a candidate at least this far adds nothing.
+__device__ __forceinline__ float boidReach2(const core::BoidRadii2& r2) { return fmaxf(r2.r1, fmaxf(r2.r2, r2.r3)); }
+
+// Adds candidate j (position pj, velocity vel[j]) to body i's sums; the caller skips i itself.
+template <typename IndexT>
+__device__ __forceinline__ void boidPairAdd(core::BoidAccum& acc, const core::Vec4& pi, const core::Vec4& pj,
+                                            const core::Vec4* vel, IndexT j, const core::BoidRadii2& r2,
+                                            float reach2) {
+  const float d2 = core::distance2(core::xyz(pj) - core::xyz(pi));
+  if (!(d2 < reach2)) return;
+  core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : core::Vec4{0, 0, 0, 0}, r2);
+}
+
+}  // namespace murmur::cuda
