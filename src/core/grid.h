@@ -23,7 +23,11 @@ struct GridSpec {
   Vec3 origin;      // min corner, world units
   float cellWidth;  // world units
   float invCellWidth;
-  Int3 dims;        // cells per axis
+  // Along x: invCellWidth times a power of two (1 except in the rows pipeline's grids, whose cells
+  // are split along x; see core/row_search.h), so that x in x-cell units is exactly that power
+  // of two times x in cell units.
+  float invCellWidthX;
+  Int3 dims;  // cells per axis
   uint32_t numCells;
 };
 
@@ -32,6 +36,7 @@ MURMUR_HD GridSpec makeGrid(Vec3 origin, float cellWidth, Int3 dims) {
   g.origin = origin;
   g.cellWidth = cellWidth;
   g.invCellWidth = 1.0f / cellWidth;
+  g.invCellWidthX = g.invCellWidth;
   g.dims = dims;
   g.numCells = static_cast<uint32_t>(dims.x) * static_cast<uint32_t>(dims.y) * static_cast<uint32_t>(dims.z);
   return g;
@@ -98,7 +103,7 @@ MURMUR_HD int cellCoord(float x, float origin, float invW, int dim) {
 }
 
 MURMUR_HD Int3 cellOf(const GridSpec& g, const Vec3& p) {
-  return Int3{cellCoord(p.x, g.origin.x, g.invCellWidth, g.dims.x),
+  return Int3{cellCoord(p.x, g.origin.x, g.invCellWidthX, g.dims.x),
               cellCoord(p.y, g.origin.y, g.invCellWidth, g.dims.y),
               cellCoord(p.z, g.origin.z, g.invCellWidth, g.dims.z)};
 }

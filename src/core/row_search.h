@@ -13,9 +13,12 @@
 // every position the cell can hold is at least the radius. The bound is taken in cell units,
 // from the same float expression that assigns cells ((x - origin) * invCellWidth), less a margin
 // that covers that expression's rounding (rowMargin), so a pair that the naive test
-// d^2 < r^2 accepts is never pruned. Clamped border cells only extend outwards, which the
-// bounds (taken from the cell's inner faces) already allow for. The boundary is not searched
-// across (DESIGN.md §2), as in every other pipeline.
+// d^2 < r^2 accepts is never pruned. Cells may be split along x by a power of two s
+// (rowXSplitFor): x in x-cell units is then exactly s times x in cell units (scaling by a power
+// of two commutes with rounding), and so is the row's x-range, so the same bound holds.
+// Clamped border cells only extend outwards, which the bounds (taken from the cell's inner
+// faces) already allow for. The boundary is not searched across (DESIGN.md §2), as in every
+// other pipeline.
 #pragma once
 
 #include "core/grid.h"
@@ -63,14 +66,39 @@ inline bool rowBatched(const SimParams& p, size_t n) { return rowBodiesPerCell(p
 // carries a rounding error of a few ulp of t (t < dims). Either costs well under 1% of the
 // candidates.
 constexpr float kRowMarginFixed = 1e-3f;
+// The split of g's cells along x (rowXSplitFor; 1 for an unsplit grid).
+MURMUR_HD float rowXSplit(const GridSpec& g) { return g.invCellWidthX / g.invCellWidth; }
 MURMUR_HD float rowMargin(const GridSpec& g) {
-  const int d =
-      g.dims.x > g.dims.y ? (g.dims.x > g.dims.z ? g.dims.x : g.dims.z) : (g.dims.y > g.dims.z ? g.dims.y : g.dims.z);
+  const int dx = static_cast<int>(ceilf(static_cast<float>(g.dims.x) / rowXSplit(g)));
+  const int dyz = g.dims.y > g.dims.z ? g.dims.y : g.dims.z;
+  const int d = dx > dyz ? dx : dyz;
   return kRowMarginFixed + 16.0f * static_cast<float>(d) * 1.1920929e-7f;
 }
 
+// Cells along x per cell along y and z. A row's range is whole cells, so each row also takes the
+// bodies of the part of its end cells that the sphere does not reach: about one cell's worth per
+// row. Splitting the cells along x (and only along x: the rows, and so the loops and the range
+// lookups, stay as they are) trims that to a fraction. The split is the smallest power of two
+// (at most kRowMaxXSplit) that leaves at most kRowBodiesPerXCell bodies per cell, where the
+// cells stay addressable with 31-bit keys. On an H100 (1M boids, step, 500 warm-up steps,
+// bench/results/h100/xsplit-explore.csv), split 1 / 2 / 4 / 8 / 16: CIS 565 world (1.95 bodies
+// per cell) 0.640 / 0.677 / 0.595 / 0.604 / 0.653 ms, FLAME GPU density (8) 0.500 / 0.462 /
+// 0.452 / 0.448 / 0.451, 10M `dense` (1.9) 2.859 / 2.662 / 2.670 / 2.751 / 3.030; finer splits
+// pay in the sort's key bits and in the offsets, one per cell.
+constexpr int kRowMaxXSplit = 16;
+constexpr double kRowBodiesPerXCell = 0.5;
+
+inline int rowXSplitFor(size_t n, double halfSize, float w, int d) {
+  const double side = 2.0 * halfSize;
+  const double perCell = double(n) * double(w) * double(w) * double(w) / (side * side * side);
+  const double cells = double(d) * double(d) * double(d);
+  int sx = 1;
+  while (sx < kRowMaxXSplit && perCell / sx > kRowBodiesPerXCell && cells * (2 * sx) < 2147483648.0) sx *= 2;
+  return sx;
+}
+
 // The rows pipeline's grid for n bodies: cell width = cellWidthFactor * largest radius /
-// rowCellsPerRadius(p, n).
+// rowCellsPerRadius(p, n), split along x by rowXSplitFor.
 // rowGridForRadius: the same split of cells for a search to `radius` (the verlet pipeline's list
 // radius, a little above the rule radius). The split stays the rule radius' one, which the list
 // build measured fastest with on an H100 (bench/results/h100/verlet-explore/4-cell-split.csv:
@@ -81,7 +109,10 @@ inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
   const float w = radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
   if (d < 1) d = 1;
-  return makeGrid(Vec3{-p.halfSize, -p.halfSize, -p.halfSize}, w, Int3{d, d, d});
+  const int sx = rowXSplitFor(n, p.halfSize, w, d);
+  GridSpec g = makeGrid(Vec3{-p.halfSize, -p.halfSize, -p.halfSize}, w, Int3{d * sx, d, d});
+  g.invCellWidthX = g.invCellWidth * static_cast<float>(sx);  // a power of two: exact
+  return g;
 }
 inline GridSpec rowGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, maxRuleRadius(p.boids)); }
 
@@ -103,7 +134,8 @@ MURMUR_HD float rowGap(float t, int c, int dim, float m) {
 // 0 .. numRows() - 1, z outer and y inner; the CPU loop (forEachRow) and the GPU kernel (which
 // visits them in batches) walk the same numbers, so both sum in the same order.
 struct RowSphere {
-  float tx, ty, tz;  // p in cell units
+  float tx, ty, tz;  // p in cell units (tx in x-cell units, sx times finer)
+  float sx;          // rowXSplit
   float reach2;      // (radius + margin)^2 in cell units
   float m;           // rowMargin
   int ylo, ny, zlo, nz;
@@ -117,7 +149,7 @@ struct RowSphere {
     const float gz = rowGap(tz, cz, g.dims.z, m), gy = rowGap(ty, cy, g.dims.y, m);
     const float rx2 = reach2 - gz * gz - gy * gy;
     if (rx2 <= 0.0f) return false;
-    const float rx = sqrtf(rx2) + m;
+    const float rx = (sqrtf(rx2) + m) * sx;
     first = cellKey(g, clampi(static_cast<int>(floorf(tx - rx)), 0, g.dims.x - 1), cy, cz);
     last = cellKey(g, clampi(static_cast<int>(floorf(tx + rx)), 0, g.dims.x - 1), cy, cz);
     return true;
@@ -129,7 +161,8 @@ MURMUR_HD RowSphere rowSphere(const GridSpec& g, const Vec3& p, float radius) {
   s.m = rowMargin(g);
   const float reach = radius * g.invCellWidth + s.m;
   s.reach2 = reach * reach;
-  s.tx = (p.x - g.origin.x) * g.invCellWidth;
+  s.sx = rowXSplit(g);
+  s.tx = (p.x - g.origin.x) * g.invCellWidthX;
   s.ty = (p.y - g.origin.y) * g.invCellWidth;
   s.tz = (p.z - g.origin.z) * g.invCellWidth;
   s.zlo = clampi(static_cast<int>(floorf(s.tz - reach)), 0, g.dims.z - 1);

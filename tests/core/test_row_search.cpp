@@ -19,8 +19,8 @@ namespace {
 
 // For every i, the sorted slots forEachRow visits, then every j the naive test d^2 < r^2 (the
 // expression boidAccumulate uses) accepts must be among them. Returns mean candidates.
-double checkEveryNeighbourVisited(const SimParams& p, const std::vector<Vec4>& pos, const std::string& what) {
-  const GridSpec g = rowGrid(p, pos.size());
+double checkEveryNeighbourVisited(const SimParams& p, const GridSpec& g, const std::vector<Vec4>& pos,
+                                  const std::string& what) {
   const float radius = maxRuleRadius(p.boids);
   const float r2 = radius * radius;
   const size_t n = pos.size();
@@ -47,6 +47,14 @@ double checkEveryNeighbourVisited(const SimParams& p, const std::vector<Vec4>& p
   return candidates / double(n);
 }
 
+// g with its cells not split along x.
+GridSpec unsplit(GridSpec g) {
+  g.dims.x = g.dims.y;
+  g.invCellWidthX = g.invCellWidth;
+  g.numCells = uint32_t(g.dims.x) * uint32_t(g.dims.y) * uint32_t(g.dims.z);
+  return g;
+}
+
 // Classic 27-cell (or 8-cell) candidates per body for the same state.
 double classicCandidates(const SimParams& p, const std::vector<Vec4>& pos) {
   const GridSpec g = boidGrid(p);
@@ -60,6 +68,34 @@ double classicCandidates(const SimParams& p, const std::vector<Vec4>& pos) {
         for (int x = cr.lo.x; x <= cr.hi.x; ++x) total += count[cellKey(g, x, y, z)];
   }
   return total / double(pos.size());
+}
+
+// Bodies on the faces of g's cells (x faces at the split width), a hair either side of them, on
+// and next to the world faces, and a few outside the world; every naive pair must be visited.
+void faceCheck(const SimParams& p, const GridSpec& g, int count, uint64_t seed, const std::string& what) {
+  const float h = p.halfSize;
+  Rng rng(seed);
+  std::vector<Vec4> pos;
+  auto onFace = [&](bool alongX) {
+    const int c = int(rng.uniform(0, (alongX ? g.dims.x : g.dims.y) + 1));
+    const float x = g.origin.x + float(c) * (alongX ? g.cellWidth / rowXSplit(g) : g.cellWidth);
+    const int nudge = int(rng.uniform(0, 5)) - 2;  // -2..2 ulps
+    float v = x;
+    for (int k = 0; k < nudge; ++k) v = std::nextafter(v, 1e9f);
+    for (int k = 0; k > nudge; --k) v = std::nextafter(v, -1e9f);
+    return v;
+  };
+  for (int i = 0; i < count; ++i) {
+    Vec4 q{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), 1.0f};
+    const int mode = i % 4;
+    if (mode >= 1) q.x = onFace(true);
+    if (mode >= 2) q.y = onFace(false);
+    if (mode == 3) q.z = onFace(false);
+    if (i % 97 == 0) q.y = h + float(rng.uniform(0, 3));   // beyond the +y face
+    if (i % 89 == 0) q.z = -h - float(rng.uniform(0, 3));  // beyond the -z face
+    pos.push_back(q);
+  }
+  checkEveryNeighbourVisited(p, g, pos, what);
 }
 
 }  // namespace
@@ -81,10 +117,33 @@ TEST(RowSearch, VisitsEveryNeighbourOfRandomStates) {
         EXPECT_EQ(k, factor == 1 && worldRadii == 6.0f ? 1 : 2);
         const std::string what = "r " + std::to_string(radius) + " factor " + std::to_string(factor) + " world " +
                                  std::to_string(worldRadii);
-        const double rows = checkEveryNeighbourVisited(p, b.pos, what);
+        const GridSpec g = rowGrid(p, b.size());
+        // These worlds are crowded: their cells are split along x (rowXSplitFor).
+        EXPECT_GE(rowXSplit(g), 2.0f) << what;
+        const double rows = checkEveryNeighbourVisited(p, g, b.pos, what);
         // The point of the pipeline: fewer candidates than the classic grid of the same width.
         EXPECT_LT(rows, (k == 2 ? 0.6 : 0.85) * classicCandidates(p, b.pos)) << what;
+        // And of the split: fewer than the same rows over unsplit cells.
+        const double whole = checkEveryNeighbourVisited(p, unsplit(g), b.pos, what + " unsplit");
+        EXPECT_LT(rows, 0.9 * whole) << what;
       }
+}
+
+// The split: the smallest power of two that leaves at most half a body per cell, none where cells
+// are sparse, at most 16, and none that would overflow 31-bit keys.
+TEST(RowSearch, SplitsCellsAlongXWhereTheyAreCrowded) {
+  EXPECT_EQ(rowXSplitFor(1000, 100.0, 5.0f, 40), 1);     // 0.016 per cell
+  EXPECT_EQ(rowXSplitFor(1000000, 100.0, 2.5f, 80), 4);  // CIS 565 world: 1.95 per cell
+  EXPECT_EQ(rowXSplitFor(1000000, 50.0, 2.0f, 50), 16);  // FLAME GPU density: 8 per cell
+  EXPECT_EQ(rowXSplitFor(100000000, 50.0, 2.0f, 50), 16);
+  EXPECT_EQ(rowXSplitFor(2000000000, 500.0, 1.0f, 1000), 2);  // 10^9 cells of 2: one doubling fits
+  SimParams p = defaultParams();
+  p.pipeline = Pipeline::Rows;
+  p.halfSize = 100.0f;
+  const GridSpec g = rowGrid(p, 1000000);
+  EXPECT_EQ(g.dims.x, 4 * g.dims.y);
+  EXPECT_EQ(g.invCellWidthX, 4.0f * g.invCellWidth);
+  EXPECT_EQ(g.numCells, uint32_t(g.dims.x) * uint32_t(g.dims.y) * uint32_t(g.dims.z));
 }
 
 // Bodies on cell faces (where t - floor(t) rounds either way), a hair either side of them, on
@@ -101,30 +160,13 @@ TEST(RowSearch, VisitsEveryNeighbourOnCellAndWorldFaces) {
       p.pipeline = Pipeline::Rows;
       p.cellWidthFactor = factor;
       p.halfSize = w.halfSize;
-      const float h = w.halfSize;
-      const GridSpec g = rowGrid(p, size_t(w.count));
-      Rng rng(33 + factor);
-      std::vector<Vec4> pos;
-      auto onFace = [&]() {
-        const int c = int(rng.uniform(0, g.dims.x + 1));
-        const float x = g.origin.x + float(c) * g.cellWidth;
-        const int nudge = int(rng.uniform(0, 5)) - 2;  // -2..2 ulps
-        float v = x;
-        for (int k = 0; k < nudge; ++k) v = std::nextafter(v, 1e9f);
-        for (int k = 0; k > nudge; --k) v = std::nextafter(v, -1e9f);
-        return v;
-      };
-      for (int i = 0; i < w.count; ++i) {
-        Vec4 q{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), 1.0f};
-        const int mode = i % 4;
-        if (mode >= 1) q.x = onFace();
-        if (mode >= 2) q.y = onFace();
-        if (mode == 3) q.z = onFace();
-        if (i % 97 == 0) q.y = h + float(rng.uniform(0, 3));   // beyond the +y face
-        if (i % 89 == 0) q.z = -h - float(rng.uniform(0, 3));  // beyond the -z face
-        pos.push_back(q);
+      for (bool split : {true, false}) {
+        const GridSpec g = split ? rowGrid(p, size_t(w.count)) : unsplit(rowGrid(p, size_t(w.count)));
+        EXPECT_TRUE(!split || rowXSplit(g) >= 2.0f) << "split " << rowXSplit(g);
+        faceCheck(p, g, w.count, 33 + factor,
+                  "faces, factor " + std::to_string(factor) + " half-size " + std::to_string(w.halfSize) +
+                      (split ? " split" : " unsplit"));
       }
-      checkEveryNeighbourVisited(p, pos, "faces, factor " + std::to_string(factor) + " half-size " + std::to_string(h));
     }
 }
 
