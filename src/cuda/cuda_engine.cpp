@@ -2,9 +2,10 @@
 // kernels need (which buffer is current, whether the leapfrog acceleration is still valid).
 //
 // Buffers (all allocated by reset(), never per step):
-//   pos[2], vel[2], id[2]  body state; `cur_` picks the current pos/id pair, `velCur_` the current
-//                          velocities. Boids ping-pong the velocities (every boid reads the old
-//                          state); the coherent pipeline gathers pos/vel/id into the other pair.
+//   pos[2], vel[2], id[2]  body state; `cur`, `velCur` and `idCur` pick the current buffers.
+//                          Boids ping-pong the velocities (every boid reads the old state); the
+//                          grid pipelines gather pos/vel/id into the other buffers, and the rows
+//                          step writes the new positions into the other one (ids stay).
 //   acc                    gravity accelerations in the current body order (leapfrog keeps them
 //                          between steps while accValid_).
 //   keys[2], index[2]      labelCells output and the radix sort's double buffers.
@@ -97,7 +98,7 @@ uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
 }
 
 size_t gridBytes(uint32_t cells, const SimParams& p, ForceMode mode) {
-  if (usesRowGrid(p, mode)) return (size_t(cells) + 1) * sizeof(uint32_t);
+  if (usesRowGrid(p, mode)) return 3 * (size_t(cells) + 1) * sizeof(uint32_t);  // offsets, two counts
   return size_t(cells) * (2 * sizeof(uint32_t) + (mode == ForceMode::Gravity ? sizeof(Vec4) : 0));
 }
 
@@ -147,11 +148,23 @@ struct CudaEngine::Impl {
   DeviceBuffer<Vec4> pos[2], vel[2], acc;
   DeviceBuffer<uint32_t> id[2], keys[2], index[2];
   DeviceBuffer<unsigned char> sortTemp;
-  int cur = 0, velCur = 0;
+  int cur = 0, velCur = 0, idCur = 0;
   bool accValid = false;
 
   DeviceBuffer<uint32_t> cellStart, cellEnd;
   DeviceBuffer<uint32_t> cellFirst;  // rows pipeline: numCells + 1 offsets (rows_kernels.h)
+  // Rows grids: numCells + 1 counts for the counting sort, two buffers. A count goes into one
+  // while the other, read by the last scan, is zeroed on a side stream, where the zeroing
+  // overlaps the force kernel (which leaves the memory system mostly idle) instead of adding a
+  // pass over every cell to the step.
+  enum class Counts { Dirty, Zeroing };
+  DeviceBuffer<uint32_t> cellCount[2];
+  Counts countsState[2] = {Counts::Dirty, Counts::Dirty};
+  int countInto = 0;   // the buffer the next count goes into
+  int countedIn = -1;  // the buffer the last count went into, until a scan reads it
+  int toRecycle = -1;  // the buffer the last scan read, until recycleCounts zeroes it
+  cudaStream_t sideStream = nullptr;
+  cudaEvent_t countsRead[2] = {nullptr, nullptr}, countsZeroed[2] = {nullptr, nullptr};
   DeviceBuffer<Vec4> monopole;
   DeviceBuffer<GridSpec> gridSpecs;  // [kBoidGridSlot], [kGravityGridSlot], [kRowGridSlot]
   DeviceBuffer<Vec4> boundsPartials;
@@ -175,9 +188,46 @@ struct CudaEngine::Impl {
   bool listGridKnown = false;
   bool listFixed = false;  // debugSetListCapacity: the room stays as set
 
+  // The rows grids' sort (sortRowGrid): `crowded` is set on the device when a cell holds more
+  // than kStableCellMax bodies; it reaches the host through pinned memory after an event, and
+  // from then on until the next reset or setParams the radix sort runs instead.
+  DeviceBuffer<uint32_t> crowded;
+  uint32_t* crowdedHost = nullptr;
+  cudaEvent_t crowdedEvent = nullptr;
+  bool crowdedPending = false;
+  bool countingOff = false;
+  CudaEngine::GridSort gridSort = CudaEngine::GridSort::Auto;
+  bool lastCounted = false;
+  // The rows step's force kernel counted the positions it wrote (keys[0], index[0], cellCount):
+  // the next step's counting sort starts at the scan.
+  bool rowCountsReady = false;
+
   ~Impl() {
     if (listStatsHost) cudaFreeHost(listStatsHost);
     if (listEvent) cudaEventDestroy(listEvent);
+    if (crowdedHost) cudaFreeHost(crowdedHost);
+    if (crowdedEvent) cudaEventDestroy(crowdedEvent);
+    for (int k = 0; k < 2; ++k) {
+      if (countsRead[k]) cudaEventDestroy(countsRead[k]);
+      if (countsZeroed[k]) cudaEventDestroy(countsZeroed[k]);
+    }
+    if (sideStream) {
+      cudaStreamSynchronize(sideStream);
+      cudaStreamDestroy(sideStream);
+    }
+  }
+
+  // Before the counts buffers are freed: no zeroing may still be running on them.
+  void waitForSideStream() {
+    if (sideStream) MURMUR_CUDA_CHECK(cudaStreamSynchronize(sideStream));
+  }
+
+  // After a reset or setParams: the counting sort may run again.
+  void resetGridSort() {
+    rowCountsReady = false;
+    countingOff = false;
+    crowdedPending = false;
+    MURMUR_CUDA_CHECK(cudaMemsetAsync(crowded.get(), 0, sizeof(uint32_t), stream));
   }
 
   StageTimer timer;
@@ -198,6 +248,13 @@ struct CudaEngine::Impl {
     cellStart.release();
     cellEnd.release();
     cellFirst.release();
+    waitForSideStream();
+    for (int k = 0; k < 2; ++k) {
+      cellCount[k].release();
+      countsState[k] = Counts::Dirty;
+    }
+    countedIn = toRecycle = -1;
+    rowCountsReady = false;
     monopole.release();
     tree.release();
     listEntries.release();
@@ -215,13 +272,25 @@ struct CudaEngine::Impl {
   // rowGrid: the rows pipeline's offsets (cellFirst) instead of the classic buffers.
   void ensureGrid(uint32_t cells, bool rowGrid, ForceMode mode, bool checkMemory = true) {
     if (rowGrid) {
+      if (countingSortFits(cells)) {
+        const size_t scanBytes = cellScanTempBytes(cells);
+        if (scanBytes > sortTemp.size()) sortTemp.allocate(scanBytes);
+      }
       if (size_t(cells) + 1 <= cellFirst.size()) return;
-      const size_t need = (size_t(cells) + 1) * sizeof(uint32_t);
-      const size_t freeBytes = checkMemory ? deviceFreeBytes() + cellFirst.bytes() : need;
+      const size_t need = 3 * (size_t(cells) + 1) * sizeof(uint32_t);
+      const size_t freeBytes =
+          checkMemory ? deviceFreeBytes() + cellFirst.bytes() + cellCount[0].bytes() + cellCount[1].bytes() : need;
       if (need > freeBytes)
         throw core::UsageError("a grid of " + std::to_string(cells) + " cells: needs " + formatBytes(need) +
                                " of GPU memory, " + name + " has " + formatBytes(freeBytes) + " free");
       cellFirst.allocate(size_t(cells) + 1);
+      waitForSideStream();
+      for (int k = 0; k < 2; ++k) {
+        cellCount[k].allocate(size_t(cells) + 1);
+        countsState[k] = Counts::Dirty;
+      }
+      countedIn = toRecycle = -1;
+      rowCountsReady = false;
       return;
     }
     const bool growCells = cells > cellStart.size();
@@ -268,16 +337,88 @@ struct CudaEngine::Impl {
     return g;
   }
 
-  // The rows pipeline's grid: labelCells -> sortByCell -> findCellFirst -> reorderBodies on
-  // the fine grid; leaves the bodies in cell order.
-  void buildRowGrid() {
-    const uint32_t cells = gridCells(params, ForceMode::Boids, n);
-    ensureGrid(cells, true, ForceMode::Boids);
-    const LaunchConfig lc = launch();
-    const GridSpec* d_grid = gridSpecs.get() + kRowGridSlot;
+  // Sorts the bodies by cell of the rows grid d_grid (`cells` cells), fills cellFirst and
+  // gathers the bodies into that order. The counting sort (rows_kernels.h) unless a crowded cell
+  // turned it off, the radix sort otherwise: both give the permutation of a stable sort of the
+  // current order, so the choice changes timings, never results.
+  void sortRowGrid(const GridSpec* d_grid, uint32_t cells, const LaunchConfig& lc) {
+    if (countingWanted(cells)) {
+      timer.stage(Stage::Label, [&] {
+        launchCountCells(pos[cur].get(), n, d_grid, keys[0].get(), index[0].get(), countsToFill(), crowded.get(),
+                         lc);
+      });
+      placeCounted(cells, lc);
+      recycleCounts();
+      return;
+    }
+    lastCounted = false;
     const int sel = labelAndSort(d_grid, cells, lc);
     timer.stage(Stage::Bounds, [&] { launchFindCellFirst(keys[sel].get(), n, cells, cellFirst.get(), lc); });
     reorderBodies(index[sel].get(), lc);
+  }
+
+  // Whether the next sort by a rows grid of `cells` cells is the counting sort; reads the crowded
+  // flag once its copy has arrived.
+  bool countingWanted(uint32_t cells) {
+    if (crowdedPending && cudaEventQuery(crowdedEvent) == cudaSuccess) {
+      crowdedPending = false;
+      if (*crowdedHost != 0) countingOff = true;
+    }
+    return countingSortFits(cells) && (gridSort == CudaEngine::GridSort::Counting ||
+                                       (gridSort == CudaEngine::GridSort::Auto && !countingOff));
+  }
+
+  // The counts buffer the next count fills, zero on the engine's stream by the time it runs.
+  uint32_t* countsToFill() {
+    const int k = countInto;
+    if (countsState[k] == Counts::Dirty)
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(cellCount[k].get(), 0, cellCount[k].bytes(), stream));
+    else if (countsState[k] == Counts::Zeroing)
+      MURMUR_CUDA_CHECK(cudaStreamWaitEvent(stream, countsZeroed[k], 0));
+    countsState[k] = Counts::Dirty;
+    countedIn = k;
+    countInto = 1 - k;
+    return cellCount[k].get();
+  }
+
+  // The counts of the last count have been scanned: zero them on the side stream, after what the
+  // engine's stream has queued so far.
+  void recycleCounts() {
+    if (toRecycle < 0) return;
+    const int k = toRecycle;
+    toRecycle = -1;
+    MURMUR_CUDA_CHECK(cudaEventRecord(countsRead[k], stream));
+    MURMUR_CUDA_CHECK(cudaStreamWaitEvent(sideStream, countsRead[k], 0));
+    MURMUR_CUDA_CHECK(cudaMemsetAsync(cellCount[k].get(), 0, cellCount[k].bytes(), sideStream));
+    MURMUR_CUDA_CHECK(cudaEventRecord(countsZeroed[k], sideStream));
+    countsState[k] = Counts::Zeroing;
+  }
+
+  // The counting sort from its counts (keys[0], index[0], cellCount[countedIn]): offsets into
+  // cellFirst, the bodies gathered into cell order; then the crowded flag on its way to the host.
+  // The caller recycles the counts (recycleCounts) when the zeroing can overlap other work.
+  void placeCounted(uint32_t cells, const LaunchConfig& lc) {
+    lastCounted = true;
+    const int k = countedIn;
+    timer.stage(Stage::Bounds, [&] {
+      launchScanCellCounts(cellCount[k].get(), cells, cellFirst.get(), sortTemp.get(), sortTemp.size(), lc);
+    });
+    countedIn = -1;
+    toRecycle = k;
+    timer.stage(Stage::Sort, [&] {
+      launchPlaceByCell(keys[0].get(), index[0].get(), n, cellFirst.get(), index[1].get(), lc);
+    });
+    timer.stage(Stage::Reorder, [&] {
+      launchReorderPlaced(keys[0].get(), index[1].get(), n, cellFirst.get(), pos[cur].get(), vel[velCur].get(),
+                          id[idCur].get(), pos[1 - cur].get(), vel[1 - velCur].get(), id[1 - idCur].get(), lc);
+    });
+    flipState();
+    if (!crowdedPending) {
+      MURMUR_CUDA_CHECK(
+          cudaMemcpyAsync(crowdedHost, crowded.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+      MURMUR_CUDA_CHECK(cudaEventRecord(crowdedEvent, stream));
+      crowdedPending = true;
+    }
   }
 
   // labelCells -> sortByCell on d_grid: returns which of keys/index holds the sorted order.
@@ -295,24 +436,51 @@ struct CudaEngine::Impl {
   // The bodies (pos, vel, id) gathered into sorted order in the other buffers, which become current.
   void reorderBodies(const uint32_t* sortedIndex, const LaunchConfig& lc) {
     timer.stage(Stage::Reorder, [&] {
-      launchReorderBodies(sortedIndex, n, pos[cur].get(), vel[velCur].get(), id[cur].get(), pos[1 - cur].get(),
-                          vel[1 - velCur].get(), id[1 - cur].get(), lc);
+      launchReorderBodies(sortedIndex, n, pos[cur].get(), vel[velCur].get(), id[idCur].get(), pos[1 - cur].get(),
+                          vel[1 - velCur].get(), id[1 - idCur].get(), lc);
     });
+    flipState();
+  }
+  void flipState() {
     cur = 1 - cur;
     velCur = 1 - velCur;
+    idCur = 1 - idCur;
   }
 
+  // A rows step: the grid (the counting sort starts from the counts the previous step's force
+  // kernel made, when it made them), the reorder, then one kernel for the forces, the integration
+  // into the other state buffers and the next step's counts. The force stage's time includes
+  // the integration and the counting.
   void stepBoidsRows() {
     const LaunchConfig lc = launch();
-    buildRowGrid();
-    Vec4* velNew = vel[1 - velCur].get();
+    const uint32_t cells = gridCells(params, ForceMode::Boids, n);
+    ensureGrid(cells, true, ForceMode::Boids);
+    const GridSpec* d_grid = gridSpecs.get() + kRowGridSlot;
+    if (rowCountsReady && countingWanted(cells))
+      placeCounted(cells, lc);
+    else
+      sortRowGrid(d_grid, cells, lc);
+    rowCountsReady = false;
+    const bool countNext = countingWanted(cells);
+    RowsStepOut out;
+    out.posOut = pos[1 - cur].get();
+    out.dt = params.boids.dt;
+    out.halfSize = params.halfSize;
+    if (countNext) {
+      out.keys = keys[0].get();
+      out.rank = index[0].get();
+      out.counts = countsToFill();
+      out.crowded = crowded.get();
+    }
+    recycleCounts();  // the zeroing overlaps the force kernel
     timer.stage(Stage::Force, [&] {
-      launchBoidsRows(pos[cur].get(), vel[velCur].get(), n, gridSpecs.get() + kRowGridSlot, cellFirst.get(),
-                      params.boids, core::maxRuleRadius(params.boids), core::rowBatched(params, n), velNew, lc);
+      launchBoidsRows(pos[cur].get(), vel[velCur].get(), n, d_grid, cellFirst.get(), params.boids,
+                      core::maxRuleRadius(params.boids), core::rowBatched(params, n), vel[1 - velCur].get(), out,
+                      lc);
     });
-    timer.stage(Stage::Integrate,
-                [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, params.boids.dt, params.halfSize, lc); });
+    cur = 1 - cur;  // the ids stay where they are: the kernel kept the order
     velCur = 1 - velCur;
+    rowCountsReady = countNext;
   }
 
   VerletLists lists() const {
@@ -377,9 +545,7 @@ struct CudaEngine::Impl {
       listCount.allocate(n);
       listOverflow.allocate(n);
     }
-    const int sel = labelAndSort(d_grid, g.numCells, lc);
-    timer.stage(Stage::Bounds, [&] { launchFindCellFirst(keys[sel].get(), n, g.numCells, cellFirst.get(), lc); });
-    reorderBodies(index[sel].get(), lc);
+    sortRowGrid(d_grid, g.numCells, lc);
     sizeLists(d_grid, lc);
     timer.stage(Stage::List, [&] {
       MURMUR_CUDA_CHECK(cudaMemsetAsync(listScalars.get(), 0, 4 * sizeof(uint32_t), stream));
@@ -523,6 +689,14 @@ CudaEngine::CudaEngine(const SimParams& p) : impl_(std::make_unique<Impl>()) {
   impl_->listScalars.allocate(4);
   MURMUR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&impl_->listStatsHost), 4 * sizeof(uint32_t)));
   MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&impl_->listEvent, cudaEventDisableTiming));
+  impl_->crowded.allocate(1);
+  MURMUR_CUDA_CHECK(cudaStreamCreateWithFlags(&impl_->sideStream, cudaStreamNonBlocking));
+  for (int k = 0; k < 2; ++k) {
+    MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&impl_->countsRead[k], cudaEventDisableTiming));
+    MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&impl_->countsZeroed[k], cudaEventDisableTiming));
+  }
+  MURMUR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&impl_->crowdedHost), sizeof(uint32_t)));
+  MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&impl_->crowdedEvent, cudaEventDisableTiming));
   setParams(p);
 }
 
@@ -552,6 +726,10 @@ void CudaEngine::debugSetListCapacity(uint32_t entries) {
   m.listFixed = true;
 }
 
+void CudaEngine::debugSetGridSort(GridSort mode) { impl_->gridSort = mode; }
+
+bool CudaEngine::debugLastSortCounted() const { return impl_->lastCounted; }
+
 void CudaEngine::setParams(const SimParams& p) {
   const std::string err = core::validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
@@ -565,6 +743,7 @@ void CudaEngine::setParams(const SimParams& p) {
   m.params = p;
   m.listValid = false;
   m.listFresh = true;
+  m.resetGridSort();
   // The boids grid depends only on the parameters: store it once here, not every step.
   launchStoreGrid(m.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), m.launch());
   // The rows grid also depends on N (core::rowCellsPerRadius): stored again by reset().
@@ -581,9 +760,10 @@ void CudaEngine::reset(const core::Bodies& bodies) {
     throw core::UsageError("--n " + std::to_string(n) + ": the CUDA engine handles at most " +
                            std::to_string(INT_MAX) + " bodies");
   m.releaseBodies();
+  m.resetGridSort();
   m.accValid = false;
   m.profile = core::StepProfile{};
-  m.cur = m.velCur = 0;
+  m.cur = m.velCur = m.idCur = 0;
   m.commonMass = core::commonMass(bodies.pos);
   if (n == 0) return;
 
@@ -631,7 +811,7 @@ core::Bodies CudaEngine::readBodies() {
   Impl& m = *impl_;
   if (m.n == 0) return core::Bodies{};
   return core::bodiesInIdOrder(m.download(m.pos[m.cur].get(), m.n), m.download(m.vel[m.velCur].get(), m.n),
-                               m.download(m.id[m.cur].get(), m.n));
+                               m.download(m.id[m.idCur].get(), m.n));
 }
 
 std::vector<Vec4> CudaEngine::computeAccelerations() {
@@ -641,7 +821,7 @@ std::vector<Vec4> CudaEngine::computeAccelerations() {
   m.gravityForces();
   // acc now holds a(x) of the current state in the current order; the leapfrog may reuse it.
   m.accValid = m.params.force == ForceMode::Gravity && m.params.gravity.integrator == core::Integrator::Leapfrog;
-  return core::inIdOrder(m.download(m.acc.get(), m.n), m.download(m.id[m.cur].get(), m.n));
+  return core::inIdOrder(m.download(m.acc.get(), m.n), m.download(m.id[m.idCur].get(), m.n));
 }
 
 core::NeighbourStats CudaEngine::neighbourStats() {
@@ -653,6 +833,7 @@ core::NeighbourStats CudaEngine::neighbourStats() {
   const float radius = core::maxRuleRadius(m.params.boids);
   const float radius2 = radius * radius;
   MURMUR_CUDA_CHECK(cudaMemsetAsync(m.counts.get(), 0, 2 * sizeof(unsigned long long), m.stream));
+  m.rowCountsReady = false;  // the statistics below overwrite the counting sort's keys and ranks
   const bool naive = m.params.pipeline == Pipeline::Naive;
   if (naive) {
     launchBoidsStatsNaive(m.pos[m.cur].get(), m.n, radius2, m.counts.get(), lc);
@@ -695,12 +876,12 @@ core::NeighbourStats CudaEngine::neighbourStats() {
 
 void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
   Impl& m = *impl_;
-  launchDrawCopy(m.pos[m.cur].get(), m.vel[m.velCur].get(), m.id[m.cur].get(), m.n, d_pos, d_vel, d_id, m.launch());
+  launchDrawCopy(m.pos[m.cur].get(), m.vel[m.velCur].get(), m.id[m.idCur].get(), m.n, d_pos, d_vel, d_id, m.launch());
 }
 
 CudaEngine::DeviceBodies CudaEngine::deviceBodies() const {
   const Impl& m = *impl_;
-  return DeviceBodies{m.pos[m.cur].get(), m.vel[m.velCur].get(), m.id[m.cur].get(), m.n};
+  return DeviceBodies{m.pos[m.cur].get(), m.vel[m.velCur].get(), m.id[m.idCur].get(), m.n};
 }
 
 std::unique_ptr<core::Engine> createCudaEngine(const SimParams& p) { return std::make_unique<CudaEngine>(p); }
@@ -712,10 +893,11 @@ GridSnapshot snapshotGrid(CudaEngine& engine) {
   if (m.n == 0) return s;
   m.timer.beginStep(false, m.stream);
   const ForceMode mode = m.params.force;
+  m.rowCountsReady = false;  // buildGrid overwrites the counting sort's keys and ranks
   const DeviceGrid g = m.buildGrid(mode, false);
   MURMUR_CUDA_CHECK(cudaMemcpy(&s.grid, g.grid, sizeof(GridSpec), cudaMemcpyDeviceToHost));
   s.pos = m.download(m.pos[m.cur].get(), m.n);
-  s.id = m.download(m.id[m.cur].get(), m.n);
+  s.id = m.download(m.id[m.idCur].get(), m.n);
   s.sortedKeys = m.download(g.sortedKeys, m.n);
   s.sortedIndex = m.download(g.sortedIndex, m.n);
   s.cellStart = m.download(m.cellStart.get(), g.numCells);

@@ -74,6 +74,14 @@ class CudaEngine final : public core::Engine {
   // the next step on, and keep it (longer lists take the overflow path). Call after reset().
   void debugSetListCapacity(uint32_t entries);
 
+  // Tests only: how the rows and verlet pipelines sort by cell. Auto: the counting sort until a
+  // cell holds more than kStableCellMax bodies (rows_kernels.h), then the radix sort until the next
+  // reset or setParams; Radix and Counting force one. debugLastSortCounted: whether the last
+  // sort by a rows grid was the counting sort.
+  enum class GridSort { Auto, Radix, Counting };
+  void debugSetGridSort(GridSort mode);
+  bool debugLastSortCounted() const;
+
   // Copies the current state, in its current (possibly cell) order, into device buffers of
   // numBodies() float4 positions, float4 velocities and uint32 ids (the mapped CUDA-GL interop
   // buffers, see gl_interop.h); a null pointer skips that array. One kernel on the engine's

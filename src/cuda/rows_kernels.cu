@@ -1,5 +1,9 @@
 // Kernels of the `rows` boids pipeline. Compiled without FMA contraction (see CMakeLists.txt), so
 // that d^2 < r^2 decides exactly as on the CPU.
+#include <cub/device/device_scan.cuh>
+
+#include <climits>
+
 #include "core/physics.h"
 #include "core/row_search.h"
 #include "cuda/boid_pair.cuh"
@@ -30,6 +34,17 @@ __global__ void __launch_bounds__(1024) findCellFirstKernel(const uint32_t* __re
     for (uint32_t c = key + 1; c <= numCells; ++c) cellFirst[c] = n;
 }
 
+// Body q at p takes the next free rank of its cell (launchCountCells).
+__device__ __forceinline__ void countCell(const GridSpec& g, const Vec4& p, uint32_t q, uint32_t* __restrict__ keys,
+                                          uint32_t* __restrict__ rank, uint32_t* __restrict__ counts,
+                                          uint32_t* __restrict__ crowded) {
+  const uint32_t key = core::cellKeyOf(g, core::xyz(p));
+  const uint32_t r = atomicAdd(counts + key, 1u);
+  keys[q] = key;
+  rank[q] = r;
+  if (r == kStableCellMax) *crowded = 1u;  // the cell holds more than kStableCellMax bodies
+}
+
 // One thread per body in cell order; consecutive threads sit in neighbouring cells of one row,
 // so a warp's rows overlap and their ranges hit the same cache lines. Each row is one contiguous
 // loop. Short rows (BatchedT false: about 2 bodies per cell, a row holds a handful of candidates,
@@ -50,7 +65,8 @@ template <bool BatchedT>
 __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                                               const GridSpec* __restrict__ grid,
                                               const uint32_t* __restrict__ cellFirst, const BoidParams& b,
-                                              float searchRadius, Vec4* __restrict__ velOut) {
+                                              float searchRadius, Vec4* __restrict__ velOut,
+                                              const RowsStepOut& out) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const GridSpec g = *grid;
@@ -90,14 +106,20 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       if (j < e && j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
     }
   });
-  st4(velOut + i, core::make4(core::boidVelocity(acc, pi, ldg4(vel + i), b), 0.0f));
+  const core::Vec3 v = core::boidVelocity(acc, pi, ldg4(vel + i), b);
+  st4(velOut + i, core::make4(v, 0.0f));
+  if (out.posOut) {
+    const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
+    st4(out.posOut + i, p);
+    if (out.counts) countCell(g, p, i, out.keys, out.rank, out.counts, out.crowded);
+  }
 }
 
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
-                    float searchRadius, Vec4* __restrict__ velOut) {
-  boidsRowsBody<false>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut);
+                    float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
+  boidsRowsBody<false>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out);
 }
 
 // 48 registers: 10 blocks of 128 threads per SM instead of 8 (times 1024 threads it still fits).
@@ -106,8 +128,8 @@ constexpr int kRowsBatchedMaxRegisters = 48;
 __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
     boidsRowsBatchedKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                            const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
-                           float searchRadius, Vec4* __restrict__ velOut) {
-  boidsRowsBody<true>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut);
+                           float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
+  boidsRowsBody<true>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out);
 }
 
 __global__ void __launch_bounds__(1024)
@@ -134,6 +156,52 @@ __global__ void __launch_bounds__(1024)
   addBlockCounts(candidates, neighbours, counts);
 }
 
+// The counting sort (see rows_kernels.h). Each body takes the next free rank of its cell with one
+// atomic; which body gets which rank depends on the order the atomics land in, so placeKernel's
+// order inside a cell is arbitrary, and reorderPlacedKernel puts every body of a cell back in the
+// order of its current slot: the permutation of a stable sort, the one the radix sort gives.
+__global__ void __launch_bounds__(1024)
+    countCellsKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
+                     uint32_t* __restrict__ keys, uint32_t* __restrict__ rank, uint32_t* __restrict__ counts,
+                     uint32_t* __restrict__ crowded) {
+  const uint32_t q = globalThreadIndex();
+  if (q >= n) return;
+  countCell(*grid, ldg4(pos + q), q, keys, rank, counts, crowded);
+}
+
+__global__ void __launch_bounds__(1024)
+    placeKernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ rank, uint32_t n,
+                const uint32_t* __restrict__ cellFirst, uint32_t* __restrict__ placed) {
+  const uint32_t q = globalThreadIndex();
+  if (q >= n) return;
+  placed[__ldg(cellFirst + __ldg(keys + q)) + __ldg(rank + q)] = q;
+}
+
+// A body's place in its cell is the number of the cell's bodies with a lower current slot; the
+// body is gathered there (reads through the placement, writes within the cell). Cells of more
+// than kStableCellMax bodies keep the order of the atomics (countCellsKernel flagged them, and
+// the engine then sorts with the radix sort).
+__global__ void __launch_bounds__(1024)
+    reorderPlacedKernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ placed, uint32_t n,
+                        const uint32_t* __restrict__ cellFirst, const Vec4* __restrict__ posIn,
+                        const Vec4* __restrict__ velIn, const uint32_t* __restrict__ idIn,
+                        Vec4* __restrict__ posOut, Vec4* __restrict__ velOut, uint32_t* __restrict__ idOut) {
+  const uint32_t p = globalThreadIndex();
+  if (p >= n) return;
+  const uint32_t q = __ldg(placed + p);
+  const uint32_t key = __ldg(keys + q);
+  const uint32_t s = __ldg(cellFirst + key), e = __ldg(cellFirst + key + 1);
+  uint32_t dst = p;
+  if (e - s <= kStableCellMax) {
+    uint32_t r = 0;
+    for (uint32_t t = s; t < e; ++t) r += __ldg(placed + t) < q ? 1u : 0u;
+    dst = s + r;
+  }
+  st4(posOut + dst, ldg4(posIn + q));
+  st4(velOut + dst, ldg4(velIn + q));
+  idOut[dst] = __ldg(idIn + q);
+}
+
 }  // namespace
 
 void launchFindCellFirst(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells, uint32_t* d_cellFirst,
@@ -142,15 +210,53 @@ void launchFindCellFirst(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numC
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
+void launchCountCells(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, uint32_t* d_keys, uint32_t* d_rank,
+                      uint32_t* d_counts, uint32_t* d_crowded, const LaunchConfig& lc) {
+  countCellsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, d_grid, d_keys, d_rank, d_counts,
+                                                                 d_crowded);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+bool countingSortFits(uint32_t numCells) { return size_t(numCells) + 1 <= size_t(INT_MAX); }
+
+size_t cellScanTempBytes(uint32_t numCells) {
+  size_t bytes = 0;
+  MURMUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<uint32_t*>(nullptr),
+                                                  static_cast<uint32_t*>(nullptr), static_cast<int>(numCells) + 1));
+  return bytes;
+}
+
+void launchScanCellCounts(const uint32_t* d_counts, uint32_t numCells, uint32_t* d_cellFirst, void* d_temp,
+                          size_t tempBytes, const LaunchConfig& lc) {
+  size_t bytes = tempBytes;
+  MURMUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_temp, bytes, d_counts, d_cellFirst,
+                                                  static_cast<int>(numCells) + 1, lc.stream));
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchPlaceByCell(const uint32_t* d_keys, const uint32_t* d_rank, uint32_t n, const uint32_t* d_cellFirst,
+                       uint32_t* d_placed, const LaunchConfig& lc) {
+  placeKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_keys, d_rank, n, d_cellFirst, d_placed);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint32_t n, const uint32_t* d_cellFirst,
+                         const Vec4* d_posIn, const Vec4* d_velIn, const uint32_t* d_idIn, Vec4* d_posOut,
+                         Vec4* d_velOut, uint32_t* d_idOut, const LaunchConfig& lc) {
+  reorderPlacedKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_keys, d_placed, n, d_cellFirst, d_posIn,
+                                                                   d_velIn, d_idIn, d_posOut, d_velOut, d_idOut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
 void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, bool batched,
-                     Vec4* d_velOut, const LaunchConfig& lc) {
+                     Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
   if (batched)
     boidsRowsBatchedKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
-                                                                        searchRadius, d_velOut);
+                                                                        searchRadius, d_velOut, out);
   else
     boidsRowsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
-                                                                 searchRadius, d_velOut);
+                                                                 searchRadius, d_velOut, out);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -19,12 +19,55 @@ namespace murmur::cuda {
 void launchFindCellFirst(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells, uint32_t* d_cellFirst,
                          const LaunchConfig& lc);
 
+// The counting sort by cell of the rows grids, an alternative to labelCells -> sortByCell ->
+// findCellFirst that gives the same permutation (a stable sort by cell of the current order) and
+// the same offsets. Where cells hold a body or two, it costs less than a radix sort over the
+// key bits: one atomic per body, one scan over the cells, two scatters.
+//   launchCountCells: with d_counts[0, numCells] zero on entry, d_keys[q] = cell of body q,
+//     d_rank[q] = its rank among its cell's bodies (in the order the atomics land),
+//     d_counts[c] = bodies in cell c; *d_crowded = 1 when a cell holds more than
+//     kStableCellMax bodies (the caller resets it). The rows force kernel can do the same for
+//     the positions it integrates (RowsStepOut).
+//   launchScanCellCounts: d_cellFirst = exclusive sum of d_counts[0, numCells] (launchFindCellFirst's
+//     output). d_temp holds at least cellScanTempBytes(numCells) bytes.
+//   launchPlaceByCell: d_placed[0, n) = body per sorted slot, in the atomics' order inside a cell.
+//   launchReorderPlaced: the bodies gathered into cell order (out[slot] = in[body]), stable inside
+//     every cell of at most kStableCellMax bodies (a body's slot in its cell is the number of the
+//     cell's bodies with a lower current index; larger cells keep the atomics' order).
+// countingSortFits: whether the scan can count numCells + 1 items (an int).
+constexpr uint32_t kStableCellMax = 256;
+bool countingSortFits(uint32_t numCells);
+size_t cellScanTempBytes(uint32_t numCells);
+void launchCountCells(const core::Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid, uint32_t* d_keys,
+                      uint32_t* d_rank, uint32_t* d_counts, uint32_t* d_crowded, const LaunchConfig& lc);
+void launchScanCellCounts(const uint32_t* d_counts, uint32_t numCells, uint32_t* d_cellFirst, void* d_temp,
+                          size_t tempBytes, const LaunchConfig& lc);
+void launchPlaceByCell(const uint32_t* d_keys, const uint32_t* d_rank, uint32_t n, const uint32_t* d_cellFirst,
+                       uint32_t* d_placed, const LaunchConfig& lc);
+void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint32_t n, const uint32_t* d_cellFirst,
+                         const core::Vec4* d_posIn, const core::Vec4* d_velIn, const uint32_t* d_idIn,
+                         core::Vec4* d_posOut, core::Vec4* d_velOut, uint32_t* d_idOut, const LaunchConfig& lc);
+
+// What the rows force kernel does after a boid's new velocity: with posOut, it also integrates
+// (core::boidIntegrate into posOut, in the same order, so that no integrate kernel reads the
+// state again); with counts too,
+// it counts the new position's cell for the next step's counting sort (as launchCountCells).
+struct RowsStepOut {
+  core::Vec4* posOut = nullptr;
+  float dt = 0, halfSize = 0;
+  uint32_t* keys = nullptr;
+  uint32_t* rank = nullptr;
+  uint32_t* counts = nullptr;
+  uint32_t* crowded = nullptr;
+};
+
 // accumulateForces, rows. Input d_pos, d_vel in cell order of d_grid, d_cellFirst. Output
 // d_velOut[i] = core::boidVelocity of body i (w = 0), in the same order. `batched`: the loop for
 // long rows (core::rowBatched); either loop finds the same neighbours and sums in the same order.
+// `out`: the integration and the next step's counts, done in the same kernel (RowsStepOut).
 void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const core::BoidParams& b, float searchRadius, bool batched,
-                     core::Vec4* d_velOut, const LaunchConfig& lc);
+                     core::Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc);
 
 // Neighbour statistics over the rows the force kernel visits, reading the (unreordered) bodies
 // through d_sortedIndex. Adds candidates (j != i) to d_counts[0], neighbours (d^2 < radius2) to

@@ -7,6 +7,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <iostream>
 #include <stdexcept>
 
@@ -17,6 +19,7 @@
 #include "core/verlet.h"
 #include "cuda/cuda_engine.h"
 #include "cuda/debug_api.h"
+#include "cuda/rows_kernels.h"
 #include "cuda_test_helpers.h"
 
 using namespace murmur;
@@ -214,6 +217,88 @@ TEST_F(CudaEngineTest, RowsMatchesNaiveAcrossStepsAndWraps) {
     EXPECT_GT(wraps, 100u) << "width " << width;
     }
   }
+}
+
+// The rows grids' two sorts (cuda_engine.h, GridSort) give the same permutation, so forcing one
+// or the other must not change a single bit of a run: rows and verlet, sparse and crowded cells,
+// 30 steps with wraps and list rebuilds.
+bool bitwiseEqual(const Bodies& a, const Bodies& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const Vec4 &p = a.pos[i], &q = b.pos[i], &u = a.vel[i], &v = b.vel[i];
+    if (std::memcmp(&p, &q, sizeof p) != 0 || std::memcmp(&u, &v, sizeof u) != 0 || a.id[i] != b.id[i]) return false;
+  }
+  return true;
+}
+
+TEST_F(CudaEngineTest, CountingAndRadixSortsGiveTheSameRun) {
+  for (Pipeline pipe : {Pipeline::Rows, Pipeline::Verlet})
+    for (double neighbours : {10.0, 60.0}) {
+      const Case c{ForceMode::Boids, pipe, 1, kLargeN, Integrator::Leapfrog};
+      SimParams p = paramsFor(c);
+      p.halfSize = test::denseHalfSize(c.n, p, neighbours);
+      const std::string what = std::string(core::toString(pipe)) + " neighbours " + std::to_string(neighbours);
+      auto counting = std::make_unique<cuda::CudaEngine>(p);
+      auto radix = std::make_unique<cuda::CudaEngine>(p);
+      auto automatic = std::make_unique<cuda::CudaEngine>(p);
+      counting->debugSetGridSort(cuda::CudaEngine::GridSort::Counting);
+      radix->debugSetGridSort(cuda::CudaEngine::GridSort::Radix);
+      const Bodies start = bodiesFor(c, p);
+      for (auto* e : {counting.get(), radix.get(), automatic.get()}) e->reset(start);
+      for (int step = 1; step <= 30; ++step) {
+        for (auto* e : {counting.get(), radix.get(), automatic.get()}) e->step(1);
+        if (step == 1) {
+          EXPECT_TRUE(counting->debugLastSortCounted()) << what;
+          EXPECT_FALSE(radix->debugLastSortCounted()) << what;
+          EXPECT_TRUE(automatic->debugLastSortCounted()) << what;
+        }
+        if (step % 10 != 0) continue;
+        const Bodies a = counting->readBodies(), b = radix->readBodies(), d = automatic->readBodies();
+        EXPECT_TRUE(bitwiseEqual(a, b)) << what << " step " << step;
+        EXPECT_TRUE(bitwiseEqual(d, b)) << what << " step " << step;
+      }
+    }
+}
+
+// A cell of more than kStableCellMax bodies: the counting sort keeps the atomics' order there (the
+// neighbour sets stay exact), flags it, and the engine turns to the radix sort until a reset.
+TEST_F(CudaEngineTest, CrowdedCellTurnsTheCountingSortOff) {
+  const Case c{ForceMode::Boids, Pipeline::Rows, 1, 20000, Integrator::Leapfrog};
+  SimParams p = paramsFor(c);
+  Bodies start = bodiesFor(c, p);
+  const uint32_t crowd = 2 * cuda::kStableCellMax;
+  for (uint32_t i = 0; i < crowd; ++i) {  // a clump of 512 boids in a cube of side 0.05
+    start.pos[i].x = 1.0f + 0.05f * float(i % 8) / 8.0f;
+    start.pos[i].y = 1.0f + 0.05f * float((i / 8) % 8) / 8.0f;
+    start.pos[i].z = 1.0f + 0.05f * float(i / 64) / 8.0f;
+  }
+  cuda::CudaEngine engine(p);
+  engine.reset(start);
+  engine.step(1);
+  EXPECT_TRUE(engine.debugLastSortCounted());
+  engine.synchronize();
+  engine.step(1);
+  EXPECT_FALSE(engine.debugLastSortCounted());
+  // Exact either way: one more step of this state against naive.
+  const Bodies now = engine.readBodies();
+  SimParams q = p;
+  q.pipeline = Pipeline::Naive;
+  auto naive = cuda::createCudaEngine(q);
+  cuda::CudaEngine counted(p);
+  counted.debugSetGridSort(cuda::CudaEngine::GridSort::Counting);
+  naive->reset(now);
+  counted.reset(now);
+  naive->step(1);
+  counted.step(1);
+  EXPECT_TRUE(counted.debugLastSortCounted());
+  std::string report;
+  EXPECT_EQ(test::countStateMismatches(counted.readBodies(), naive->readBodies(), kRel, kAbsFloor, kAbsFloor, &report),
+            0u)
+      << report;
+  // A reset lets the counting sort run again.
+  engine.reset(now);
+  engine.step(1);
+  EXPECT_TRUE(engine.debugLastSortCounted());
 }
 
 // Verlet on the GPU against naive on the GPU at 2^17 + 3 bodies in a world where thousands of
@@ -551,6 +636,7 @@ TEST_F(CudaEngineTest, InvalidParamsAreRejected) {
 
 TEST_F(CudaEngineTest, ProfileFillsStagesOnlyWhenOn) {
   SimParams p = core::defaultParams();
+  p.pipeline = Pipeline::Coherent;
   p.halfSize = test::denseHalfSize(20000, p);
   auto gpu = cuda::createCudaEngine(p);
   gpu->reset(test::boidBodies(20000, p, 8));
@@ -565,6 +651,20 @@ TEST_F(CudaEngineTest, ProfileFillsStagesOnlyWhenOn) {
   EXPECT_GT(s.reorderMs, 0.0);
   EXPECT_GT(s.forceMs, 0.0);
   EXPECT_GT(s.integrateMs, 0.0);
+  // Rows: the first step counts its cells (label); later steps start from the counts the force
+  // kernel made while it integrated, so label and integrate are part of the force stage.
+  p.pipeline = Pipeline::Rows;
+  gpu->setParams(p);
+  gpu->step(1);
+  s = gpu->lastProfile();
+  EXPECT_GT(s.labelMs, 0.0);
+  gpu->step(1);
+  s = gpu->lastProfile();
+  EXPECT_EQ(s.labelMs + s.integrateMs, 0.0);
+  EXPECT_GT(s.sortMs, 0.0);
+  EXPECT_GT(s.boundsMs, 0.0);
+  EXPECT_GT(s.reorderMs, 0.0);
+  EXPECT_GT(s.forceMs, 0.0);
   // Gravity naive: no grid stages.
   p.force = ForceMode::Gravity;
   p.pipeline = Pipeline::Naive;
