@@ -487,9 +487,12 @@ bool parseOptions(int argc, char** argv, Options& o) {
     // world and merge; at 4 they separate (README, "The viewer").
     o.scenario.name = "dense";
     if (!has("--neighbours")) o.scenario.denseNeighbours = kDefaultWorldNeighbours;
-    // The fastest exact pipeline in that world (H100, 100k / 1M / 10M boids: verlet 0.087 /
-    // 0.318 / 2.605 ms per step, rows 0.128 / 0.355 / 2.814; bench/results/h100/default-world.csv).
-    if (!has("--pipeline") && !has("--params")) o.params.pipeline = core::Pipeline::Verlet;
+    // The fastest exact pipeline in that world: verlet, or rows from kRowsFromN boids on
+    // (resolveDefaults, once N is known). --list-steps asks for verlet's lists.
+    if (!has("--pipeline") && !has("--params")) {
+      o.params.pipeline = core::Pipeline::Verlet;
+      o.defaultWorld = !has("--list-steps");
+    }
   }
   if (o.mode == Mode::Bench) {
     // A sweep drops boids x tree; one whose --pipeline names tree with no gravity in it would
@@ -563,6 +566,10 @@ bool parseOptions(int argc, char** argv, Options& o) {
 void resolveDefaults(Options& o) {
   if (!o.engineSet) o.engine = defaultEngineKind();
   if (!o.nSet) o.scenario.n = o.engine == core::EngineKind::Cuda ? 100000 : 10000;
+  // The fastest exact pipeline in the default world: on an H100 (100k / 1M / 10M boids, ms per
+  // step, bench/results/h100/counting-default-world.csv) verlet 0.073 / 0.295 / 2.471, rows
+  // 0.084 / 0.279 / 2.289.
+  if (o.defaultWorld && o.scenario.n >= kRowsFromN) o.params.pipeline = core::Pipeline::Rows;
   // A saved state says which force it was simulated with (a plain body file is gravity).
   if (!o.forceSet && o.mode != Mode::Bench &&
       (o.fileForce.empty() || !core::parse(o.fileForce, o.params.force)))

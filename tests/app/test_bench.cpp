@@ -407,3 +407,19 @@ TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
   ASSERT_EQ(files.size(), 2u) << r.out;
   for (const auto& f : files) EXPECT_TRUE(isPng(f)) << f;
 }
+
+// The default world (no --scenario, --pipeline or --params) runs the fastest exact pipeline for
+// its N: verlet below kRowsFromN boids, rows from there on; --list-steps keeps verlet, and a
+// pipeline or world asked for is kept.
+TEST(DefaultWorld, PicksThePipelineByN) {
+  EXPECT_EQ(parsed({"--headless", "--engine", "cpu"}).params.pipeline, core::Pipeline::Verlet);
+  EXPECT_EQ(parsed({"--headless", "--engine", "cpu", "--n", "999999"}).params.pipeline, core::Pipeline::Verlet);
+  EXPECT_EQ(parsed({"--headless", "--engine", "cpu", "--n", "1M"}).params.pipeline, core::Pipeline::Rows);
+  EXPECT_EQ(parsed({"--headless", "--engine", "cpu", "--n", "1M", "--list-steps", "2"}).params.pipeline,
+            core::Pipeline::Verlet);
+  EXPECT_EQ(parsed({"--headless", "--engine", "cpu", "--n", "1M", "--pipeline", "coherent"}).params.pipeline,
+            core::Pipeline::Coherent);
+  EXPECT_EQ(parsed({"--headless", "--engine", "cpu", "--n", "1M", "--scenario", "dense"}).params.pipeline,
+            core::Pipeline::Rows);
+  EXPECT_EQ(parsed({"--headless", "--engine", "cpu", "--scenario", "dense"}).params.pipeline, core::Pipeline::Rows);
+}
