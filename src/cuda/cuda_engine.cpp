@@ -272,10 +272,6 @@ struct CudaEngine::Impl {
   // rowGrid: the rows pipeline's offsets (cellFirst) instead of the classic buffers.
   void ensureGrid(uint32_t cells, bool rowGrid, ForceMode mode, bool checkMemory = true) {
     if (rowGrid) {
-      if (countingSortFits(cells)) {
-        const size_t scanBytes = cellScanTempBytes(cells);
-        if (scanBytes > sortTemp.size()) sortTemp.allocate(scanBytes);
-      }
       if (size_t(cells) + 1 <= cellFirst.size()) return;
       const size_t need = 3 * (size_t(cells) + 1) * sizeof(uint32_t);
       const size_t freeBytes =
@@ -284,6 +280,11 @@ struct CudaEngine::Impl {
         throw core::UsageError("a grid of " + std::to_string(cells) + " cells: needs " + formatBytes(need) +
                                " of GPU memory, " + name + " has " + formatBytes(freeBytes) + " free");
       cellFirst.allocate(size_t(cells) + 1);
+      // The counting sort's scan scratch: sized with the offsets, since fewer cells need less.
+      if (countingSortFits(cells)) {
+        const size_t scanBytes = cellScanTempBytes(cells);
+        if (scanBytes > sortTemp.size()) sortTemp.allocate(scanBytes);
+      }
       waitForSideStream();
       for (int k = 0; k < 2; ++k) {
         cellCount[k].allocate(size_t(cells) + 1);
@@ -456,12 +457,12 @@ struct CudaEngine::Impl {
     const uint32_t cells = gridCells(params, ForceMode::Boids, n);
     ensureGrid(cells, true, ForceMode::Boids);
     const GridSpec* d_grid = gridSpecs.get() + kRowGridSlot;
-    if (rowCountsReady && countingWanted(cells))
+    const bool countNext = countingWanted(cells);  // this step's sort and the next one's count
+    if (rowCountsReady && countNext)
       placeCounted(cells, lc);
     else
       sortRowGrid(d_grid, cells, lc);
     rowCountsReady = false;
-    const bool countNext = countingWanted(cells);
     RowsStepOut out;
     out.posOut = pos[1 - cur].get();
     out.dt = params.boids.dt;

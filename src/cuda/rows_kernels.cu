@@ -108,11 +108,9 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   });
   const core::Vec3 v = core::boidVelocity(acc, pi, ldg4(vel + i), b);
   st4(velOut + i, core::make4(v, 0.0f));
-  if (out.posOut) {
-    const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
-    st4(out.posOut + i, p);
-    if (out.counts) countCell(g, p, i, out.keys, out.rank, out.counts, out.crowded);
-  }
+  const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
+  st4(out.posOut + i, p);
+  if (out.counts) countCell(g, p, i, out.keys, out.rank, out.counts, out.crowded);
 }
 
 __global__ void __launch_bounds__(1024)

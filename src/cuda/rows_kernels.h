@@ -1,7 +1,7 @@
-// Stages of the `rows` boids pipeline (core/row_search.h): findCellFirst turns the sorted keys
-// into one offset per cell, so that a row of cells is one [first, last) range; the force kernel
-// walks the pruned rows; the statistics kernel counts what it examines. The grid is labelled,
-// sorted and reordered by the shared stages of grid_build.h.
+// Stages of the `rows` boids pipeline (core/row_search.h): one offset per cell, so that a row of
+// cells is one [first, last) range, either from the radix sort's keys (findCellFirst, after the
+// shared stages of grid_build.h) or from the counting sort below; the force kernel walks the
+// pruned rows and integrates; the statistics kernel counts what it examines.
 #pragma once
 
 #include <cstdint>
@@ -48,10 +48,9 @@ void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint3
                          const core::Vec4* d_posIn, const core::Vec4* d_velIn, const uint32_t* d_idIn,
                          core::Vec4* d_posOut, core::Vec4* d_velOut, uint32_t* d_idOut, const LaunchConfig& lc);
 
-// What the rows force kernel does after a boid's new velocity: with posOut, it also integrates
-// (core::boidIntegrate into posOut, in the same order, so that no integrate kernel reads the
-// state again); with counts too,
-// it counts the new position's cell for the next step's counting sort (as launchCountCells).
+// What the rows force kernel does after a boid's new velocity: it integrates (core::boidIntegrate
+// into posOut, in the same order, so that no integrate kernel reads the state again) and, with
+// counts, counts the new position's cell for the next step's counting sort (as launchCountCells).
 struct RowsStepOut {
   core::Vec4* posOut = nullptr;
   float dt = 0, halfSize = 0;
