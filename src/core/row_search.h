@@ -130,9 +130,8 @@ MURMUR_HD float rowGap(float t, int c, int dim, float m) {
 }
 
 // The rows a sphere of `radius` around p can reach: the (y, z) box of candidate rows, and per
-// row the x-range of cells the sphere reaches at that row's distance. Rows are numbered
-// 0 .. numRows() - 1, z outer and y inner; the CPU loop (forEachRow) and the GPU kernel (which
-// visits them in batches) walk the same numbers, so both sum in the same order.
+// row the x-range of cells the sphere reaches at that row's distance. The CPU engine and the GPU
+// kernels visit the rows through forEachRow, z outer and y inner, so both sum in the same order.
 struct RowSphere {
   float tx, ty, tz;  // p in cell units (tx in x-cell units, sx times finer)
   float sx;          // rowXSplit
@@ -140,12 +139,10 @@ struct RowSphere {
   float m;           // rowMargin
   int ylo, ny, zlo, nz;
 
-  MURMUR_HD int numRows() const { return ny * nz; }
-
-  // Row k: false when pruned; otherwise the keys of its first and last cell. The sorted range of
-  // the row is [cellFirst[first], cellFirst[last + 1]).
-  MURMUR_HD bool row(const GridSpec& g, int k, uint32_t& first, uint32_t& last) const {
-    const int cz = zlo + k / ny, cy = ylo + k % ny;
+  // Row (cy, cz), ylo <= cy < ylo + ny and zlo <= cz < zlo + nz: false when pruned; otherwise
+  // the keys of its first and last cell. The sorted range of the row is
+  // [cellFirst[first], cellFirst[last + 1]).
+  MURMUR_HD bool rowAt(const GridSpec& g, int cz, int cy, uint32_t& first, uint32_t& last) const {
     const float gz = rowGap(tz, cz, g.dims.z, m), gy = rowGap(ty, cy, g.dims.y, m);
     const float rx2 = reach2 - gz * gz - gy * gy;
     if (rx2 <= 0.0f) return false;
@@ -172,15 +169,17 @@ MURMUR_HD RowSphere rowSphere(const GridSpec& g, const Vec3& p, float radius) {
   return s;
 }
 
-// Calls f(first, last) for every row of rowSphere(g, p, radius) that is not pruned, in order.
+// Calls f(first, last) for every row of rowSphere(g, p, radius) that is not pruned, in order (row
+// k = (cz - zlo) ny + (cy - ylo)). Two nested loops rather than one over k: row(k)'s division and
+// remainder by ny cost the GPU kernels an integer division per row.
 template <typename F>
 MURMUR_HD void forEachRow(const GridSpec& g, const Vec3& p, float radius, F&& f) {
   const RowSphere s = rowSphere(g, p, radius);
-  const int rows = s.numRows();
-  for (int k = 0; k < rows; ++k) {
-    uint32_t first = 0, last = 0;
-    if (s.row(g, k, first, last)) f(first, last);
-  }
+  for (int cz = s.zlo; cz < s.zlo + s.nz; ++cz)
+    for (int cy = s.ylo; cy < s.ylo + s.ny; ++cy) {
+      uint32_t first = 0, last = 0;
+      if (s.rowAt(g, cz, cy, first, last)) f(first, last);
+    }
 }
 
 }  // namespace murmur::core
