@@ -13,7 +13,6 @@
 
 namespace murmur::cuda {
 
-using core::BoidAccum;
 using core::BoidParams;
 using core::BoidRadii2;
 using core::GridSpec;
@@ -71,15 +70,12 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   if (i >= n) return;
   const GridSpec g = *grid;
   const Vec4 pi = ldg4(pos + i);
+  const core::Vec3 ci = core::xyz(pi);
   const BoidRadii2 r2 = core::boidRadii2(b);
   const float reach2 = boidReach2(r2);
-  BoidAccum acc = core::boidAccumInit();
-  // The long-row test: the same d^2 as boidAccumulate's, outside every radius it adds nothing.
-  const auto consider = [&](uint32_t j, const Vec4& pj) {
-    if (j == i) return;
-    boidPairAdd(acc, pi, pj, vel, j, r2, reach2);
-  };
-  core::forEachRow(g, core::xyz(pi), searchRadius, [&](uint32_t first, uint32_t last) {
+  // Relative sums with i visited as its own candidate (core::BoidAccumRel): no j != i test.
+  core::BoidAccumRel acc = core::boidAccumRelInit();
+  core::forEachRow(g, ci, searchRadius, [&](uint32_t first, uint32_t last) {
     const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
     uint32_t j = s;
     if constexpr (BatchedT) {
@@ -88,25 +84,27 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
 #pragma unroll
         for (int u = 0; u < 4; ++u) ps[u] = ldg4(pos + j + u);
 #pragma unroll
-        for (int u = 0; u < 4; ++u) consider(j + u, ps[u]);
+        for (int u = 0; u < 4; ++u) boidPairAddRel(acc, core::xyz(ps[u]) - ci, vel, j + u, r2, reach2);
       }
       for (; j + 1 < e; j += 2) {
         const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
-        consider(j, pa);
-        consider(j + 1, pb);
+        boidPairAddRel(acc, core::xyz(pa) - ci, vel, j, r2, reach2);
+        boidPairAddRel(acc, core::xyz(pb) - ci, vel, j + 1, r2, reach2);
       }
-      if (j < e) consider(j, ldg4(pos + j));
+      if (j < e) boidPairAddRel(acc, core::xyz(ldg4(pos + j)) - ci, vel, j, r2, reach2);
     } else {
       for (; j + 1 < e; j += 2) {
         const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
         const Vec4 va = ldg4(vel + j), vb = ldg4(vel + j + 1);
-        if (j != i) core::boidAccumulate(acc, pi, pa, va, r2);
-        if (j + 1 != i) core::boidAccumulate(acc, pi, pb, vb, r2);
+        core::boidAccumulateRel(acc, core::xyz(pa) - ci, va, r2);
+        core::boidAccumulateRel(acc, core::xyz(pb) - ci, vb, r2);
       }
-      if (j < e && j != i) core::boidAccumulate(acc, pi, ldg4(pos + j), ldg4(vel + j), r2);
+      if (j < e) core::boidAccumulateRel(acc, core::xyz(ldg4(pos + j)) - ci, ldg4(vel + j), r2);
     }
   });
-  const core::Vec3 v = core::boidVelocity(acc, pi, ldg4(vel + i), b);
+  const Vec4 vi = ldg4(vel + i);
+  core::boidRemoveSelf(acc, vi, r2);
+  const core::Vec3 v = core::boidVelocityRel(acc, vi, b);
   st4(velOut + i, core::make4(v, 0.0f));
   const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
   st4(out.posOut + i, p);
