@@ -43,13 +43,19 @@ inline int rowCellsPerRadius(const SimParams& p, size_t n) {
   return perCell >= kRowFineBodiesPerCell ? kRowCellsPerRadius : 1;
 }
 
-// Where rows are long, the force kernel takes the grid kernels' loop (cuda/boids_kernels.cu):
-// four candidates per iteration, the sums skipped outside every radius, a velocity read only
-// inside the alignment radius, 48 registers. On an H100 (1M boids, force stage) that won at 8
-// bodies per cell of the rows grid (FLAME GPU density: 0.389 -> 0.345 ms) and lost at about 2
-// (CIS 565 world with half-width cells: 0.489 -> 0.522; 10M `dense`: 1.780 -> 2.096), where a
-// row holds a handful of candidates, mostly neighbours. The threshold sits between the two.
-constexpr double kRowBatchBodiesPerCell = 4.0;
+// The GPU force kernel's loop by the mean occupancy of the rows grid's cells
+// (cuda/rows_kernels.cu). Short: a loop per row, two candidates per iteration. Flat: one loop
+// over all of a boid's rows (the lanes of a warp idle less while rows differ in length, but their
+// loads spread over more rows at once). Batched: a loop per row, four candidates per iteration,
+// the sums skipped outside every radius, so that a warp jumps over candidates no lane needs. On
+// an H100 (1M boids, step, 500 warm-up steps, bench/results/h100/flat-explore/): at about 2
+// bodies per cell (CIS 565 world with half-width cells, 10M `dense`) short 0.487 and 2.00 ms
+// against flat 0.543 and 2.22; at 8 (FLAME GPU density, cell width 1 and 2) flat 0.370 against
+// batched 0.386; at 15.6 (CIS 565 world at cell width 2) batched 0.529 against flat 0.601. The
+// thresholds sit between.
+enum class RowLoop { Short, Flat, Batched };
+constexpr double kRowFlatBodiesPerCell = 4.0;
+constexpr double kRowBatchBodiesPerCell = 12.0;
 
 // Mean bodies per cell of rowGrid(p, n): the classic cell's occupancy over the cells it splits into.
 inline double rowBodiesPerCell(const SimParams& p, size_t n) {
@@ -59,7 +65,12 @@ inline double rowBodiesPerCell(const SimParams& p, size_t n) {
   return double(n) * (w * w * w) / (side * side * side) / (split * split * split);
 }
 
-inline bool rowBatched(const SimParams& p, size_t n) { return rowBodiesPerCell(p, n) >= kRowBatchBodiesPerCell; }
+inline RowLoop rowLoop(const SimParams& p, size_t n) {
+  const double perCell = rowBodiesPerCell(p, n);
+  return perCell >= kRowBatchBodiesPerCell ? RowLoop::Batched
+         : perCell >= kRowFlatBodiesPerCell ? RowLoop::Flat
+                                            : RowLoop::Short;
+}
 
 // Slack in cell units on every distance bound: a fixed part for the rounding of the radius and
 // of d^2, plus a part that grows with the grid, since the cell coordinate t = (x - o) * invW

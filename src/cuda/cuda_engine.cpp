@@ -197,6 +197,7 @@ struct CudaEngine::Impl {
   bool crowdedPending = false;
   bool countingOff = false;
   CudaEngine::GridSort gridSort = CudaEngine::GridSort::Auto;
+  int flatTableRowsCap = 0;  // debugSetFlatTableRows; 0: rowsFlatTableRows
   bool lastCounted = false;
   // The rows step's force kernel counted the positions it wrote (keys[0], index[0], cellCount):
   // the next step's counting sort starts at the scan.
@@ -475,9 +476,12 @@ struct CudaEngine::Impl {
     }
     recycleCounts();  // the zeroing overlaps the force kernel
     timer.stage(Stage::Force, [&] {
-      launchBoidsRows(pos[cur].get(), vel[velCur].get(), n, d_grid, cellFirst.get(), params.boids,
-                      core::maxRuleRadius(params.boids), core::rowBatched(params, n), vel[1 - velCur].get(), out,
-                      lc);
+      const float radius = core::maxRuleRadius(params.boids);
+      const core::RowLoop loop = core::rowLoop(params, n);
+      int flatRows = loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(params, n), radius) : 0;
+      if (flatRows > 0 && flatTableRowsCap > 0) flatRows = std::min(flatRows, flatTableRowsCap);
+      launchBoidsRows(pos[cur].get(), vel[velCur].get(), n, d_grid, cellFirst.get(), params.boids, radius, loop,
+                      flatRows, vel[1 - velCur].get(), out, lc);
     });
     cur = 1 - cur;  // the ids stay where they are: the kernel kept the order
     velCur = 1 - velCur;
@@ -728,6 +732,8 @@ void CudaEngine::debugSetListCapacity(uint32_t entries) {
 }
 
 void CudaEngine::debugSetGridSort(GridSort mode) { impl_->gridSort = mode; }
+
+void CudaEngine::debugSetFlatTableRows(int rows) { impl_->flatTableRowsCap = rows; }
 
 bool CudaEngine::debugLastSortCounted() const { return impl_->lastCounted; }
 

@@ -3,6 +3,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <climits>
+#include <cmath>
 
 #include "core/physics.h"
 #include "core/row_search.h"
@@ -44,22 +45,38 @@ __device__ __forceinline__ void countCell(const GridSpec& g, const Vec4& p, uint
   if (r == kStableCellMax) *crowded = 1u;  // the cell holds more than kStableCellMax bodies
 }
 
-// One thread per body in cell order; consecutive threads sit in neighbouring cells of one row,
-// so a warp's rows overlap and their ranges hit the same cache lines. Each row is one contiguous
-// loop. Short rows (BatchedT false: about 2 bodies per cell, a row holds a handful of candidates,
-// mostly neighbours) take two candidates per iteration with both positions and both velocities
-// loaded before either is used, so that four loads are in flight. On an H100 (1M boids, force
-// stage, 200 warm-up steps, one run: CIS 565 world / FLAME GPU density at block 256 / 10M
-// `dense`) that took 0.526 / 0.430 / 1.931 ms to 0.490 / 0.393 / 1.796; four per iteration was
-// no faster (0.527 / 0.393 / 1.967: 64 registers and spills). Long rows (BatchedT true, see
-// core::rowBatched) take the grid kernels' loop instead: four positions per iteration, the sums
-// skipped outside every radius, a velocity read only inside the alignment radius, 48 registers.
+// What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
+// velocity, the integration into posOut and, with counts, the next step's count of its cell.
+__device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, uint32_t i, const Vec4& pi,
+                                               const Vec4* __restrict__ vel, const GridSpec& g,
+                                               const BoidParams& b, const BoidRadii2& r2, Vec4* __restrict__ velOut,
+                                               const RowsStepOut& out) {
+  const Vec4 vi = ldg4(vel + i);
+  core::boidRemoveSelf(acc, vi, r2);
+  const core::Vec3 v = core::boidVelocityRel(acc, vi, b);
+  st4(velOut + i, core::make4(v, 0.0f));
+  const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
+  st4(out.posOut + i, p);
+  if (out.counts) countCell(g, p, i, out.keys, out.rank, out.counts, out.crowded);
+}
+
+// The per-row loops. One thread per body in cell order; consecutive threads sit in neighbouring
+// cells of one row, so a warp's rows overlap and their ranges hit the same cache lines. Each row
+// is one contiguous loop. Short rows (core::RowLoop::Short, about 2 bodies per cell: a row holds
+// a handful of candidates, mostly neighbours) take two candidates per iteration with both
+// positions and both velocities loaded before either is used, so that four loads are in flight.
+// On an H100 (1M boids, force stage, 200 warm-up steps, one run: CIS 565 world / FLAME GPU
+// density at block 256 / 10M `dense`) that took 0.526 / 0.430 / 1.931 ms to 0.490 / 0.393 /
+// 1.796; four per iteration was no faster (0.527 / 0.393 / 1.967: 64 registers and spills).
+// Crowded rows (RowLoop::Batched) take the grid kernels' loop instead: four positions per
+// iteration, the sums skipped outside every radius, a velocity read only inside the alignment
+// radius, 48 registers. The sums are relative to the boid, which is its own candidate once
+// (core::BoidAccumRel): no j != i test per candidate (step 0.514 -> 0.487 ms in the CIS 565
+// world, 2.14 -> 2.00 at 10M `dense`; bench/results/h100/flat-explore/).
 // Slower in other runs (README "Performance"): register caps of 48 and 40 on the short-row loop
-// (0.593 and 0.574 against 0.527 ms in the CIS 565 world); staging every lane's row ranges in
-// shared memory and running one flat loop over all candidates (fewer idle lanes, 24.6 active of
-// 32 against 17.9, but the table took the L1 cache the neighbour loads live on); loading the next
-// row's range before the current row's loop (0.729 against 0.526 ms); one flat loop that steps to
-// the next row when a row ends (1.277 ms).
+// (0.593 and 0.574 against 0.527 ms in the CIS 565 world); loading the next row's range before
+// the current row's loop (0.729 against 0.526 ms); one flat loop that steps to the next row when
+// a row ends (1.277 ms); the flat loop below (0.543 against 0.487 ms).
 template <bool BatchedT>
 __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                                               const GridSpec* __restrict__ grid,
@@ -73,7 +90,6 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   const core::Vec3 ci = core::xyz(pi);
   const BoidRadii2 r2 = core::boidRadii2(b);
   const float reach2 = boidReach2(r2);
-  // Relative sums with i visited as its own candidate (core::BoidAccumRel): no j != i test.
   core::BoidAccumRel acc = core::boidAccumRelInit();
   core::forEachRow(g, ci, searchRadius, [&](uint32_t first, uint32_t last) {
     const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
@@ -102,13 +118,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       if (j < e) core::boidAccumulateRel(acc, core::xyz(ldg4(pos + j)) - ci, ldg4(vel + j), r2);
     }
   });
-  const Vec4 vi = ldg4(vel + i);
-  core::boidRemoveSelf(acc, vi, r2);
-  const core::Vec3 v = core::boidVelocityRel(acc, vi, b);
-  st4(velOut + i, core::make4(v, 0.0f));
-  const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
-  st4(out.posOut + i, p);
-  if (out.counts) countCell(g, p, i, out.keys, out.rank, out.counts, out.crowded);
+  finishRowsBoid(acc, i, pi, vel, g, b, r2, velOut, out);
 }
 
 __global__ void __launch_bounds__(1024)
@@ -126,6 +136,97 @@ __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
                            const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
                            float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   boidsRowsBody<true>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out);
+}
+
+// Long rows (core::RowLoop::Flat, 4 to 12 bodies per cell) take one flat loop per lane. A loop
+// per row runs for the longest lane of the warp, and rows of a few dozen candidates differ a lot
+// from lane to lane; a lane's whole stream of candidates differs less. So each lane first lists
+// its rows in shared memory (one 32-bit entry each: the row's start relative to the lane's own
+// slot and its length), then walks all its candidates in one loop that switches rows with one
+// shared-memory read. A neighbour's velocity is read only inside the alignment radius.
+// On an H100 at FLAME GPU density (1M boids, 500 warm-up steps) the step went from 0.386 ms
+// (the batched loop) to 0.370 at cell width 1 and 2. Where cells are crowded it loses to the
+// batched loop, whose warps jump over candidates outside every radius together (CIS 565 world at
+// cell width 2, 15.6 bodies per cell: 0.601 against 0.529 ms). Where rows are short it loses: with every lane's candidates in flight at once, a warp's loads spread over
+// many rows, and in the CIS 565 world the L1 hit rate fell from 72% to 61% and the L1 and L2
+// throughputs rose to 92% and 83% (Nsight Compute, bench/results/h100/flat-explore/): 0.543
+// against 0.487 ms, 2.22 against 2.00 at 10M `dense`. Loading the next candidate a step ahead
+// (positions and velocities) was slower still: 0.85 / 0.49 / 2.80 ms in the three worlds.
+constexpr int kRowLenBits = 10;  // a row of at most 1023 candidates fits an entry
+constexpr int kRowOffsetBits = 32 - kRowLenBits;
+
+// Packs row [s, e) of the lane at slot i into an entry; false when it does not fit (the caller
+// walks that row at once).
+__device__ __forceinline__ bool packRowEntry(uint32_t s, uint32_t e, uint32_t i, uint32_t& entry) {
+  const long long off = static_cast<long long>(s) - static_cast<long long>(i);
+  const uint32_t len = e - s;
+  if (len >= (1u << kRowLenBits) || off < -(1ll << (kRowOffsetBits - 1)) || off >= (1ll << (kRowOffsetBits - 1)))
+    return false;
+  entry = (static_cast<uint32_t>(static_cast<int32_t>(off)) << kRowLenBits) | len;
+  return true;
+}
+__device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
+  return i + static_cast<uint32_t>(static_cast<int32_t>(entry) >> kRowLenBits);
+}
+__device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
+
+// Candidate j at offset d from the boid: as core::boidAccumulateRel, the velocity read only
+// inside the alignment radius.
+__device__ __forceinline__ void addRowCandidate(core::BoidAccumRel& acc, const core::Vec3& d,
+                                                const Vec4* __restrict__ vel, uint32_t j, const BoidRadii2& r2) {
+  const float d2 = core::distance2(d);
+  if (d2 < r2.r1) {
+    acc.d1 += d;
+    acc.n1 += 1;
+  }
+  if (d2 < r2.r2) acc.d2 += d;
+  if (d2 < r2.r3) {
+    acc.sumVel += core::xyz(ldg4(vel + j));
+    acc.n3 += 1;
+  }
+}
+
+__global__ void __launch_bounds__(1024)
+    boidsRowsFlatKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
+                        const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
+                        float searchRadius, int tableRows, Vec4* __restrict__ velOut, RowsStepOut out) {
+  extern __shared__ uint32_t rowTable[];  // [tableRows][blockDim.x]
+  const uint32_t i = globalThreadIndex();
+  if (i >= n) return;  // no barrier below
+  const GridSpec g = *grid;
+  const Vec4 pi = ldg4(pos + i);
+  const core::Vec3 ci = core::xyz(pi);
+  const BoidRadii2 r2 = core::boidRadii2(b);
+  core::BoidAccumRel acc = core::boidAccumRelInit();
+  uint32_t* mine = rowTable + threadIdx.x;
+  const uint32_t stride = blockDim.x;
+  int rows = 0;
+  uint32_t total = 0;
+  core::forEachRow(g, ci, searchRadius, [&](uint32_t first, uint32_t last) {
+    const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
+    if (s == e) return;
+    uint32_t entry = 0;
+    if (rows < tableRows && packRowEntry(s, e, i, entry)) {
+      mine[rows * stride] = entry;
+      ++rows;
+      total += e - s;
+    } else {
+      for (uint32_t j = s; j < e; ++j) addRowCandidate(acc, core::xyz(ldg4(pos + j)) - ci, vel, j, r2);
+    }
+  });
+  uint32_t j = 0, e = 0;
+  int t = 0;
+  for (uint32_t left = total; left > 0; --left) {
+    if (j == e) {
+      const uint32_t entry = mine[t * stride];
+      ++t;
+      j = rowEntryStart(entry, i);
+      e = j + rowEntryLength(entry);
+    }
+    addRowCandidate(acc, core::xyz(ldg4(pos + j)) - ci, vel, j, r2);
+    ++j;
+  }
+  finishRowsBoid(acc, i, pi, vel, g, b, r2, velOut, out);
 }
 
 __global__ void __launch_bounds__(1024)
@@ -244,15 +345,35 @@ void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint3
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
+// Dynamic shared memory a kernel may take without opting in.
+constexpr size_t kDefaultSharedBytes = 48 * 1024;
+
+int rowsFlatTableRows(const GridSpec& g, float searchRadius) {
+  // rowSphere's (y, z) box spans floor(t + reach) - floor(t - reach) + 1 <= floor(2 reach) + 2
+  // cells per axis, fewer where the grid is smaller.
+  const float reach = searchRadius * g.invCellWidth + core::rowMargin(g);
+  const int span = static_cast<int>(std::floor(2.0f * reach)) + 2;
+  const int rows = (span < g.dims.y ? span : g.dims.y) * (span < g.dims.z ? span : g.dims.z);
+  return rows < kRowsFlatMaxTableRows ? rows : kRowsFlatMaxTableRows;
+}
+
 void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
-                     const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, bool batched,
-                     Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
-  if (batched)
+                     const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, core::RowLoop loop,
+                     int flatTableRows, Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
+  if (loop == core::RowLoop::Flat) {
+    const size_t bytes = size_t(flatTableRows) * size_t(lc.block) * sizeof(uint32_t);
+    if (bytes > kDefaultSharedBytes)  // at most kRowsFlatMaxTableRows * 1024 * 4 bytes: fits every sm_90 SM
+      MURMUR_CUDA_CHECK(
+          cudaFuncSetAttribute(boidsRowsFlatKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    boidsRowsFlatKernel<<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
+                                                                          searchRadius, flatTableRows, d_velOut, out);
+  } else if (loop == core::RowLoop::Batched) {
     boidsRowsBatchedKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
                                                                         searchRadius, d_velOut, out);
-  else
+  } else {
     boidsRowsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
                                                                  searchRadius, d_velOut, out);
+  }
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/grid.h"
 #include "core/params.h"
+#include "core/row_search.h"
 #include "cuda/launch.h"
 #include "cuda/module_guard.h"
 
@@ -60,13 +61,20 @@ struct RowsStepOut {
   uint32_t* crowded = nullptr;
 };
 
+// Rows per thread in the table of the flat loop (the long-row kernel, rows_kernels.cu): the
+// most a search of searchRadius on g can visit, capped at kRowsFlatMaxTableRows (a row past the
+// table is walked at once, still exactly).
+constexpr int kRowsFlatMaxTableRows = 40;
+int rowsFlatTableRows(const core::GridSpec& g, float searchRadius);
+
 // accumulateForces, rows. Input d_pos, d_vel in cell order of d_grid, d_cellFirst. Output
-// d_velOut[i] = core::boidVelocity of body i (w = 0), in the same order. `batched`: the loop for
-// long rows (core::rowBatched); either loop finds the same neighbours and sums in the same order.
-// `out`: the integration and the next step's counts, done in the same kernel (RowsStepOut).
+// d_velOut[i] = the new velocity of body i (w = 0), in the same order. `loop`: the loop for the
+// rows grid's occupancy (core::rowLoop); the flat loop lists flatTableRows rows per thread in
+// shared memory (rowsFlatTableRows). Every loop finds the same neighbours. `out`: the
+// integration and the next step's counts, done in the same kernel (RowsStepOut).
 void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
-                     const uint32_t* d_cellFirst, const core::BoidParams& b, float searchRadius, bool batched,
-                     core::Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc);
+                     const uint32_t* d_cellFirst, const core::BoidParams& b, float searchRadius, core::RowLoop loop,
+                     int flatTableRows, core::Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc);
 
 // Neighbour statistics over the rows the force kernel visits, reading the (unreordered) bodies
 // through d_sortedIndex. Adds candidates (j != i) to d_counts[0], neighbours (d^2 < radius2) to

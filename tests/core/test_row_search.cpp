@@ -276,19 +276,22 @@ TEST(RowSearch, GravityRunsTheCoherentGrid) {
 
 // The GPU picks its row loop by the occupancy of the rows grid's cells: the worlds of the
 // benchmark land on the side they were measured on (core/row_search.h).
-TEST(RowSearch, BodiesPerCellPickTheLongRowLoop) {
+TEST(RowSearch, BodiesPerCellPickTheRowLoop) {
   SimParams p = defaultParams();  // CIS 565 world: half-size 100, largest radius 5
   p.cellWidthFactor = 1;
   EXPECT_NEAR(rowBodiesPerCell(p, 1000000), 1e6 * 125.0 / 8e6 / 8.0, 1e-9);  // half-width cells
-  EXPECT_FALSE(rowBatched(p, 1000000));
+  EXPECT_EQ(rowLoop(p, 1000000), RowLoop::Short);
   p.cellWidthFactor = 2;
   EXPECT_NEAR(rowBodiesPerCell(p, 1000000), 1e6 * 1000.0 / 8e6 / 8.0, 1e-9);
-  EXPECT_TRUE(rowBatched(p, 1000000));
+  EXPECT_EQ(rowLoop(p, 1000000), RowLoop::Batched);
   SimParams f = defaultParams();  // FLAME GPU density: half-size 50, radii 2
   f.halfSize = 50.0f;
   f.boids.cohesionRadius = f.boids.separationRadius = f.boids.alignmentRadius = 2.0f;
   f.cellWidthFactor = 1;
   EXPECT_NEAR(rowBodiesPerCell(f, 1000000), 8.0, 1e-9);  // classic-width cells
-  EXPECT_TRUE(rowBatched(f, 1000000));
-  EXPECT_FALSE(rowBatched(f, 400000));  // 3.2 per cell
+  EXPECT_EQ(rowLoop(f, 1000000), RowLoop::Flat);
+  EXPECT_EQ(rowLoop(f, 400000), RowLoop::Short);  // 3.2 per cell
+  f.cellWidthFactor = 2;
+  EXPECT_NEAR(rowBodiesPerCell(f, 1000000), 8.0, 1e-9);  // cells of half the classic width
+  EXPECT_EQ(rowLoop(f, 1000000), RowLoop::Flat);
 }

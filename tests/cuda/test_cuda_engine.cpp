@@ -183,14 +183,19 @@ TEST_F(CudaEngineTest, LargeBoidsNaiveMatchesCoherent) {
 // in a world small enough that thousands of boids wrap: every checkpoint state is stepped once
 // by both, so a neighbour the rows search misses anywhere shows as a per-id mismatch.
 TEST_F(CudaEngineTest, RowsMatchesNaiveAcrossStepsAndWraps) {
-  // 10 neighbours per boid: classic-width cells; 60: cells of half the width (rowCellsPerRadius).
-  for (double neighbours : {10.0, 60.0}) {
+  // 10 and 30 neighbours per boid: classic-width cells; 60: cells of half the width
+  // (rowCellsPerRadius).
+  for (double neighbours : {10.0, 30.0, 60.0}) {
     for (int width : {1, 2}) {
     const Case c{ForceMode::Boids, Pipeline::Rows, width, kLargeN, Integrator::Leapfrog};
     SimParams p = paramsFor(c);
     p.halfSize = test::denseHalfSize(c.n, p, neighbours);
-    // Both force loops run: the long-row one only at 60 neighbours and width 2 (14 per cell).
-    EXPECT_EQ(core::rowBatched(p, c.n), neighbours == 60.0 && width == 2) << "width " << width;
+    // Every force loop runs (core::rowLoop): flat at 30 neighbours (7 per cell), batched at 60
+    // and width 2 (14 per cell), short elsewhere (about 2).
+    const core::RowLoop want = neighbours == 30.0                     ? core::RowLoop::Flat
+                               : neighbours == 60.0 && width == 2 ? core::RowLoop::Batched
+                                                                  : core::RowLoop::Short;
+    EXPECT_EQ(core::rowLoop(p, c.n), want) << "neighbours " << neighbours << " width " << width;
     auto rows = cuda::createCudaEngine(p);
     rows->reset(bodiesFor(c, p));
     SimParams q = p;
@@ -299,6 +304,37 @@ TEST_F(CudaEngineTest, CrowdedCellTurnsTheCountingSortOff) {
   engine.reset(now);
   engine.step(1);
   EXPECT_TRUE(engine.debugLastSortCounted());
+}
+
+// The rows pipeline's flat loop (long rows) walks at once the rows its table cannot hold: rows
+// past a table capped at 3 entries, and a row of more than 1023 candidates (a clump of 1100 boids
+// in one cell; an entry holds 10 bits of length). One step of that state against naive.
+TEST_F(CudaEngineTest, FlatRowLoopWalksRowsPastItsTableExactly) {
+  const Case c{ForceMode::Boids, Pipeline::Rows, 1, 20000, Integrator::Leapfrog};
+  SimParams p = paramsFor(c);
+  p.halfSize = test::denseHalfSize(c.n, p, 30.0);
+  ASSERT_EQ(core::rowLoop(p, c.n), core::RowLoop::Flat);
+  Bodies start = bodiesFor(c, p);
+  for (uint32_t i = 0; i < 1100; ++i) {
+    start.pos[i].x = 1.0f + 0.05f * float(i % 11) / 11.0f;
+    start.pos[i].y = 1.0f + 0.05f * float((i / 11) % 10) / 10.0f;
+    start.pos[i].z = 1.0f + 0.05f * float(i / 110) / 10.0f;
+  }
+  SimParams q = p;
+  q.pipeline = Pipeline::Naive;
+  auto naive = cuda::createCudaEngine(q);
+  naive->reset(start);
+  naive->step(1);
+  const Bodies ref = naive->readBodies();
+  for (int cap : {0, 3}) {
+    cuda::CudaEngine rows(p);
+    rows.debugSetFlatTableRows(cap);
+    rows.reset(start);
+    rows.step(1);
+    std::string report;
+    EXPECT_EQ(test::countStateMismatches(rows.readBodies(), ref, kRel, kAbsFloor, kAbsFloor, &report), 0u)
+        << "table cap " << cap << report;
+  }
 }
 
 // Verlet on the GPU against naive on the GPU at 2^17 + 3 bodies in a world where thousands of
