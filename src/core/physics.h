@@ -1,6 +1,8 @@
 // Per-body rules shared by the CPU engine and the CUDA kernels. Every executor (naive, grid,
 // CPU, GPU) feeds neighbours into the same accumulator and finishes with the same function, so
-// pipelines differ only in which candidates they visit and in summation order.
+// pipelines differ only in which candidates they visit and in summation order; the GPU rows
+// kernels sum offsets from the boid instead (BoidAccumRel), the same neighbours and the same
+// rules, rounded differently.
 #pragma once
 
 #include "core/hd.h"
@@ -67,8 +69,11 @@ MURMUR_HD BoidAccumRel boidAccumRelInit() {
   return BoidAccumRel{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
 }
 
-// Adds candidate j at offset d = p_j - p_i (velocity vj) to boid i's relative sums; j may be i.
-MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj, const BoidRadii2& r) {
+// Adds candidate j at offset d = p_j - p_i to boid i's relative sums; j may be i. velOf()
+// returns v_j and is called only inside the alignment radius, so a kernel can read the velocity
+// only where it is needed.
+template <typename VelF>
+MURMUR_HD void boidAccumulateRelWith(BoidAccumRel& a, const Vec3& d, VelF&& velOf, const BoidRadii2& r) {
   const float d2 = distance2(d);
   if (d2 < r.r1) {
     a.d1 += d;
@@ -76,9 +81,14 @@ MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj,
   }
   if (d2 < r.r2) a.d2 += d;
   if (d2 < r.r3) {
-    a.sumVel += xyz(vj);
+    a.sumVel += xyz(velOf());
     a.n3 += 1;
   }
+}
+
+// The same with v_j at hand.
+MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj, const BoidRadii2& r) {
+  boidAccumulateRelWith(a, d, [&] { return vj; }, r);
 }
 
 // Takes boid i (velocity vi), visited once as its own candidate at d = 0, out of the sums: it

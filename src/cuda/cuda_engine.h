@@ -82,9 +82,9 @@ class CudaEngine final : public core::Engine {
   void debugSetGridSort(GridSort mode);
   bool debugLastSortCounted() const;
 
-  // Tests only: the rows pipeline's flat loop (long rows, rows_kernels.h) lists at most `rows`
-  // rows per boid in its table from the next step on, and walks the others at once; 0 restores
-  // the table rowsFlatTableRows sizes.
+  // Tests only: the rows pipeline's flat loop (core::RowLoop::Flat, rows_kernels.h) lists at
+  // most `rows` rows per boid in its table from the next step on, and walks the others at once;
+  // 0 restores the table rowsFlatTableRows sizes.
   void debugSetFlatTableRows(int rows);
 
   // Copies the current state, in its current (possibly cell) order, into device buffers of

@@ -138,20 +138,22 @@ __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
   boidsRowsBody<true>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out);
 }
 
-// Long rows (core::RowLoop::Flat, 4 to 12 bodies per cell) take one flat loop per lane. A loop
-// per row runs for the longest lane of the warp, and rows of a few dozen candidates differ a lot
-// from lane to lane; a lane's whole stream of candidates differs less. So each lane first lists
-// its rows in shared memory (one 32-bit entry each: the row's start relative to the lane's own
-// slot and its length), then walks all its candidates in one loop that switches rows with one
-// shared-memory read. A neighbour's velocity is read only inside the alignment radius.
-// On an H100 at FLAME GPU density (1M boids, 500 warm-up steps) the step went from 0.386 ms
-// (the batched loop) to 0.370 at cell width 1 and 2. Where cells are crowded it loses to the
-// batched loop, whose warps jump over candidates outside every radius together (CIS 565 world at
-// cell width 2, 15.6 bodies per cell: 0.601 against 0.529 ms). Where rows are short it loses: with every lane's candidates in flight at once, a warp's loads spread over
-// many rows, and in the CIS 565 world the L1 hit rate fell from 72% to 61% and the L1 and L2
-// throughputs rose to 92% and 83% (Nsight Compute, bench/results/h100/flat-explore/): 0.543
-// against 0.487 ms, 2.22 against 2.00 at 10M `dense`. Loading the next candidate a step ahead
-// (positions and velocities) was slower still: 0.85 / 0.49 / 2.80 ms in the three worlds.
+// Crowded rows (core::RowLoop::Flat, 4 to 12 bodies per cell) take one flat loop per lane. A
+// loop per row runs for the longest lane of the warp, and rows of a few dozen candidates differ a
+// lot from lane to lane; a lane's whole stream of candidates differs less. So each lane first
+// lists its rows in shared memory (one 32-bit entry each: the row's start relative to the lane's
+// own slot and its length), then walks all its candidates in one loop that switches rows with one
+// shared-memory read. A neighbour's velocity is read only inside the alignment radius. On an
+// H100 at FLAME GPU density (1M boids, 500 warm-up steps) the step went from 0.384 ms (the
+// batched loop) to 0.363 at cell width 1, 0.383 to 0.364 at width 2. Where cells are more
+// crowded it loses to the batched loop, whose warps jump together over candidates outside every
+// radius (CIS 565 world at cell width 2, 15.6 bodies per cell: 0.601 against 0.529 ms). Where
+// rows are short it loses too: with every lane at its own place in its own stream, a warp's loads
+// spread over many rows, and in the CIS 565 world the L1 hit rate fell from 72% to 61% and the
+// L1 and L2 throughputs rose to 92% and 83% (Nsight Compute, bench/results/h100/flat-explore/):
+// 0.543 against 0.487 ms, 2.22 against 2.00 at 10M `dense`. Loading the next candidate's position
+// and velocity a step ahead was slower still: 0.85 / 0.49 / 2.80 ms in the CIS 565 world, at
+// FLAME GPU density and at 10M `dense`.
 constexpr int kRowLenBits = 10;  // a row of at most 1023 candidates fits an entry
 constexpr int kRowOffsetBits = 32 - kRowLenBits;
 
@@ -170,20 +172,10 @@ __device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
 }
 __device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
 
-// Candidate j at offset d from the boid: as core::boidAccumulateRel, the velocity read only
-// inside the alignment radius.
+// Candidate j at offset d from the boid, its velocity read only inside the alignment radius.
 __device__ __forceinline__ void addRowCandidate(core::BoidAccumRel& acc, const core::Vec3& d,
                                                 const Vec4* __restrict__ vel, uint32_t j, const BoidRadii2& r2) {
-  const float d2 = core::distance2(d);
-  if (d2 < r2.r1) {
-    acc.d1 += d;
-    acc.n1 += 1;
-  }
-  if (d2 < r2.r2) acc.d2 += d;
-  if (d2 < r2.r3) {
-    acc.sumVel += core::xyz(ldg4(vel + j));
-    acc.n3 += 1;
-  }
+  core::boidAccumulateRelWith(acc, d, [&] { return ldg4(vel + j); }, r2);
 }
 
 __global__ void __launch_bounds__(1024)

@@ -61,7 +61,7 @@ struct RowsStepOut {
   uint32_t* crowded = nullptr;
 };
 
-// Rows per thread in the table of the flat loop (the long-row kernel, rows_kernels.cu): the
+// Rows per thread in the table of the flat loop (core::RowLoop::Flat, rows_kernels.cu): the
 // most a search of searchRadius on g can visit, capped at kRowsFlatMaxTableRows (a row past the
 // table is walked at once, still exactly).
 constexpr int kRowsFlatMaxTableRows = 40;

@@ -306,9 +306,11 @@ TEST_F(CudaEngineTest, CrowdedCellTurnsTheCountingSortOff) {
   EXPECT_TRUE(engine.debugLastSortCounted());
 }
 
-// The rows pipeline's flat loop (long rows) walks at once the rows its table cannot hold: rows
-// past a table capped at 3 entries, and a row of more than 1023 candidates (a clump of 1100 boids
-// in one cell; an entry holds 10 bits of length). One step of that state against naive.
+// The rows pipeline's flat loop (core::RowLoop::Flat) walks at once the rows its table cannot
+// hold: rows past a table capped at 3 entries, and a row of more than 1023 candidates (a clump of
+// 1100 boids in one cell; an entry holds 10 bits of length). One step of that state against
+// naive, at block sizes 32, 128 and 1024 (a table of 64 KiB per block: past the 48 KiB a kernel
+// gets without asking).
 TEST_F(CudaEngineTest, FlatRowLoopWalksRowsPastItsTableExactly) {
   const Case c{ForceMode::Boids, Pipeline::Rows, 1, 20000, Integrator::Leapfrog};
   SimParams p = paramsFor(c);
@@ -326,15 +328,18 @@ TEST_F(CudaEngineTest, FlatRowLoopWalksRowsPastItsTableExactly) {
   naive->reset(start);
   naive->step(1);
   const Bodies ref = naive->readBodies();
-  for (int cap : {0, 3}) {
-    cuda::CudaEngine rows(p);
-    rows.debugSetFlatTableRows(cap);
-    rows.reset(start);
-    rows.step(1);
-    std::string report;
-    EXPECT_EQ(test::countStateMismatches(rows.readBodies(), ref, kRel, kAbsFloor, kAbsFloor, &report), 0u)
-        << "table cap " << cap << report;
-  }
+  for (int block : {32, 128, 1024})
+    for (int cap : {0, 3}) {
+      SimParams b = p;
+      b.blockSize = block;
+      cuda::CudaEngine rows(b);
+      rows.debugSetFlatTableRows(cap);
+      rows.reset(start);
+      rows.step(1);
+      std::string report;
+      EXPECT_EQ(test::countStateMismatches(rows.readBodies(), ref, kRel, kAbsFloor, kAbsFloor, &report), 0u)
+          << "block " << block << " table cap " << cap << report;
+    }
 }
 
 // Verlet on the GPU against naive on the GPU at 2^17 + 3 bodies in a world where thousands of
