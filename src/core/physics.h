@@ -69,11 +69,8 @@ MURMUR_HD BoidAccumRel boidAccumRelInit() {
   return BoidAccumRel{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
 }
 
-// Adds candidate j at offset d = p_j - p_i to boid i's relative sums; j may be i. velOf()
-// returns v_j and is called only inside the alignment radius, so a kernel can read the velocity
-// only where it is needed.
-template <typename VelF>
-MURMUR_HD void boidAccumulateRelWith(BoidAccumRel& a, const Vec3& d, VelF&& velOf, const BoidRadii2& r) {
+// Adds candidate j at offset d = p_j - p_i (velocity vj) to boid i's relative sums; j may be i.
+MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj, const BoidRadii2& r) {
   const float d2 = distance2(d);
   if (d2 < r.r1) {
     a.d1 += d;
@@ -81,14 +78,9 @@ MURMUR_HD void boidAccumulateRelWith(BoidAccumRel& a, const Vec3& d, VelF&& velO
   }
   if (d2 < r.r2) a.d2 += d;
   if (d2 < r.r3) {
-    a.sumVel += xyz(velOf());
+    a.sumVel += xyz(vj);
     a.n3 += 1;
   }
-}
-
-// The same with v_j at hand.
-MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj, const BoidRadii2& r) {
-  boidAccumulateRelWith(a, d, [&] { return vj; }, r);
 }
 
 // Takes boid i (velocity vi), visited once as its own candidate at d = 0, out of the sums: it

@@ -172,10 +172,20 @@ __device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
 }
 __device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
 
-// Candidate j at offset d from the boid, its velocity read only inside the alignment radius.
+// Candidate j at offset d from the boid: as core::boidAccumulateRel, the velocity read only
+// inside the alignment radius.
 __device__ __forceinline__ void addRowCandidate(core::BoidAccumRel& acc, const core::Vec3& d,
                                                 const Vec4* __restrict__ vel, uint32_t j, const BoidRadii2& r2) {
-  core::boidAccumulateRelWith(acc, d, [&] { return ldg4(vel + j); }, r2);
+  const float d2 = core::distance2(d);
+  if (d2 < r2.r1) {
+    acc.d1 += d;
+    acc.n1 += 1;
+  }
+  if (d2 < r2.r2) acc.d2 += d;
+  if (d2 < r2.r3) {
+    acc.sumVel += core::xyz(ldg4(vel + j));
+    acc.n3 += 1;
+  }
 }
 
 __global__ void __launch_bounds__(1024)
