@@ -8,49 +8,44 @@
 
 #include "core/bodies.h"
 #include "core/params.h"
+#include "core/stages.h"
 
 namespace murmur::core {
 
-// Where a step's time goes, in milliseconds, for the last step. The engine is the only producer:
-// CUDA events around each stage on the GPU, steady-clock time on the CPU engine; all zero unless
-// profiling is on (Engine::setProfiling). A stage a pipeline does not have stays 0.
-//   label:     cell key per body
-//   sort:      order the bodies by cell key
-//   bounds:    cell start/end; gravity adds its grid from the bounding box and the cell monopoles
-//   reorder:   gather pos/vel/id into cell order (coherent pipeline)
-//   force:     the neighbour or pair loop
-//   integrate: kicks, drifts and the boundary
-//   comm:      moving bodies between ranks (several ranks only: halos, migrants, gathers)
-// Drawing is not a stage of the engine: whoever draws times it (render_ms in the benchmark).
+// Where a step's time goes, in milliseconds, for the last step, per stage of core/stages.h. The
+// engine is the only producer: CUDA events around each stage on the GPU, steady-clock time on the
+// CPU engine; all zero unless profiling is on (Engine::setProfiling). A stage a pipeline does not
+// have stays 0. Drawing is not a stage of the engine: whoever draws times it (render_ms).
 struct StepProfile {
-  // listMs: the verlet pipeline's list build (its search), in the steps that build one.
-  double labelMs = 0, sortMs = 0, boundsMs = 0, reorderMs = 0, forceMs = 0, integrateMs = 0, commMs = 0, listMs = 0;
+  double labelMs = 0, sortMs = 0, boundsMs = 0, reorderMs = 0, listMs = 0, forceMs = 0, integrateMs = 0, commMs = 0;
+
+  double& at(Stage s);
+  double at(Stage s) const;
   double totalMs() const {
-    return labelMs + sortMs + boundsMs + reorderMs + forceMs + integrateMs + commMs + listMs;
+    double t = 0;
+    for (int s = 0; s < kStageCount; ++s) t += at(static_cast<Stage>(s));
+    return t;
   }
   StepProfile& operator+=(const StepProfile& o) {
-    labelMs += o.labelMs;
-    sortMs += o.sortMs;
-    boundsMs += o.boundsMs;
-    reorderMs += o.reorderMs;
-    forceMs += o.forceMs;
-    integrateMs += o.integrateMs;
-    commMs += o.commMs;
-    listMs += o.listMs;
+    for (int s = 0; s < kStageCount; ++s) at(static_cast<Stage>(s)) += o.at(static_cast<Stage>(s));
     return *this;
   }
   StepProfile& operator*=(double k) {
-    labelMs *= k;
-    sortMs *= k;
-    boundsMs *= k;
-    reorderMs *= k;
-    forceMs *= k;
-    integrateMs *= k;
-    commMs *= k;
-    listMs *= k;
+    for (int s = 0; s < kStageCount; ++s) at(static_cast<Stage>(s)) *= k;
     return *this;
   }
 };
+
+// The field of stage s: the one place that ties a stage of core/stages.h to its field.
+using StageField = double StepProfile::*;
+inline StageField stageField(Stage s) {
+  static constexpr StageField fields[kStageCount] = {
+      &StepProfile::labelMs, &StepProfile::sortMs,  &StepProfile::boundsMs,    &StepProfile::reorderMs,
+      &StepProfile::listMs,  &StepProfile::forceMs, &StepProfile::integrateMs, &StepProfile::commMs};
+  return fields[static_cast<int>(s)];
+}
+inline double& StepProfile::at(Stage s) { return this->*stageField(s); }
+inline double StepProfile::at(Stage s) const { return this->*stageField(s); }
 
 // The machine an engine runs on, as the benchmark records it. name: the GPU's name ("NVIDIA H100
 // 80GB HBM3") or the CPU model; cc: compute capability ("9.0"); driver and runtime: CUDA versions
@@ -64,6 +59,39 @@ struct DeviceInfo {
 struct NeighbourStats {
   double meanCandidates = 0;
   double meanNeighbours = 0;
+};
+
+// Capabilities an engine hands out (docs/design.md#the-engine-interface): what a client needs of
+// one kind of engine, asked through the interface instead of a cast to the engine's class.
+
+// The state on a GPU, for clients that read or write it in place: the interop draw copy, the
+// splat renderer, the Python module's device arrays.
+class DeviceAccess {
+ public:
+  struct Bodies {
+    const Vec4* pos = nullptr;
+    const Vec4* vel = nullptr;
+    const uint32_t* id = nullptr;
+    size_t n = 0;
+  };
+  virtual ~DeviceAccess() = default;
+  // The current state on the device, in its current (possibly cell) order, for kernels that read
+  // it in place. Valid until the next step, reset or setParams.
+  virtual Bodies deviceBodies() const = 0;
+  // Copies the current state, in its current order, into device buffers of numBodies() float4
+  // positions, float4 velocities and uint32 ids (mapped interop buffers); a null pointer skips
+  // that array. Queued on the engine's stream, no host sync.
+  virtual void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) = 0;
+};
+
+// One simulation over several ranks: who this is, and what the run's summary says of them.
+class RankAccess {
+ public:
+  virtual ~RankAccess() = default;
+  virtual int rank() const = 0;
+  virtual int numRanks() const = 0;
+  // One line for the summary: ranks, transport, communication per step.
+  virtual std::string summary() const = 0;
 };
 
 class Engine {
@@ -111,6 +139,10 @@ class Engine {
 
   // Boids neighbour statistics of the current state (current pipeline's candidate set).
   virtual NeighbourStats neighbourStats() = 0;
+
+  // Capabilities (null where the engine has none): the state on a GPU; several ranks.
+  virtual DeviceAccess* deviceAccess() { return nullptr; }
+  virtual const RankAccess* rankAccess() const { return nullptr; }
 
  protected:
   bool profiling_ = false;

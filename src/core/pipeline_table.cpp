@@ -1,0 +1,98 @@
+#include "core/pipeline_table.h"
+
+#include <stdexcept>
+
+namespace murmur::core {
+
+namespace {
+
+constexpr unsigned kGridStages = stageBit(Stage::Label) | stageBit(Stage::Sort) | stageBit(Stage::Bounds);
+constexpr unsigned kStepStages = stageBit(Stage::Force) | stageBit(Stage::Integrate);
+constexpr unsigned kReorder = stageBit(Stage::Reorder);
+
+// One row per pipeline, in enum order.
+std::vector<PipelineInfo> makeTable() {
+  std::vector<PipelineInfo> t = {
+      {Pipeline::Naive, "naive", '1', true, true, Pipeline::Naive, kStepStages, false, false, false, false,
+       kOnCpu | kOnCuda | kOnRanksGravity, "all pairs, tiled in shared memory"},
+      {Pipeline::Scattered, "scattered", '2', true, true, Pipeline::Scattered, kGridStages | kStepStages, true, false,
+       false, true, kOnCpu | kOnCuda, "uniform grid; bodies stay in place, cells index them"},
+      {Pipeline::Coherent, "coherent", '3', true, true, Pipeline::Coherent, kGridStages | kReorder | kStepStages, true,
+       true, false, true, kOnCpu | kOnCuda | kOnRanksBoids, "uniform grid; the bodies are reordered by cell"},
+      {Pipeline::Rows, "rows", '4', true, true, Pipeline::Coherent, kGridStages | kReorder | kStepStages, true, true,
+       false, true, kOnCpu | kOnCuda, "exact boids search over pruned rows of finer cells (gravity: coherent)"},
+      {Pipeline::Tree, "tree", '5', false, true, Pipeline::Tree, kGridStages | kReorder | kStepStages, true, true,
+       false, false, kOnCpu | kOnCuda, "Barnes-Hut over a radix tree built every step (gravity only)"},
+      {Pipeline::Verlet, "verlet", '6', true, true, Pipeline::Coherent,
+       kGridStages | kReorder | stageBit(Stage::List) | kStepStages, true, true, true, true, kOnCpu | kOnCuda,
+       "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
+  };
+  for (size_t i = 0; i < t.size(); ++i)
+    if (static_cast<size_t>(t[i].id) != i || std::string(t[i].name) != toString(t[i].id))
+      throw std::logic_error("pipeline table: row " + std::to_string(i) + " is out of enum order");
+  return t;
+}
+
+}  // namespace
+
+const std::vector<PipelineInfo>& pipelineTable() {
+  static const std::vector<PipelineInfo> table = makeTable();
+  return table;
+}
+
+const PipelineInfo& pipelineInfo(Pipeline p) {
+  const auto& t = pipelineTable();
+  const auto i = static_cast<size_t>(p);
+  if (i >= t.size()) throw std::invalid_argument("pipeline " + std::to_string(int(p)) + " is not in the table");
+  return t[i];
+}
+
+bool serves(Pipeline p, ForceMode f) {
+  const PipelineInfo& r = pipelineInfo(p);
+  return f == ForceMode::Boids ? r.boids : r.gravity && r.gravityAs == p;
+}
+
+Pipeline effectivePipeline(Pipeline p, ForceMode f) {
+  return f == ForceMode::Gravity ? pipelineInfo(p).gravityAs : p;
+}
+
+bool hasCellWidth(Pipeline p, ForceMode f) { return f == ForceMode::Boids && pipelineInfo(p).cellWidth; }
+
+bool hasStage(Pipeline p, ForceMode f, Stage s) {
+  return (pipelineInfo(effectivePipeline(p, f)).stages & stageBit(s)) != 0;
+}
+
+std::vector<Pipeline> pipelinesFor(ForceMode f) {
+  std::vector<Pipeline> out;
+  for (const PipelineInfo& r : pipelineTable())
+    if (serves(r.id, f)) out.push_back(r.id);
+  return out;
+}
+
+bool runsOnRanks(Pipeline p, ForceMode f) {
+  return (pipelineInfo(p).runsOn & (f == ForceMode::Boids ? kOnRanksBoids : kOnRanksGravity)) != 0;
+}
+
+std::vector<Pipeline> rankPipelines(ForceMode f) {
+  std::vector<Pipeline> out;
+  for (const PipelineInfo& r : pipelineTable())
+    if (runsOnRanks(r.id, f)) out.push_back(r.id);
+  return out;
+}
+
+Pipeline defaultRankPipeline(ForceMode f) {
+  const std::vector<Pipeline> all = rankPipelines(f);
+  if (all.empty()) throw std::logic_error(std::string("no pipeline runs ") + toString(f) + " over ranks");
+  return all.back();
+}
+
+std::string joinNames(const std::vector<Pipeline>& list, const char* lastJoin) {
+  std::string s;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) s += i + 1 == list.size() ? lastJoin : ", ";
+    s += toString(list[i]);
+  }
+  return s;
+}
+
+}  // namespace murmur::core

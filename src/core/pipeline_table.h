@@ -1,0 +1,66 @@
+// The pipeline table: one row per pipeline, the one description that options, --help, validation,
+// the viewer's number keys, the benchmark's lists, the plots and the tests' parameterised lists
+// read. Each engine implements a row in its own file(s) behind one small interface (the CPU
+// engine: core/cpu_pipeline.h; the CUDA engine: cuda/cuda_pipeline.h). How to add a pipeline:
+// docs/design.md#the-pipeline-table-and-how-to-add-a-pipeline.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/params.h"
+#include "core/stages.h"
+
+namespace murmur::core {
+
+// Where a pipeline runs. A pipeline the CPU engine runs is the reference of the CUDA one in tests.
+enum RunsOn : unsigned {
+  kOnCpu = 1u << 0,
+  kOnCuda = 1u << 1,
+  // Several ranks (src/dist), per force: the decomposition implements these rows.
+  kOnRanksBoids = 1u << 2,
+  kOnRanksGravity = 1u << 3,
+};
+
+struct PipelineInfo {
+  Pipeline id;
+  const char* name;         // the one spelling: command line, JSON, CSV, panel
+  char key;                 // the viewer's number key
+  bool boids;               // serves the boids force itself
+  bool gravity;             // serves gravity (gravityAs says which method runs)
+  Pipeline gravityAs;       // the gravity method a gravity step on this pipeline runs
+  unsigned stages;          // bit (1 << Stage) per stage a boids step (or, gravity only, a gravity step) has
+  bool sorts;               // sorts the bodies by cell (or key) every step or list build
+  bool reorders;            // keeps the state in cell order (id order is a gather away)
+  bool lists;               // keeps neighbour lists across steps (stepsPerCycle may exceed 1)
+  bool cellWidth;           // has a boids grid whose cell width --cell-width sets
+  unsigned runsOn;          // RunsOn bits
+  const char* summary;      // one line for --help and the docs
+};
+
+// Every row, in enum order (row i describes Pipeline(i)).
+const std::vector<PipelineInfo>& pipelineTable();
+const PipelineInfo& pipelineInfo(Pipeline p);
+
+// Whether p serves force f itself (gravity on rows and verlet runs gravityAs).
+bool serves(Pipeline p, ForceMode f);
+// The method a step of force f runs on pipeline p: p itself, or gravityAs for gravity.
+Pipeline effectivePipeline(Pipeline p, ForceMode f);
+// Whether a step of force f on pipeline p has a grid of the boids cell width (--cell-width).
+bool hasCellWidth(Pipeline p, ForceMode f);
+// Whether a step of force f on pipeline p has the stage s.
+bool hasStage(Pipeline p, ForceMode f, Stage s);
+// The pipelines that serve force f (gravity: those with a method of their own, so that reports
+// and sweeps that cover gravity measure each method once).
+std::vector<Pipeline> pipelinesFor(ForceMode f);
+// The pipelines several ranks run for force f.
+std::vector<Pipeline> rankPipelines(ForceMode f);
+// Whether several ranks run force f on pipeline p.
+bool runsOnRanks(Pipeline p, ForceMode f);
+// The default pipeline of force f over several ranks.
+Pipeline defaultRankPipeline(ForceMode f);
+// "naive, scattered, coherent, rows, tree or verlet" (names of `list`, joined for messages).
+std::string joinNames(const std::vector<Pipeline>& list, const char* lastJoin = " or ");
+
+}  // namespace murmur::core
