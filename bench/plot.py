@@ -23,16 +23,21 @@ import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import schema  # noqa: E402  (bench/schema.py: the tables, read from the C++ sources)
+
 # sample-reference: `murmur bench --reference`, NVIDIA's nbody kernel timed next to naive.
 # textbook-coherent: the plain coherent grid the classic pipelines are measured against.
-PIPELINES = ["naive", "scattered", "coherent", "rows", "tree", "verlet", "sample-reference", "textbook-coherent"]
-PIPELINE_COLOURS = {"naive": "#d62728", "scattered": "#1f77b4", "coherent": "#2ca02c", "rows": "#ff7f0e",
-                    "tree": "#9467bd", "verlet": "#e377c2", "sample-reference": "#7f7f7f",
-                    "textbook-coherent": "#8c564b"}
+# The simulator's pipelines come from its table (bench/schema.py reads src/core/pipeline_table.cpp);
+# the benchmark's own rows follow them.
+PIPELINES = schema.pipelines() + ["sample-reference", "textbook-coherent"]
+_PALETTE = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#e377c2", "#17becf", "#bcbd22"]
+PIPELINE_COLOURS = dict(zip(PIPELINES, _PALETTE))
+PIPELINE_COLOURS.update({"sample-reference": "#7f7f7f", "textbook-coherent": "#8c564b"})
 ENGINE_STYLES = {"cuda": "-", "cpu": "--"}
 MARKERS = ["o", "s", "^", "D", "v", "P"]
-STAGES = [("label_ms", "label"), ("sort_ms", "sort"), ("bounds_ms", "bounds"), ("reorder_ms", "reorder"),
-          ("list_ms", "list build"), ("force_ms", "force"), ("integrate_ms", "integrate"), ("render_ms", "render")]
+# The stages with a CSV column (bench/schema.py reads src/core/stages.h), then drawing.
+STAGES = [(c, "list build" if n == "list" else n) for c, n in schema.stage_columns()] + [("render_ms", "render")]
 STAGE_COLOURS = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#9467bd", "#1f77b4", "#ff7f0e", "#17becf"]
 
 

@@ -17,11 +17,14 @@ import csv
 import re
 import sys
 
-COLUMNS = ["timestamp", "git_sha", "gpu", "cc", "driver", "cuda", "engine", "force", "pipeline", "scenario",
-           "n", "block_size", "cell_width_factor", "neighbours_mean", "render", "warmup_steps", "steps",
-           "sim_ms_median", "sim_ms_min", "sim_ms_p90", "steps_per_s", "frame_fps", "label_ms", "sort_ms",
-           "bounds_ms", "reorder_ms", "force_ms", "integrate_ms", "render_ms", "interactions_per_s", "gflops",
-           "ranks", "comm_ms", "moved_mb_per_step", "halo_bodies_per_step", "imbalance", "scaling", "speedup"]
+sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+
+import schema  # noqa: E402  (bench/schema.py: the tables, read from the C++ sources)
+
+# The bench CSV's columns up to gflops (what a headless run reports), then the scaling columns.
+_BENCH = schema.bench_columns()
+COLUMNS = _BENCH[:_BENCH.index("gflops") + 1] + ["ranks", "comm_ms", "moved_mb_per_step", "halo_bodies_per_step",
+                                                 "imbalance", "scaling", "speedup"]
 
 
 def fields(line):
@@ -74,8 +77,9 @@ def rows_of(runs, gpu, sha, timestamp):
                     "moved_mb_per_step": d.get("moved_mb_per_step", 0),
                     "halo_bodies_per_step": d.get("halo_bodies_per_step", ""),
                     "imbalance": d.get("imbalance", ""), "scaling": r["config"].split("-")[-1]})
-        for k in ["label", "sort", "bounds", "reorder", "force", "integrate"]:
-            row[k + "_ms"] = st.get(k, "")
+        for k, column in schema.stages():
+            if column in _BENCH[:_BENCH.index("gflops") + 1]:  # comm_ms is set above, per rank count
+                row[column] = st.get(k, "")
         if s["force"] == "gravity":
             ips = n * n * 1000.0 / ms
             row["interactions_per_s"] = f"{ips:.4g}"

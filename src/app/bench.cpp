@@ -22,6 +22,8 @@
 #include "core/atomic_file.h"
 #include "core/csv.h"
 #include "core/errors.h"
+#include "core/format.h"
+#include "core/pipeline_table.h"
 #include "core/scenarios.h"
 #if defined(MURMUR_HAVE_CUDA)
 #include "cuda/sample_nbody.h"
@@ -266,7 +268,7 @@ class Eta {
   }
   double cost(const BenchConfig& c, size_t n) const {
     const double x = double(std::max<size_t>(n, 1));
-    if (c.pipeline == Pipeline::Naive) return x * x;
+    if (core::pipelineInfo(c.pipeline).allPairs) return x * x;
     return c.force == ForceMode::Gravity ? x * std::min(x, gravityCells_) : x;
   }
   double gravityCells_;
@@ -332,7 +334,7 @@ int runBench(const Options& o) {
       devices[core::toString(kind)] = d;
     }
     sidecar.beginRun(json{{"command_line", o.bench.commandLine},
-                          {"started_utc", isoUtcNow()},
+                          {"started_utc", core::isoUtcNow()},
                           {"git_sha", gitSha()},
                           {"csv", o.bench.csv},
                           {"preset", o.bench.preset},
@@ -427,7 +429,7 @@ int runBench(const Options& o) {
     sidecar.run()["configurations"].push_back(entry);
     sidecar.save();
   }
-  sidecar.run()["finished_utc"] = isoUtcNow();
+  sidecar.run()["finished_utc"] = core::isoUtcNow();
   if (StopSignal::received()) {
     sidecar.run()["interrupted"] = StopSignal::name();
     sidecar.run()["configurations_not_run"] = plan.size() - static_cast<size_t>(measured + skipped);

@@ -3,12 +3,13 @@
 
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 
 #include "app/git_sha.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "core/format.h"
+#include "core/pipeline_table.h"
 #include "core/verlet.h"
 
 namespace murmur::app {
@@ -17,15 +18,6 @@ using core::EngineKind;
 using core::ForceMode;
 using core::Pipeline;
 using core::UsageError;
-
-std::string isoUtcNow() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v) {
@@ -60,7 +52,7 @@ void Sidecar::save() const {
 core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const core::DeviceInfo& device,
                      const Measurement& m, const StepStats& st) {
   core::CsvRow row;
-  row.set("timestamp", isoUtcNow());
+  row.set("timestamp", core::isoUtcNow());
   row.set("git_sha", std::string(gitSha()));
   row.set("gpu", deviceName);
   if (c.engine == EngineKind::Cuda) {
@@ -83,23 +75,19 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   row.set("sim_ms_min", st.min);
   row.set("sim_ms_p90", st.p90);
   row.set("steps_per_s", 1000.0 / st.median);
-  // Stages a pipeline does not have stay empty rather than 0: naive builds no grid, only the
-  // coherent and rows pipelines reorder.
-  const core::StepProfile& s = m.stageMean;
-  if (c.pipeline != Pipeline::Naive) {
-    row.set("label_ms", s.labelMs);
-    row.set("sort_ms", s.sortMs);
-    row.set("bounds_ms", s.boundsMs);
+  // Stages a step does not have stay empty rather than 0 (the pipeline table says which it has:
+  // naive builds no grid, scattered does not reorder, only verlet keeps lists).
+  if (m.profiled) {
+    const core::StepProfile& s = m.stageMean;
+    for (int k = 0; k < core::kStageCount; ++k) {
+      const auto stage = static_cast<core::Stage>(k);
+      if (stage == core::Stage::Comm) continue;  // not a column: several ranks report it in their summary
+      const bool integrates = stage != core::Stage::Integrate || !c.reference;
+      if (core::hasStage(c.pipeline, c.force, stage) && integrates) row.set(core::kStageColumns[k], s.at(stage));
+    }
+    if (core::pipelineInfo(core::effectivePipeline(c.pipeline, c.force)).lists)
+      row.set("list_steps", static_cast<long long>(core::verletPlan(m.params).steps));
   }
-  if (c.pipeline == Pipeline::Coherent || c.pipeline == Pipeline::Rows || c.pipeline == Pipeline::Tree ||
-      c.pipeline == Pipeline::Verlet)
-    row.set("reorder_ms", s.reorderMs);
-  if (c.pipeline == Pipeline::Verlet && c.force == core::ForceMode::Boids) {
-    row.set("list_ms", s.listMs);
-    row.set("list_steps", static_cast<long long>(core::verletPlan(m.params).steps));
-  }
-  row.set("force_ms", s.forceMs);
-  if (!c.reference) row.set("integrate_ms", s.integrateMs);
   if (m.rendered) {
     row.set("render_ms", m.renderMs);
     row.set("frame_fps", 1000.0 / (st.median + m.renderMs));

@@ -21,6 +21,7 @@ struct Measurement {
   std::vector<double> stepMs;         // every timed step, ms
   std::vector<double> repeatMedians;  // per repeat, ms
   core::StepProfile stageMean;        // the engine's stage times, mean over the timed steps
+  bool profiled = true;               // stageMean was measured (a headless run without --profile: no)
   bool rendered = false;
   bool interop = false;
   double renderMs = 0;  // median render_ms (DrawSource::drawFrame) over the timed steps
@@ -31,11 +32,11 @@ struct Measurement {
   int warmup = 0;  // warm-up steps actually run
 };
 
-std::string isoUtcNow();
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v);
 
-// The CSV row of a measured configuration. Stages a pipeline does not have stay empty.
+// The CSV row of a measured configuration, for `murmur bench` and a headless run's --csv alike.
+// Stages a pipeline does not have stay empty.
 core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const core::DeviceInfo& device,
                      const Measurement& m, const StepStats& st);
 json configJson(const BenchConfig& c, size_t n);

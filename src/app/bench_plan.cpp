@@ -10,6 +10,7 @@
 #include "app/bench.h"
 #include "app/parse.h"
 #include "core/errors.h"
+#include "core/pipeline_table.h"
 
 namespace murmur::app {
 
@@ -19,6 +20,14 @@ using core::Pipeline;
 using core::UsageError;
 
 namespace {
+
+// The boids pipelines with a grid (a cell width to sweep), in table order.
+std::vector<Pipeline> boidGridPipelines() {
+  std::vector<Pipeline> out;
+  for (Pipeline p : core::pipelinesFor(ForceMode::Boids))
+    if (core::hasCellWidth(p, ForceMode::Boids)) out.push_back(p);
+  return out;
+}
 
 // The CIS 565 project's world: half-size 100 and radii 5/3/5. They are the defaults too; the
 // preset pins them so that its results stay comparable if the defaults ever move.
@@ -51,16 +60,16 @@ const std::vector<BenchPreset>& benchPresets() {
        {25000, 100000, 250000, 1000000, 2500000, 5000000, 10000000},
        {}, {}, "dense", nullptr},
       {"gravity", "gravity, Plummer sphere, N 16k..1M, block sizes 64..1024",
-       {ForceMode::Gravity}, core::gravityPipelines(),
+       {ForceMode::Gravity}, core::pipelinesFor(ForceMode::Gravity),
        {16000, 32000, 64000, 128000, 256000, 512000, 1000000},
        {64, 128, 256, 512, 1024}, {}, "plummer", nullptr},
       {"gravity-pipelines",
        "gravity, Plummer sphere, every pipeline and the nbody sample's kernel, N 16k..10M, block 256",
-       {ForceMode::Gravity}, core::gravityPipelines(),
+       {ForceMode::Gravity}, core::pipelinesFor(ForceMode::Gravity),
        {16384, 65536, 262144, 1048576, 4194304, 10000000},
        {256}, {}, "plummer", nullptr, true},
       {"flame", "boids at FLAME GPU 2 Circles density: half-size 50, radii 2/2/2, 1M, cell widths 1 and 2, block 128",
-       {ForceMode::Boids}, {Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet},
+       {ForceMode::Boids}, boidGridPipelines(),
        {1000000}, {128}, {1, 2}, "uniform", flameParams, false, true},
   };
   return presets;
@@ -122,10 +131,10 @@ std::string sizeLimitReason(EngineKind engine, ForceMode force, Pipeline pipelin
   uint64_t limit = 0;
   std::string what;
   if (engine == EngineKind::Cuda) {
-    if (pipeline != Pipeline::Naive) return {};
+    if (!core::pipelineInfo(pipeline).allPairs) return {};
     limit = force == ForceMode::Boids ? kCudaNaiveBoidsMaxN : kCudaNaiveGravityMaxN;
     what = std::string("the GPU naive ") + core::toString(force) + " limit";
-  } else if (pipeline == Pipeline::Naive) {
+  } else if (core::pipelineInfo(pipeline).allPairs) {
     limit = kCpuNaiveMaxN;
     what = "the CPU engine's naive limit";
   } else {
@@ -148,9 +157,9 @@ std::vector<BenchConfig> planBench(const Options& o) {
   const std::vector<ForceMode> forces = b.forces.empty() ? std::vector<ForceMode>{ForceMode::Boids} : b.forces;
   // (pipeline, textbook baseline): the engine's pipelines (those with a method of their own for the
   // force), then the baseline when asked for.
-  const auto pipelinesFor = [&](ForceMode force) {
+  const auto sweepPipelines = [&](ForceMode force) {
     std::vector<std::pair<Pipeline, bool>> list;
-    const std::vector<Pipeline> own = force == ForceMode::Gravity ? core::gravityPipelines() : core::allPipelines();
+    const std::vector<Pipeline> own = core::pipelinesFor(force);
     for (Pipeline p : b.pipelines.empty() && !b.textbook ? own : b.pipelines) list.push_back({p, false});
     if (b.textbook) list.push_back({Pipeline::Coherent, true});
     return list;
@@ -171,11 +180,11 @@ std::vector<BenchConfig> planBench(const Options& o) {
       const bool fromFile = scenario.rfind("file:", 0) == 0;
       for (uint64_t n : fromFile ? std::vector<uint64_t>{0} : counts) {
         if (baseline && n > kCpuBaselineMaxN) continue;
-        for (const auto& [pipeline, textbook] : pipelinesFor(force)) {
+        for (const auto& [pipeline, textbook] : sweepPipelines(force)) {
           // The baseline repeats GPU measurements only; the CPU engine has no textbook variant.
           if (textbook && baseline) continue;
           // Not a configuration at all (options refuse a boids-only sweep that names tree).
-          if (force == ForceMode::Boids && pipeline == Pipeline::Tree) continue;
+          if (force == ForceMode::Boids && !core::pipelineInfo(pipeline).boids) continue;
           for (int bs : blockSizes) {
             for (int cw : cellWidths) {
               BenchConfig c;
@@ -186,7 +195,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
               c.scenario = scenario;
               c.n = n;
               c.blockSize = engine == EngineKind::Cuda ? bs : 0;
-              c.cellWidth = (pipeline == Pipeline::Naive || force == ForceMode::Gravity) ? 0 : cw;
+              c.cellWidth = core::hasCellWidth(pipeline, force) ? cw : 0;
               if (!seen.insert({int(engine), int(force), int(pipeline), textbook, scenario, n, c.blockSize,
                                 c.cellWidth})
                        .second)

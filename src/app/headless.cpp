@@ -5,10 +5,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
-#include <ctime>
 #include <vector>
 
 #include "app/bench.h"
+#include "app/bench_output.h"
 #include "app/engine_factory.h"
 #include "app/git_sha.h"
 #include "app/params_json.h"
@@ -20,8 +20,8 @@
 #include "core/csv.h"
 #include "core/errors.h"
 #include "core/metrics.h"
+#include "core/pipeline_table.h"
 #include "core/scenarios.h"
-#include "dist/dist_engine.h"
 #include "dist/dist_factory.h"
 #include "dist/launch.h"
 #if defined(MURMUR_HAVE_RENDER)
@@ -34,51 +34,32 @@ namespace murmur::app {
 
 namespace {
 
-// One bench-schema row for the run (--csv), so a headless run reads like a bench row.
-core::CsvRow headlessRow(const Options& o, const core::SimParams& params, const core::Engine& engine, size_t n,
+// The run's row of the bench CSV (--csv), built by the benchmark's own row builder, so that a
+// headless run reads like a bench row of the same setup.
+core::CsvRow headlessRow(const Options& o, const core::SimParams& params, core::Engine& engine, size_t n,
                          const std::vector<double>& stepMs, const std::vector<double>& renderMs,
                          const core::StepProfile& stageSum) {
-  core::CsvRow row;
-  char ts[32];
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  row.set("timestamp", std::string(ts));
-  row.set("git_sha", std::string(gitSha()));
-  row.set("gpu", engine.deviceName());
-  row.set("engine", std::string(core::toString(o.engine)));
-  row.set("force", std::string(core::toString(params.force)));
-  row.set("pipeline", std::string(core::toString(params.pipeline)));
-  row.set("scenario", o.scenario.name);
-  row.set("n", static_cast<long long>(n));
-  if (o.engine == core::EngineKind::Cuda) row.set("block_size", static_cast<long long>(params.blockSize));
-  if (params.pipeline != core::Pipeline::Naive && params.force == core::ForceMode::Boids)
-    row.set("cell_width_factor", static_cast<long long>(params.cellWidthFactor));
-  row.set("render", static_cast<long long>(renderMs.empty() ? 0 : 1));
-  row.set("warmup_steps", 0LL);
-  row.set("steps", static_cast<long long>(stepMs.size()));
-  if (!stepMs.empty()) {
-    const StepStats st = stepStats(stepMs);
-    row.set("sim_ms_median", st.median);
-    row.set("sim_ms_min", st.min);
-    row.set("sim_ms_p90", st.p90);
-    row.set("steps_per_s", 1000.0 / st.median);
-    if (!renderMs.empty()) {
-      const double r = stepStats(renderMs).median;
-      row.set("render_ms", r);
-      row.set("frame_fps", 1000.0 / (st.median + r));
-    }
-    if (o.profile) {
-      const double k = 1.0 / double(stepMs.size());
-      row.set("label_ms", stageSum.labelMs * k);
-      row.set("sort_ms", stageSum.sortMs * k);
-      row.set("bounds_ms", stageSum.boundsMs * k);
-      row.set("reorder_ms", stageSum.reorderMs * k);
-      row.set("force_ms", stageSum.forceMs * k);
-      row.set("integrate_ms", stageSum.integrateMs * k);
-      if (params.pipeline == core::Pipeline::Verlet) row.set("list_ms", stageSum.listMs * k);
-    }
+  BenchConfig c;
+  c.engine = o.engine;
+  c.force = params.force;
+  c.pipeline = params.pipeline;
+  c.scenario = o.scenario.name;
+  c.n = n;
+  if (o.engine == core::EngineKind::Cuda) c.blockSize = params.blockSize;
+  if (core::hasCellWidth(params.pipeline, params.force)) c.cellWidth = params.cellWidthFactor;
+  Measurement m;
+  m.n = n;
+  m.stepMs = stepMs;
+  m.params = params;
+  m.rendered = !renderMs.empty();
+  m.profiled = o.profile && !stepMs.empty();
+  m.stageMean = stageSum;
+  if (!stepMs.empty()) m.stageMean *= 1.0 / double(stepMs.size());
+  if (m.rendered) m.renderMs = stepStats(renderMs).median;
+  const StepStats st = stepMs.empty() ? StepStats{} : stepStats(stepMs);
+  core::CsvRow row = makeRow(c, engine.deviceName(), engine.deviceInfo(), m, st);
+  if (stepMs.empty()) {
+    for (const char* col : {"sim_ms_median", "sim_ms_min", "sim_ms_p90", "steps_per_s"}) row.set(col, std::string());
   }
   return row;
 }
@@ -102,10 +83,9 @@ int runHeadless(const Options& o) {
   const bool ranks = dist::launchedRanks() > 1;
   const bool speaker = dist::launchedRank() == 0;
   if (ranks && !o.record.empty()) throw core::UsageError("--record " + o.record + ": not over several ranks");
-  // The decomposition runs one pipeline per force (coherent boids, all-pairs gravity); without a
-  // --pipeline the run takes it instead of the single-GPU default.
-  if (ranks && !o.pipelineSet)
-    params.pipeline = params.force == core::ForceMode::Boids ? core::Pipeline::Coherent : core::Pipeline::Naive;
+  // The decomposition runs the pipelines the table marks for ranks; without a --pipeline the run
+  // takes the decomposition's default instead of the single-GPU one.
+  if (ranks && !o.pipelineSet) params.pipeline = core::defaultRankPipeline(params.force);
   // Every output is checked before the run, not found unwritable after an hour of it.
   if (!o.out.empty()) core::checkWritable("--out", o.out);
   if (!o.csv.empty()) core::checkWritable("--csv", o.csv);
@@ -267,13 +247,13 @@ int runHeadless(const Options& o) {
   }
   if (interrupted) std::printf(" interrupted=%s", StopSignal::name());
   std::printf("\n");
-  if (const auto* d = dynamic_cast<const dist::DistEngine*>(engine.get())) std::printf("%s\n", d->summary().c_str());
+  if (const core::RankAccess* r = engine->rankAccess()) std::printf("%s\n", r->summary().c_str());
   if (o.profile && done > 0) {
     const double k = 1.0 / done;
-    std::printf(
-        "stages_ms_mean label=%.4f sort=%.4f bounds=%.4f reorder=%.4f list=%.4f force=%.4f integrate=%.4f comm=%.4f\n",
-        stageSum.labelMs * k, stageSum.sortMs * k, stageSum.boundsMs * k, stageSum.reorderMs * k, stageSum.listMs * k,
-        stageSum.forceMs * k, stageSum.integrateMs * k, stageSum.commMs * k);
+    std::printf("stages_ms_mean");
+    for (int s = 0; s < core::kStageCount; ++s)
+      std::printf(" %s=%.4f", core::kStageNames[s], stageSum.at(static_cast<core::Stage>(s)) * k);
+    std::printf("\n");
   }
   std::fflush(stdout);
   return interrupted ? StopSignal::exitStatus() : 0;

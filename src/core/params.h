@@ -140,14 +140,10 @@ inline std::vector<Pipeline> allPipelines() {
   return all;
 }
 
-// The pipelines with a gravity method of their own: rows and verlet run the coherent grid for
-// gravity, so reports and sweeps that cover gravity measure it once, as coherent.
-inline std::vector<Pipeline> gravityPipelines() {
-  std::vector<Pipeline> all;
-  for (Pipeline p : allPipelines())
-    if (p != Pipeline::Rows && p != Pipeline::Verlet) all.push_back(p);
-  return all;
-}
+// The pipelines with a gravity method of their own (core/pipeline_table.h, pipelinesFor): rows
+// and verlet run the coherent grid for gravity, so reports and sweeps that cover gravity measure
+// it once, as coherent.
+std::vector<Pipeline> gravityPipelines();
 
 constexpr int kMinBlockSize = 32;
 constexpr int kMaxBlockSize = 1024;

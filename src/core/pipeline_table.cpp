@@ -14,17 +14,17 @@ constexpr unsigned kReorder = stageBit(Stage::Reorder);
 std::vector<PipelineInfo> makeTable() {
   std::vector<PipelineInfo> t = {
       {Pipeline::Naive, "naive", '1', true, true, Pipeline::Naive, kStepStages, false, false, false, false,
-       kOnCpu | kOnCuda | kOnRanksGravity, "all pairs, tiled in shared memory"},
+       kOnCpu | kOnCuda | kOnRanksGravity, true, "all pairs, tiled in shared memory"},
       {Pipeline::Scattered, "scattered", '2', true, true, Pipeline::Scattered, kGridStages | kStepStages, true, false,
-       false, true, kOnCpu | kOnCuda, "uniform grid; bodies stay in place, cells index them"},
+       false, true, kOnCpu | kOnCuda, false, "uniform grid; bodies stay in place, cells index them"},
       {Pipeline::Coherent, "coherent", '3', true, true, Pipeline::Coherent, kGridStages | kReorder | kStepStages, true,
-       true, false, true, kOnCpu | kOnCuda | kOnRanksBoids, "uniform grid; the bodies are reordered by cell"},
+       true, false, true, kOnCpu | kOnCuda | kOnRanksBoids, false, "uniform grid; the bodies are reordered by cell"},
       {Pipeline::Rows, "rows", '4', true, true, Pipeline::Coherent, kGridStages | kReorder | kStepStages, true, true,
-       false, true, kOnCpu | kOnCuda, "exact boids search over pruned rows of finer cells (gravity: coherent)"},
+       false, true, kOnCpu | kOnCuda, false, "exact boids search over pruned rows of finer cells (gravity: coherent)"},
       {Pipeline::Tree, "tree", '5', false, true, Pipeline::Tree, kGridStages | kReorder | kStepStages, true, true,
-       false, false, kOnCpu | kOnCuda, "Barnes-Hut over a radix tree built every step (gravity only)"},
+       false, false, kOnCpu | kOnCuda, false, "Barnes-Hut over a radix tree built every step (gravity only)"},
       {Pipeline::Verlet, "verlet", '6', true, true, Pipeline::Coherent,
-       kGridStages | kReorder | stageBit(Stage::List) | kStepStages, true, true, true, true, kOnCpu | kOnCuda,
+       kGridStages | kReorder | stageBit(Stage::List) | kStepStages, true, true, true, true, kOnCpu | kOnCuda, false,
        "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
   };
   for (size_t i = 0; i < t.size(); ++i)
@@ -46,6 +46,8 @@ const PipelineInfo& pipelineInfo(Pipeline p) {
   if (i >= t.size()) throw std::invalid_argument("pipeline " + std::to_string(int(p)) + " is not in the table");
   return t[i];
 }
+
+std::vector<Pipeline> gravityPipelines() { return pipelinesFor(ForceMode::Gravity); }
 
 bool serves(Pipeline p, ForceMode f) {
   const PipelineInfo& r = pipelineInfo(p);

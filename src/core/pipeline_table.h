@@ -36,6 +36,7 @@ struct PipelineInfo {
   bool lists;               // keeps neighbour lists across steps (stepsPerCycle may exceed 1)
   bool cellWidth;           // has a boids grid whose cell width --cell-width sets
   unsigned runsOn;          // RunsOn bits
+  bool allPairs;            // visits every pair: its cost grows as N^2 (size limits, progress estimates)
   const char* summary;      // one line for --help and the docs
 };
 
