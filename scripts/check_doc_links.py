@@ -5,7 +5,7 @@
 
 Fails (exit status 1, one line per problem: file:line, the citation, what is missing) when
 
-- a tracked file outside bench/results/ and external/ cites `docs/NAME.md` or `docs/NAME.md#ANCHOR`
+- a tracked file outside bench/results/ and external/ cites `docs/<name>.md` or `docs/<name>.md#<anchor>`
   and the document, or a heading with that anchor in it, does not exist;
 - a Markdown link in README.md or docs/*.md to a local file or `#anchor` does not resolve (the
   file, or the heading in the linked Markdown file);
@@ -26,7 +26,7 @@ README_MAX_LINES = 400
 EXCLUDED_DIRS = ("bench/results/", "external/")
 OLD_SKETCH = "DESIGN" + ".md"  # spelled in two parts so that this file does not cite it
 
-# docs/NAME.md, optionally #anchor; not part of a longer name (xdocs/..., my-docs/...).
+# docs/<name>.md, optionally #<anchor>; not part of a longer name (xdocs/..., my-docs/...).
 CITATION = re.compile(r"(?<![\w-])docs/([\w.-]+?\.md)(?:#([\w-]+))?")
 OLD_SKETCH_RE = re.compile(r"(?<![\w-])" + re.escape(OLD_SKETCH))
 # [text](target) and ![alt](target), with an optional "title".
