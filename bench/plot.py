@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots the CSV rows written by `murmur bench` (columns: DESIGN.md section 7).
+"""Plots the CSV rows written by `murmur bench` (columns: docs/design.md#the-benchmark-csv-schema).
 
     python3 bench/plot.py results.csv [more.csv ...] --out images/ [--prefix name] [--n N]
 

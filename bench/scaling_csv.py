@@ -4,7 +4,7 @@
     python3 bench/scaling_csv.py scaling.log --csv scaling.csv --png images/scaling.png \
         --gpu "NVIDIA H200" --sha abc1234
 
-Columns: those of DESIGN.md section 7 that a headless run reports (empty where it does not:
+Columns: those of docs/design.md#the-benchmark-csv-schema that a headless run reports (empty where it does not:
 min/p90, frame rate, render), ranks, then the communication columns: comm_ms (rank 0's mean time
 per step between two local steps: for boids choosing the halo and migrants, packing them and the
 exchange; for gravity the position gathers), moved_mb_per_step (bulk bytes all ranks sent per step: halos and

@@ -1,6 +1,6 @@
 // `murmur bench`: sweeps over engine x force x pipeline x N x block size x cell width. Each
 // configuration is timed per step (step + synchronize, wall clock) and written as one tidy CSV
-// row (DESIGN.md §7) plus an entry in a JSON sidecar (<csv>.json). Three parts: the plan (this
+// row (docs/design.md#the-benchmark-csv-schema) plus an entry in a JSON sidecar (<csv>.json). Three parts: the plan (this
 // header, bench_plan.cpp), the run (bench.cpp, runBench in run.h) and the files
 // (bench_output.h). bench/README.md documents the presets, the columns and how to plot them.
 #pragma once

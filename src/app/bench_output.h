@@ -1,5 +1,5 @@
 // `murmur bench`, the files: what one configuration's measurement is, and how it becomes a CSV row
-// (DESIGN.md §7) and an entry of the JSON sidecar (<csv>.json), which keeps what the CSV cannot:
+// (docs/design.md#the-benchmark-csv-schema) and an entry of the JSON sidecar (<csv>.json), which keeps what the CSV cannot:
 // the command line, the full parameters, the devices, the skipped configurations and why.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The benchmark CSV schema (DESIGN.md §7): one tidy row per measured configuration. Empty cells
+// The benchmark CSV schema (docs/design.md#the-benchmark-csv-schema): one tidy row per measured configuration. Empty cells
 // where a column does not apply. Used by the benchmark and by the viewer's FPS recording.
 #pragma once
 

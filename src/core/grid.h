@@ -2,7 +2,7 @@
 //
 // Boids: the grid covers the wrapped world cube with cell width = factor * largest rule radius.
 // A body visits exactly the cells its search radius can reach (grid looping), clamped to the
-// grid: the wrap boundary is not searched across (DESIGN.md §2), so every pipeline finds the
+// grid: the wrap boundary is not searched across (docs/design.md#the-boundary-rule), so every pipeline finds the
 // same neighbour set as naive all-pairs.
 //
 // Gravity: the grid covers the bounding cube of the bodies, recomputed every step, with

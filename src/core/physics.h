@@ -11,7 +11,7 @@
 namespace murmur::core {
 
 // ---------------------------------------------------------------------------------------------
-// Boids (DESIGN.md §2). Squared radii are precomputed once per step.
+// Boids (docs/design.md#boids). Squared radii are precomputed once per step.
 struct BoidRadii2 {
   float r1, r2, r3;
 };

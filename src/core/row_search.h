@@ -17,7 +17,7 @@
 // (rowXSplitFor): x in x-cell units is then exactly s times x in cell units (scaling by a power
 // of two commutes with rounding), and so is the row's x-range, so the same bound holds.
 // Clamped border cells only extend outwards, which the bounds (taken from the cell's inner
-// faces) already allow for. The boundary is not searched across (DESIGN.md §2), as in every
+// faces) already allow for. The boundary is not searched across (docs/design.md#the-boundary-rule), as in every
 // other pipeline.
 #pragma once
 

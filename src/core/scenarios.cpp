@@ -94,7 +94,7 @@ void plummer(Bodies& b, size_t begin, size_t end, Rng& rng, double mass, double 
 double plummerEnclosed(double m, double a, double r) { return m * r * r * r / std::pow(r * r + a * a, 1.5); }
 double plummerDensity(double a, double r) { return std::pow(1.0 + r * r / (a * a), -2.5); }
 
-// A disk galaxy (DESIGN.md's "galaxies worth watching"): an exponential disk with a Plummer bulge,
+// A disk galaxy (docs/design.md#galaxies-worth-watching): an exponential disk with a Plummer bulge,
 // both inside a live Plummer dark halo of bodies. The halo is live rather than a fixed potential
 // because then it needs nothing new from the physics: every pipeline (and a tree, which groups
 // the halo's many distant bodies into few nodes) treats it like any other mass, and in a

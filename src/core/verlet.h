@@ -14,7 +14,7 @@
 // (a wrap moves a body by a whole period), and the true distance is never shorter than that, so
 // lists that take pairs near across the faces (searching around the images of a body near a
 // face) stay a superset; the exact test then uses the true positions, so pairs across a face
-// still never count (DESIGN.md §2). A pair is found through at most one image while the world is
+// still never count (docs/design.md#the-boundary-rule). A pair is found through at most one image while the world is
 // at least 2 R wide; narrower worlds rebuild every step (k = 1, no images).
 //
 // k comes from the parameters (listSteps) or from the skin it costs (kVerletSkinFraction): a
@@ -65,7 +65,7 @@ inline bool verletPeriodicFits(const SimParams& p, float radius) {
 
 // The skin that lists carry when the parameters leave k open (listSteps 0) stays below this
 // fraction of the rule radius: k is the largest with 2 (k - 1) delta < fraction r. On an H100
-// (README "Performance", bench/results/h100/verlet-targets.csv) the step was fastest at k = 3 in
+// (docs/performance.md#the-verlet-pipeline, bench/results/h100/verlet-targets.csv) the step was fastest at k = 3 in
 // the 1M CIS 565 world (r = 5, delta = 0.2: 0.846 ms against 0.878 at k = 4 and 0.885 at 2), at
 // k = 1 at FLAME GPU density (r = 2: 0.686 against 0.829 at k = 2) and at k = 4 in the 10M `dense`
 // world (2.581 against 2.628 at k = 3); a fifth of the radius gives 3, 1 and 3.

@@ -1,4 +1,4 @@
-// Boids stages (DESIGN.md §2): accumulateForces (new velocities from the old state, ping-pong)
+// Boids stages (docs/design.md#boids): accumulateForces (new velocities from the old state, ping-pong)
 // and integrate (positions from the new velocities, wrapped), plus the neighbour statistics.
 #pragma once
 

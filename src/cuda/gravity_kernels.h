@@ -1,4 +1,4 @@
-// Gravity stages (DESIGN.md §2, §3): accumulateForces as accelerations (naive all pairs, or the
+// Gravity stages (docs/design.md#gravity, docs/design.md#pipelines): accumulateForces as accelerations (naive all pairs, or the
 // particle-cell approximation on a grid) and the integrators' kick/drift kernels.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Grid-build stages shared by the boids and gravity grid pipelines (DESIGN.md §3):
+// Grid-build stages shared by the boids and gravity grid pipelines (docs/design.md#pipelines):
 // labelCells -> sortByCell -> findCellBounds (-> reorderBodies, coherent) plus, for gravity, the
 // bounding-box grid and the per-cell monopoles. Kernels live in grid_build.cu; these launchers
 // only enqueue work on lc.stream and never synchronise with the host.

@@ -73,7 +73,7 @@ __device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, uint32_t
 // radius, 48 registers. The sums are relative to the boid, which is its own candidate once
 // (core::BoidAccumRel): no j != i test per candidate (step 0.514 -> 0.487 ms in the CIS 565
 // world, 2.14 -> 2.00 at 10M `dense`; bench/results/h100/flat-explore/).
-// Slower in other runs (README "Performance"): register caps of 48 and 40 on the short-row loop
+// Slower in other runs (docs/performance.md#the-rows-pipeline): register caps of 48 and 40 on the short-row loop
 // (0.593 and 0.574 against 0.527 ms in the CIS 565 world); loading the next row's range before
 // the current row's loop (0.729 against 0.526 ms); one flat loop that steps to the next row when
 // a row ends (1.277 ms); the flat loop below (0.543 against 0.487 ms).

@@ -1,4 +1,4 @@
-// One simulation over several ranks (DESIGN.md §3b), as an Engine: the headless loop drives it
+// One simulation over several ranks (docs/design.md#the-decomposition-over-ranks), as an Engine: the headless loop drives it
 // like any other. Every rank constructs one and makes the same calls in the same order; the
 // calls are collective. Rank 0 speaks for the job: readBodies() returns every body, in id order,
 // on rank 0 and an empty set elsewhere.

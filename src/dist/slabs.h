@@ -1,4 +1,4 @@
-// Who owns what when one simulation runs over several ranks (DESIGN.md §3b). Plain C++17 with
+// Who owns what when one simulation runs over several ranks (docs/design.md#the-decomposition-over-ranks). Plain C++17 with
 // __host__ __device__ helpers, so the CPU loops and the CUDA kernels decide ownership and halos
 // with the same code.
 //
@@ -7,7 +7,7 @@
 // it in (core::cellOf), with the same float expression every pipeline uses: no body can fall
 // between two owners or be claimed by two. A body's neighbours lie in its own plane and the next
 // one on either side (cell width >= search radius), so the halo a rank needs is exactly the two
-// planes around its slab, each complete. The wrap boundary is not searched across (DESIGN.md §2):
+// planes around its slab, each complete. The wrap boundary is not searched across (docs/design.md#the-boundary-rule):
 // no halo crosses it, but bodies that wrap migrate to the rank owning the plane they re-enter.
 // Why z: the cell key runs x fastest and z slowest (core::cellKey), so a slab is one contiguous
 // run of cell keys. A rank's bodies in cell order are then the global cell order cut into pieces

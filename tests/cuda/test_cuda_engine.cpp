@@ -34,7 +34,7 @@ namespace {
 
 using test::kAccFloor;
 using test::kLargeN;
-// Per-id tolerance (DESIGN.md §8): relative 1e-5 with an absolute floor for components near 0.
+// Per-id tolerance (docs/design.md#exactness-rules): relative 1e-5 with an absolute floor for components near 0.
 constexpr double kRel = 1e-5;
 constexpr double kAbsFloor = 1e-5;
 // Accelerations: relative error of the vector, floored at kAccFloor of the rms acceleration.

@@ -1,4 +1,4 @@
-// Grid invariants on the GPU (DESIGN.md §8): every body in its cell, cell start/end partition the
+// Grid invariants on the GPU (docs/design.md#testing): every body in its cell, cell start/end partition the
 // sorted range, empty cells marked, the sort is stable; the GPU grid is the CPU engine's grid,
 // array for array; gravity monopoles are the cells' masses and centres of mass.
 #include <gtest/gtest.h>
