@@ -15,9 +15,11 @@
 #include <vector>
 
 #include "app/bench.h"
+#include "app/bench_output.h"
 #include "app/options.h"
 #include "core/csv.h"
 #include "core/errors.h"
+#include "core/pipeline_table.h"
 #include "run_command.h"
 
 using namespace murmur;
@@ -127,15 +129,22 @@ TEST(BenchOptions, BadListsExitTwoWithOneLine) {
 }
 
 TEST(BenchPlan, DefaultsPerEngine) {
+  // Without --pipeline a sweep runs every pipeline that serves the force, in table order.
+  const auto boidsPipes = core::pipelinesFor(core::ForceMode::Boids);
+  const auto gravityPipes = core::pipelinesFor(core::ForceMode::Gravity);
   const auto cpu = app::planBench(parsed({"bench", "--engine", "cpu"}));
-  ASSERT_EQ(cpu.size(), 5u);
-  for (const auto& c : cpu) {
+  ASSERT_EQ(cpu.size(), boidsPipes.size());
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    const auto& c = cpu[i];
     EXPECT_EQ(c.force, core::ForceMode::Boids);
+    EXPECT_EQ(c.pipeline, boidsPipes[i]);
     EXPECT_EQ(c.n, 10000u);
     EXPECT_EQ(c.scenario, "uniform");
     EXPECT_EQ(c.blockSize, 0) << "the CPU engine has no block size";
+    EXPECT_EQ(c.cellWidth, core::hasCellWidth(c.pipeline, c.force) ? 1 : 0) << app::describe(c);
     EXPECT_TRUE(c.skipReason.empty());
   }
+  // The table as it stands: tree serves gravity only.
   EXPECT_EQ(cpu[0].pipeline, core::Pipeline::Naive);
   EXPECT_EQ(cpu[2].pipeline, core::Pipeline::Coherent);
   EXPECT_EQ(cpu[3].pipeline, core::Pipeline::Rows);
@@ -144,7 +153,9 @@ TEST(BenchPlan, DefaultsPerEngine) {
   const auto gpu = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity"}));
   // Boids: every pipeline but tree (gravity only); gravity skips rows and verlet, which run the
   // coherent grid for gravity.
+  ASSERT_EQ(gpu.size(), boidsPipes.size() + gravityPipes.size());
   ASSERT_EQ(gpu.size(), 9u);
+  for (size_t i = 0; i < gravityPipes.size(); ++i) EXPECT_EQ(gpu[boidsPipes.size() + i].pipeline, gravityPipes[i]);
   EXPECT_EQ(gpu[0].n, 100000u);
   EXPECT_EQ(gpu[0].blockSize, core::defaultParams().blockSize);
   EXPECT_EQ(gpu[5].force, core::ForceMode::Gravity);
@@ -153,6 +164,41 @@ TEST(BenchPlan, DefaultsPerEngine) {
   EXPECT_EQ(app::describe(gpu[3]), "cuda boids rows n=100000 block=256 cw=1");
   EXPECT_EQ(app::describe(gpu[4]), "cuda boids verlet n=100000 block=256 cw=1");
   EXPECT_EQ(app::describe(gpu[5]), "cuda gravity naive n=100000 block=256 cw=-");
+}
+
+// The row builder fills a stage's column exactly when the pipeline table says the step has it.
+TEST(BenchRow, StageColumnsFollowThePipelineTable) {
+  for (const core::ForceMode force : {core::ForceMode::Boids, core::ForceMode::Gravity}) {
+    for (const core::PipelineInfo& info : core::pipelineTable()) {
+      if (force == core::ForceMode::Boids && !info.boids) continue;
+      app::BenchConfig c;
+      c.engine = core::EngineKind::Cpu;
+      c.force = force;
+      c.pipeline = info.id;
+      c.n = 100;
+      app::Measurement m;
+      m.n = 100;
+      m.params = core::defaultParams();
+      m.params.force = force;
+      m.params.pipeline = info.id;
+      for (int k = 0; k < core::kStageCount; ++k) m.stageMean.at(static_cast<core::Stage>(k)) = 1.0 + k;
+      const core::CsvRow row = app::makeRow(c, "cpu", core::DeviceInfo{}, m, app::StepStats{1, 1, 1});
+      for (int k = 0; k < core::kStageCount; ++k) {
+        const auto stage = static_cast<core::Stage>(k);
+        if (stage == core::Stage::Comm) continue;  // no column
+        const bool has = core::hasStage(info.id, force, stage);
+        EXPECT_EQ(row.get(core::kStageColumns[k]).empty(), !has)
+            << core::toString(force) << " " << info.name << " " << core::kStageNames[k];
+        if (has) {
+          EXPECT_EQ(std::stod(row.get(core::kStageColumns[k])), 1.0 + k);
+        }
+      }
+      // Unprofiled (a headless run without --profile): no stage column at all.
+      m.profiled = false;
+      const core::CsvRow bare = app::makeRow(c, "cpu", core::DeviceInfo{}, m, app::StepStats{1, 1, 1});
+      for (int k = 0; k < core::kStageCount; ++k) EXPECT_TRUE(bare.get(core::kStageColumns[k]).empty());
+    }
+  }
 }
 
 TEST(BenchPlan, PresetsAndCommandLineOverrides) {
