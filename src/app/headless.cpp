@@ -19,6 +19,7 @@
 #include "core/body_io.h"
 #include "core/csv.h"
 #include "core/errors.h"
+#include "core/format.h"
 #include "core/metrics.h"
 #include "core/pipeline_table.h"
 #include "core/scenarios.h"
@@ -77,16 +78,15 @@ bool isPngPattern(const std::string& p) {
 
 }  // namespace
 
-int runHeadless(const Options& o) {
-  core::SimParams params = o.params;
-  // Several ranks (mpirun): every rank runs this loop on its share; rank 0 speaks for the job.
-  const bool ranks = dist::launchedRanks() > 1;
-  const bool speaker = dist::launchedRank() == 0;
+namespace {
+
+// Checks every output before the run (not found unwritable after an hour of it), builds the
+// scenario and the engine (over several ranks, the decomposition) and resets it.
+std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& params, bool ranks, bool speaker) {
   if (ranks && !o.record.empty()) throw core::UsageError("--record " + o.record + ": not over several ranks");
   // The decomposition runs the pipelines the table marks for ranks; without a --pipeline the run
   // takes the decomposition's default instead of the single-GPU one.
   if (ranks && !o.pipelineSet) params.pipeline = core::defaultRankPipeline(params.force);
-  // Every output is checked before the run, not found unwritable after an hour of it.
   if (!o.out.empty()) core::checkWritable("--out", o.out);
   if (!o.csv.empty()) core::checkWritable("--csv", o.csv);
   if (!o.screenshot.empty()) core::checkWritable("--screenshot", o.screenshot);
@@ -106,53 +106,173 @@ int runHeadless(const Options& o) {
   engine->reset(scenario.bodies);
   scenario.bodies = core::Bodies{};  // the engine has its own copy
   if (speaker) std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
+  return engine;
+}
 
+// What a headless run draws and writes: the offscreen view, a video or numbered PNG frames, the
+// screenshot. Opened before the first step, so that a bad path fails before any work.
+class HeadlessPictures {
+ public:
+  HeadlessPictures(const Options& o, core::Engine& engine, bool ranks, bool speaker) : o_(o) {
+#if defined(MURMUR_HAVE_RENDER)
+    // Collective: rank 0's view frames the scene from every body, gathered once here.
+    if (o.render && ranks) engine.readBodies();
+    if (o.render && speaker) {
+      std::string why;
+      view_ = createOffscreenView(o, engine, &why);
+      if (!view_) {
+        if (!o.screenshot.empty() || !o.record.empty())
+          throw core::UsageError((o.screenshot.empty() ? "--record " + o.record : "--screenshot " + o.screenshot) +
+                                 ": no offscreen OpenGL context (" + why + ")");
+        std::fprintf(stderr, "murmur: rendering off: %s\n", why.c_str());
+      }
+    }
+    // A path with %d records numbered PNG files instead of a video (no ffmpeg needed).
+    recordPngs_ = o.record.find('%') != std::string::npos;
+    if (recordPngs_) {
+      if (!isPngPattern(o.record))
+        throw core::UsageError("--record " + o.record + ": a PNG frame pattern holds exactly one %0Nd and ends in .png (frames/f%05d.png)");
+    } else if (!o.record.empty()) {
+      if (!render::VideoRecorder::ffmpegAvailable())
+        throw core::UsageError("--record " + o.record + ": ffmpeg not found; install it with apt-get install ffmpeg");
+      try {
+        video_ = std::make_unique<render::VideoRecorder>(o.record, o.width, o.height, 30);
+      } catch (const core::UsageError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw core::UsageError("--record " + o.record + ": " + e.what());
+      }
+    }
+#else
+    (void)engine, (void)ranks, (void)speaker;
+    if (o.render && (!o.screenshot.empty() || !o.record.empty()))
+      throw core::UsageError("--screenshot/--record: this build has no renderer");
+#endif
+  }
+
+  bool active() const {
+#if defined(MURMUR_HAVE_RENDER)
+    return view_ != nullptr;
+#else
+    return false;
+#endif
+  }
+
+  // Draws the current state (render ms into renderMs); `frame` is the loop's iteration, which
+  // decides whether the frame is recorded.
+  void draw(core::Engine& engine, int frame, std::vector<double>& renderMs) {
+#if defined(MURMUR_HAVE_RENDER)
+    renderMs.push_back(view_->renderFrame(engine));
+    if (frame < 0 || (!video_ && !recordPngs_) || frame % o_.recordEvery != 0) return;
+    if (video_) video_->addFrame(view_->pixels());
+    if (recordPngs_) {
+      char path[4096];
+      std::snprintf(path, sizeof path, o_.record.c_str(), pngFrames_++);
+      render::writePng(path, view_->width(), view_->height(), view_->pixels(), "--record");
+    }
+#else
+    (void)engine, (void)frame, (void)renderMs;
+#endif
+  }
+
+  // The screenshot and the end of the recording; whether interop drew the frames.
+  bool finish() {
+#if defined(MURMUR_HAVE_RENDER)
+    if (view_ && !o_.screenshot.empty()) {
+      render::writePng(o_.screenshot, view_->width(), view_->height(), view_->pixels(), "--screenshot");
+      std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o_.screenshot.c_str(), view_->width(), view_->height());
+    }
+    if (recordPngs_ && view_) std::fprintf(stderr, "murmur: wrote %d frames to %s\n", pngFrames_, o_.record.c_str());
+    if (video_) {
+      video_->close();
+      std::fprintf(stderr, "murmur: wrote %s (%ld frames)\n", o_.record.c_str(), video_->framesWritten());
+    }
+    return view_ && view_->interop();
+#else
+    return false;
+#endif
+  }
+
+ private:
+  const Options& o_;
+#if defined(MURMUR_HAVE_RENDER)
+  std::unique_ptr<OffscreenView> view_;
+  std::unique_ptr<render::VideoRecorder> video_;
+  bool recordPngs_ = false;
+  int pngFrames_ = 0;
+#endif
+};
+
+// The run's results: the final state, the times of every step and frame, the stage sums.
+struct HeadlessResult {
+  core::Bodies final;
+  std::vector<double> stepMs, renderMs;
+  core::StepProfile stageSum;
+  int done = 0;
+  double totalMs = 0;
+  bool interrupted = false, rendered = false, interop = false;
+};
+
+// The outputs of a finished run on the speaking rank: --out, --csv, the summary lines.
+void writeHeadlessOutputs(const Options& o, const core::SimParams& params, core::Engine& engine, HeadlessResult& r) {
+  if (!o.out.empty()) {
+    core::StateHeader h;
+    h.force = core::toString(params.force);
+    h.halfSize = params.halfSize;
+    // Every step the state has taken: the warm-up's too.
+    h.step = o.startStep + static_cast<uint64_t>(o.warmup) +
+             static_cast<uint64_t>(r.done) * static_cast<uint64_t>(o.stepsPerFrame);
+    h.paramsJson = paramsToJson(params, -1);
+    core::writeBodiesFile(o.out, r.final, h);
+  }
+  // Summarised in whole cycles of the pipeline, as `murmur bench` times it.
+  spreadCycleMeans(r.stepMs, static_cast<size_t>((engine.stepsPerCycle() + o.stepsPerFrame - 1) /
+                                                 std::max(1, o.stepsPerFrame)));
+  if (!o.csv.empty())
+    core::writeCsvFile("--csv", o.csv,
+                       {headlessRow(o, params, engine, r.final.size(), r.stepMs, r.renderMs, r.stageSum)});
+  const double med = stepStats(r.stepMs).median;
+  std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
+              "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
+              core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
+              o.scenario.name.c_str(), r.final.size(), r.done * o.stepsPerFrame, params.blockSize,
+              params.cellWidthFactor, med, r.totalMs, core::stateChecksum(r.final));
+  if (r.rendered) {
+    const double rm = stepStats(r.renderMs).median;
+    std::printf(" render_ms=%.4f fps=%.1f interop=%s frames_rendered=%zu", rm, 1000.0 / std::max(1e-6, med + rm),
+                r.interop ? "on" : "off", r.renderMs.size());
+  }
+  if (r.interrupted) std::printf(" interrupted=%s", StopSignal::name());
+  std::printf("\n");
+  if (const core::RankAccess* ra = engine.rankAccess()) std::printf("%s\n", ra->summary().c_str());
+  if (o.profile && r.done > 0) {
+    const double k = 1.0 / r.done;
+    std::printf("stages_ms_mean");
+    for (int s = 0; s < core::kStageCount; ++s)
+      std::printf(" %s=%.4f", core::kStageNames[s], r.stageSum.at(static_cast<core::Stage>(s)) * k);
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int runHeadless(const Options& o) {
+  core::SimParams params = o.params;
+  // Several ranks (mpirun): every rank runs this loop on its share; rank 0 speaks for the job.
+  const bool ranks = dist::launchedRanks() > 1;
+  const bool speaker = dist::launchedRank() == 0;
+  std::unique_ptr<core::Engine> engine = prepareEngine(o, params, ranks, speaker);
   // One frame per iteration (as in the window), after --steps-per-frame steps, except that a run
   // that only wants a screenshot renders only the last frame (nothing else would be seen).
   const int iterations = o.frames > 0 ? o.frames : o.steps;
   const bool renderEveryStep = o.screenshot.empty() || !o.record.empty() || o.frames > 0;
-#if defined(MURMUR_HAVE_RENDER)
-  std::unique_ptr<OffscreenView> view;
-  std::unique_ptr<render::VideoRecorder> video;
-  // Collective: rank 0's view frames the scene from every body, gathered once here.
-  if (o.render && ranks) engine->readBodies();
-  if (o.render && speaker) {
-    std::string why;
-    view = createOffscreenView(o, *engine, &why);
-    if (!view) {
-      if (!o.screenshot.empty() || !o.record.empty())
-        throw core::UsageError((o.screenshot.empty() ? "--record " + o.record : "--screenshot " + o.screenshot) +
-                               ": no offscreen OpenGL context (" + why + ")");
-      std::fprintf(stderr, "murmur: rendering off: %s\n", why.c_str());
-    }
-  }
-  // A path with %d records numbered PNG files instead of a video (no ffmpeg needed).
-  const bool recordPngs = o.record.find('%') != std::string::npos;
-  int pngFrames = 0;
-  if (recordPngs) {
-    if (!isPngPattern(o.record))
-      throw core::UsageError("--record " + o.record + ": a PNG frame pattern holds exactly one %0Nd and ends in .png (frames/f%05d.png)");
-  } else if (!o.record.empty()) {
-    if (!render::VideoRecorder::ffmpegAvailable())
-      throw core::UsageError("--record " + o.record + ": ffmpeg not found; install it with apt-get install ffmpeg");
-    try {
-      video = std::make_unique<render::VideoRecorder>(o.record, o.width, o.height, 30);
-    } catch (const core::UsageError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw core::UsageError("--record " + o.record + ": " + e.what());
-    }
-  }
-#else
-  if (o.render && (!o.screenshot.empty() || !o.record.empty()))
-    throw core::UsageError("--screenshot/--record: this build has no renderer");
-#endif
+  HeadlessPictures pictures(o, *engine, ranks, speaker);
   // Untimed steps first, so the medians describe a settled flock.
   engine->step(o.warmup);
   engine->synchronize();
-  std::vector<double> stepMs, renderMs;
-  stepMs.reserve(static_cast<size_t>(iterations));
-  core::StepProfile stageSum;
+  HeadlessResult r;
+  r.stepMs.reserve(static_cast<size_t>(iterations));
   // From here on a signal stops the loop after the step in progress; everything below still runs.
   // Not over several ranks: a signal reaches the ranks at different steps, and a rank that stopped
   // early would leave the others waiting in a collective; there mpirun ends the job.
@@ -161,102 +281,41 @@ int runHeadless(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<Progress> progress;  // rank 0's alone over several ranks
   if (speaker) progress.emplace(o.frames > 0 ? "frames" : "steps", iterations);
-  int done = 0;
-  for (; done < iterations && !StopSignal::received(); ++done) {
-    if (progress) progress->update(done);
+  for (; r.done < iterations && !StopSignal::received(); ++r.done) {
+    if (progress) progress->update(r.done);
     const auto a = std::chrono::steady_clock::now();
     engine->step(o.stepsPerFrame);
     engine->synchronize();
-    stepMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count() /
-                     o.stepsPerFrame);
-    if (o.profile) stageSum += engine->lastProfile();
-#if defined(MURMUR_HAVE_RENDER)
+    r.stepMs.push_back(core::msSince(a) / o.stepsPerFrame);
+    if (o.profile) r.stageSum += engine->lastProfile();
     // Over several ranks only the final frame is drawn, after the loop (a frame is a gather).
-    if (view && !ranks && (renderEveryStep || done + 1 == iterations)) {
-      renderMs.push_back(view->renderFrame(*engine));
-      if ((video || recordPngs) && done % o.recordEvery == 0) {
-        if (video) video->addFrame(view->pixels());
-        if (recordPngs) {
-          char path[4096];
-          std::snprintf(path, sizeof path, o.record.c_str(), pngFrames++);
-          render::writePng(path, view->width(), view->height(), view->pixels(), "--record");
-        }
-      }
-    }
-#endif
+    if (pictures.active() && !ranks && (renderEveryStep || r.done + 1 == iterations))
+      pictures.draw(*engine, r.done, r.renderMs);
   }
   if (progress) progress->finish();
-  const bool interrupted = StopSignal::received() != 0;
-  if (interrupted)
+  r.interrupted = StopSignal::received() != 0;
+  if (r.interrupted)
     std::fprintf(stderr, "murmur: %s: stopping after step %d of %d; writing the outputs (a second signal ends at once)\n",
-                 StopSignal::name(), done, iterations);
+                 StopSignal::name(), r.done, iterations);
   // Collective: every rank takes part in the gather that rank 0's frame and files read.
   if (ranks) engine->readBodies();
-#if defined(MURMUR_HAVE_RENDER)
   // No step ran, several ranks (frames are drawn only now), or a signal stopped the run before the
   // last step drew its frame: the picture shows the state as it is now.
-  if (view && (done == 0 || ranks || (interrupted && !renderEveryStep))) renderMs.push_back(view->renderFrame(*engine));
-  if (view && !o.screenshot.empty()) {
-    render::writePng(o.screenshot, view->width(), view->height(), view->pixels(), "--screenshot");
-    std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o.screenshot.c_str(), view->width(), view->height());
-  }
-  if (recordPngs && view) std::fprintf(stderr, "murmur: wrote %d frames to %s\n", pngFrames, o.record.c_str());
-  if (video) {
-    video->close();
-    std::fprintf(stderr, "murmur: wrote %s (%ld frames)\n", o.record.c_str(), video->framesWritten());
-  }
-  const bool interop = view && view->interop();
-  const bool rendered = view != nullptr;
-#else
-  const bool interop = false, rendered = false;
-#endif
-  const double totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const core::Bodies final = engine->readBodies();
-  for (const auto& p : final.pos) {
+  if (pictures.active() && (r.done == 0 || ranks || (r.interrupted && !renderEveryStep)))
+    pictures.draw(*engine, -1, r.renderMs);
+  r.interop = pictures.finish();
+  r.rendered = pictures.active();
+  r.totalMs = core::msSince(t0);
+  r.final = engine->readBodies();
+  for (const auto& p : r.final.pos) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
       std::fprintf(stderr, "murmur: the state became non-finite (check dt and softening)\n");
       return 1;
     }
   }
   if (!speaker) return 0;
-  if (!o.out.empty()) {
-    core::StateHeader h;
-    h.force = core::toString(params.force);
-    h.halfSize = params.halfSize;
-    // Every step the state has taken: the warm-up's too.
-    h.step = o.startStep + static_cast<uint64_t>(o.warmup) +
-             static_cast<uint64_t>(done) * static_cast<uint64_t>(o.stepsPerFrame);
-    h.paramsJson = paramsToJson(params, -1);
-    core::writeBodiesFile(o.out, final, h);
-  }
-  // Summarised in whole cycles of the pipeline, as `murmur bench` times it.
-  spreadCycleMeans(stepMs, static_cast<size_t>((engine->stepsPerCycle() + o.stepsPerFrame - 1) /
-                                               std::max(1, o.stepsPerFrame)));
-  if (!o.csv.empty())
-    core::writeCsvFile("--csv", o.csv, {headlessRow(o, params, *engine, final.size(), stepMs, renderMs, stageSum)});
-  const double med = stepStats(stepMs).median;
-  std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
-              "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
-              core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
-              o.scenario.name.c_str(), final.size(), done * o.stepsPerFrame, params.blockSize, params.cellWidthFactor, med,
-              totalMs, core::stateChecksum(final));
-  if (rendered) {
-    const double r = stepStats(renderMs).median;
-    std::printf(" render_ms=%.4f fps=%.1f interop=%s frames_rendered=%zu", r, 1000.0 / std::max(1e-6, med + r),
-                interop ? "on" : "off", renderMs.size());
-  }
-  if (interrupted) std::printf(" interrupted=%s", StopSignal::name());
-  std::printf("\n");
-  if (const core::RankAccess* r = engine->rankAccess()) std::printf("%s\n", r->summary().c_str());
-  if (o.profile && done > 0) {
-    const double k = 1.0 / done;
-    std::printf("stages_ms_mean");
-    for (int s = 0; s < core::kStageCount; ++s)
-      std::printf(" %s=%.4f", core::kStageNames[s], stageSum.at(static_cast<core::Stage>(s)) * k);
-    std::printf("\n");
-  }
-  std::fflush(stdout);
-  return interrupted ? StopSignal::exitStatus() : 0;
+  writeHeadlessOutputs(o, params, *engine, r);
+  return r.interrupted ? StopSignal::exitStatus() : 0;
 }
 
 int runAccuracy(const Options& o) {
