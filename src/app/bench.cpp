@@ -135,9 +135,9 @@ Measurement measureReference(const Options& o, const core::Bodies& bodies, Measu
 #endif
 }
 
-Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, ScenarioCache& cache) {
-  Measurement m;
-  m.params = configParams(o, c);
+// The configuration's bodies, built once per scenario and N (the cache), with the world's size
+// in m.params. A file scenario's size is known only now: one above the limits is skipped.
+const core::Bodies& configBodies(const Options& o, const BenchConfig& c, ScenarioCache& cache, Measurement& m) {
   if (cache.name != c.scenario || cache.n != c.n || cache.scenario.bodies.size() == 0) {
     core::ScenarioSpec spec = o.scenario;
     spec.name = c.scenario;
@@ -155,29 +155,12 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     const std::string why = sizeLimitReason(c.engine, c.force, c.pipeline, m.n);
     if (!why.empty()) throw Skip(why);
   }
+  return bodies;
+}
 
-  if (c.reference) return measureReference(o, bodies, m);
-
-  core::Engine& engine = *slot.engine;
-  engine.setParams(m.params);
-  engine.reset(bodies);
-  // Per-stage times are part of every row. Profiling records CUDA events (CPU clocks) around
-  // the stages; the step is synchronised per step anyway, so the cost is small.
-  engine.setProfiling(true);
-
-  std::unique_ptr<OffscreenView> view;
-  if (o.bench.render) {
-    std::string why;
-    view = makeOffscreenView(o, engine, &why);
-    if (!view) throw Skip("rendering: " + (why.empty() ? std::string("no offscreen view") : why));
-    m.rendered = true;
-    m.drawMode = view->drawMode();
-  }
-  if (c.force == ForceMode::Boids) {
-    m.neighbours = engine.neighbourStats();
-    m.hasNeighbours = true;
-  }
-
+// The timed steps after the warm-up: per-step times, stage means, render times, the repeats'
+// medians. Throws Skip when a signal arrives.
+void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Measurement& m) {
   // Warm-up, and a time budget per configuration: a configuration whose steps take long (naive
   // at large N) runs fewer timed steps rather than stalling the sweep; the CSV's steps and
   // warmup_steps columns say how many ran.
@@ -222,6 +205,35 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
   // The median, like sim_ms_median and the headless summary: a frame that waits on the driver
   // now and then (interop map, a context switch) should not move the number frame_fps uses.
   if (!renderMs.empty()) m.renderMs = stepStats(renderMs).median;
+}
+
+Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, ScenarioCache& cache) {
+  Measurement m;
+  m.params = configParams(o, c);
+  const core::Bodies& bodies = configBodies(o, c, cache, m);
+  if (c.reference) return measureReference(o, bodies, m);
+
+  core::Engine& engine = *slot.engine;
+  engine.setParams(m.params);
+  engine.reset(bodies);
+  // Per-stage times are part of every row. Profiling records CUDA events (CPU clocks) around
+  // the stages; the step is synchronised per step anyway, so the cost is small.
+  engine.setProfiling(true);
+
+  std::unique_ptr<OffscreenView> view;
+  if (o.bench.render) {
+    std::string why;
+    view = makeOffscreenView(o, engine, &why);
+    if (!view) throw Skip("rendering: " + (why.empty() ? std::string("no offscreen view") : why));
+    m.rendered = true;
+    m.drawMode = view->drawMode();
+  }
+  if (c.force == ForceMode::Boids) {
+    m.neighbours = engine.neighbourStats();
+    m.hasNeighbours = true;
+  }
+
+  timeSteps(o, engine, view.get(), m);
   // Known only once a frame has been filled.
   if (view) m.interop = view->interop();
 
@@ -297,16 +309,11 @@ std::unique_ptr<core::Engine> makeBenchEngine(const BenchConfig& c, core::SimPar
 
 }  // namespace
 
-int runBench(const Options& o) {
-  const std::vector<BenchConfig> plan = planBench(o);
-  // Before anything is printed or measured: a CSV that cannot be written fails in one line.
-  core::checkWritable("--csv", o.bench.csv);
-  core::checkWritable("--csv (sidecar)", o.bench.csv + ".json");
-  if (o.bench.append) core::checkAppendable("--csv", o.bench.csv);
-  const auto sweepStart = Clock::now();
+namespace {
 
-  // Engines first, one per kind (and one for the textbook baseline), reused by every
-  // configuration: an --engine that cannot run here is a usage error before any file is touched.
+// Engines first, one per kind (and one for the textbook baseline), reused by every configuration:
+// an --engine that cannot run here is a usage error before any file is touched.
+std::map<SlotKey, EngineSlot> openSlots(const Options& o, const std::vector<BenchConfig>& plan) {
   std::map<SlotKey, EngineSlot> slots;
   for (const BenchConfig& c : plan) {
     if (slots.count(slotKey(c)) || (c.textbook && !c.skipReason.empty())) continue;
@@ -321,34 +328,100 @@ int runBench(const Options& o) {
     std::fprintf(stderr, "bench: the CPU engine has no block size; each configuration runs once\n");
   if (o.bench.cpuBaseline && o.engine != EngineKind::Cpu && !slots.count(SlotKey{EngineKind::Cpu, false}))
     std::fprintf(stderr, "bench: --cpu-baseline: no configuration has n <= %s\n", withSuffix(kCpuBaselineMaxN).c_str());
+  return slots;
+}
 
+// The sidecar's entry for this run: how it was asked for and on which devices.
+json runJson(const Options& o, const std::map<SlotKey, EngineSlot>& slots) {
+  json devices = json::object();
+  for (const auto& [key, s] : slots) {
+    if (key.second) continue;  // the baseline runs on the CUDA engine's device
+    const EngineKind kind = key.first;
+    json d = deviceJson(s.info);
+    d["engine_device"] = s.deviceName;
+    devices[core::toString(kind)] = d;
+  }
+  return json{{"command_line", o.bench.commandLine},
+              {"started_utc", core::isoUtcNow()},
+              {"git_sha", gitSha()},
+              {"csv", o.bench.csv},
+              {"preset", o.bench.preset},
+              {"warmup_steps", o.bench.warmup},
+              {"steps", o.bench.steps},
+              {"repeats", o.bench.repeats},
+              {"render", o.bench.render},
+              {"cpu_baseline", o.bench.cpuBaseline},
+              {"seed", o.scenario.seed},
+              {"params", json::parse(paramsToJson(o.params))},
+              {"devices", devices},
+              {"configurations", json::array()}};
+}
+
+// Measures one configuration into m; returns why it was skipped (empty when measured).
+std::string measureOrSkip(const Options& o, const BenchConfig& c, EngineSlot& slot, ScenarioCache& cache,
+                          Measurement& m) {
+  std::string skip = c.skipReason;
+  if (skip.empty() && !slot.brokenReason.empty()) skip = slot.brokenReason;
+  if (!skip.empty()) return skip;
+  bool engineSuspect = false;
+  try {
+    m = measure(o, c, slot, cache);
+  } catch (const Skip& e) {
+    skip = e.what();
+  } catch (const UsageError& e) {  // not enough device memory, a bad scenario
+    skip = e.what();
+  } catch (const std::invalid_argument& e) {  // parameters the engine rejects
+    skip = e.what();
+  } catch (const std::exception& e) {  // a device fault, host memory
+    skip = e.what();
+    engineSuspect = true;
+  }
+  if (engineSuspect) {
+    // A failed step can leave the engine (and a CUDA context) unusable: start a fresh one so
+    // that one bad configuration does not take the rest of the sweep with it.
+    try {
+      slot.engine.reset();
+      cache = ScenarioCache{};
+      slot.engine = makeBenchEngine(c, o.params);
+    } catch (const std::exception& e) {
+      slot.brokenReason = std::string("the engine failed earlier and cannot be recreated: ") + e.what();
+    }
+  }
+  return skip;
+}
+
+// A measured configuration's sidecar fields.
+void addMeasured(json& entry, const Measurement& m, const StepStats& st) {
+  entry["n"] = m.n;
+  entry["status"] = "measured";
+  entry["sim_ms_median"] = st.median;
+  entry["repeat_medians_ms"] = m.repeatMedians;
+  entry["steps_per_s"] = 1000.0 / st.median;
+  if (m.hasNeighbours) {
+    entry["neighbours_mean"] = m.neighbours.meanNeighbours;
+    entry["candidates_mean"] = m.neighbours.meanCandidates;
+  }
+  if (m.rendered) {
+    entry["render_ms"] = m.renderMs;
+    entry["interop"] = m.interop;
+  }
+  entry["params"] = json::parse(paramsToJson(m.params));
+}
+
+}  // namespace
+
+int runBench(const Options& o) {
+  const std::vector<BenchConfig> plan = planBench(o);
+  // Before anything is printed or measured: a CSV that cannot be written fails in one line.
+  core::checkWritable("--csv", o.bench.csv);
+  core::checkWritable("--csv (sidecar)", o.bench.csv + ".json");
+  if (o.bench.append) core::checkAppendable("--csv", o.bench.csv);
+  const auto sweepStart = Clock::now();
+  std::map<SlotKey, EngineSlot> slots = openSlots(o, plan);
   core::CsvWriter csv(o.bench.csv, o.bench.append);
   Sidecar sidecar(o.bench.csv + ".json", o.bench.append);
-  {
-    json devices = json::object();
-    for (const auto& [key, s] : slots) {
-      if (key.second) continue;  // the baseline runs on the CUDA engine's device
-      const EngineKind kind = key.first;
-      json d = deviceJson(s.info);
-      d["engine_device"] = s.deviceName;
-      devices[core::toString(kind)] = d;
-    }
-    sidecar.beginRun(json{{"command_line", o.bench.commandLine},
-                          {"started_utc", core::isoUtcNow()},
-                          {"git_sha", gitSha()},
-                          {"csv", o.bench.csv},
-                          {"preset", o.bench.preset},
-                          {"warmup_steps", o.bench.warmup},
-                          {"steps", o.bench.steps},
-                          {"repeats", o.bench.repeats},
-                          {"render", o.bench.render},
-                          {"cpu_baseline", o.bench.cpuBaseline},
-                          {"seed", o.scenario.seed},
-                          {"params", json::parse(paramsToJson(o.params))},
-                          {"devices", devices},
-                          {"configurations", json::array()}});
-    sidecar.save();
-  }
+  sidecar.beginRun(runJson(o, slots));
+  sidecar.save();
 
   ScenarioCache cache;
   Eta eta(o.params.gravity.gridDim);
@@ -363,35 +436,8 @@ int runBench(const Options& o) {
     std::fflush(stderr);
     json entry = configJson(c, c.n);
     const auto t0 = Clock::now();
-    std::string skip = c.skipReason;
-    if (skip.empty() && !slot.brokenReason.empty()) skip = slot.brokenReason;
     Measurement m;
-    if (skip.empty()) {
-      bool engineSuspect = false;
-      try {
-        m = measure(o, c, slot, cache);
-      } catch (const Skip& e) {
-        skip = e.what();
-      } catch (const UsageError& e) {  // not enough device memory, a bad scenario
-        skip = e.what();
-      } catch (const std::invalid_argument& e) {  // parameters the engine rejects
-        skip = e.what();
-      } catch (const std::exception& e) {  // a device fault, host memory
-        skip = e.what();
-        engineSuspect = true;
-      }
-      if (engineSuspect) {
-        // A failed step can leave the engine (and a CUDA context) unusable: start a fresh one
-        // so that one bad configuration does not take the rest of the sweep with it.
-        try {
-          slot.engine.reset();
-          cache = ScenarioCache{};
-          slot.engine = makeBenchEngine(c, o.params);
-        } catch (const std::exception& e) {
-          slot.brokenReason = std::string("the engine failed earlier and cannot be recreated: ") + e.what();
-        }
-      }
-    }
+    const std::string skip = measureOrSkip(o, c, slot, cache, m);
     const double seconds = msBetween(t0, Clock::now()) / 1000.0;
     if (!skip.empty()) {
       ++skipped;
@@ -403,20 +449,7 @@ int runBench(const Options& o) {
       const StepStats st = stepStats(m.stepMs);
       csv.write(makeRow(c, slot.deviceName, slot.info, m, st));
       eta.add(c, m.n, seconds);
-      entry["n"] = m.n;
-      entry["status"] = "measured";
-      entry["sim_ms_median"] = st.median;
-      entry["repeat_medians_ms"] = m.repeatMedians;
-      entry["steps_per_s"] = 1000.0 / st.median;
-      if (m.hasNeighbours) {
-        entry["neighbours_mean"] = m.neighbours.meanNeighbours;
-        entry["candidates_mean"] = m.neighbours.meanCandidates;
-      }
-      if (m.rendered) {
-        entry["render_ms"] = m.renderMs;
-        entry["interop"] = m.interop;
-      }
-      entry["params"] = json::parse(paramsToJson(m.params));
+      addMeasured(entry, m, st);
       const double left = eta.remaining(plan, i + 1);
       std::fprintf(stderr, "median %s ms (%s steps/s)", shortNumber(st.median).c_str(),
                    shortNumber(1000.0 / st.median).c_str());
