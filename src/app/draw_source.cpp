@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #if defined(MURMUR_HAVE_CUDA)
-#include "cuda/cuda_engine.h"
 #include "cuda/gl_interop.h"
 #endif
 
@@ -20,7 +19,10 @@ struct DrawSource::Interop {
 };
 
 DrawSource::DrawSource(render::Renderer& renderer, bool glIsNvidia)
-    : renderer_(renderer), glIsNvidia_(glIsNvidia), interop_(std::make_unique<Interop>()) {}
+    : renderer_(renderer),
+      glIsNvidia_(glIsNvidia),
+      fallback_(glIsNvidia, "CUDA-GL", "uploading through the host"),
+      interop_(std::make_unique<Interop>()) {}
 
 DrawSource::~DrawSource() = default;
 
@@ -29,36 +31,22 @@ void DrawSource::fill(core::Engine& engine) {
   const size_t n = engine.numBodies();
   if (renderer_.numBodies() != n) renderer_.resize(n);
 #if defined(MURMUR_HAVE_CUDA)
-  auto* cudaEngine = dynamic_cast<cuda::CudaEngine*>(&engine);
-  if (cudaEngine && glIsNvidia_ && !interopFailed_) {
-    try {
-      // Buffers are registered once and again only when the renderer replaced them (resize).
-      if (!interop_->buffers || interop_->generation != renderer_.bufferGeneration()) {
-        interop_->buffers.reset();
-        interop_->buffers = std::make_unique<cuda::GlInteropBuffers>(
-            renderer_.positionBuffer(), renderer_.velocityBuffer(), renderer_.idBuffer());
-        interop_->generation = renderer_.bufferGeneration();
-      }
-      cuda::GlInteropBuffers::Mapping mapped = interop_->buffers->map();
-      cudaEngine->writeDrawBuffers(mapped.position, mapped.velocity, mapped.id);
-      mapped.unmap();
-      interopActive_ = true;
-      offReason_.clear();
-      return;
-    } catch (const std::exception& e) {
-      // A driver without GL interop (or a GL context on another device) falls back for good.
-      interopFailed_ = true;
+  const auto copy = [&](core::DeviceAccess& device) {
+    // Buffers are registered once and again only when the renderer replaced them (resize).
+    if (!interop_->buffers || interop_->generation != renderer_.bufferGeneration()) {
       interop_->buffers.reset();
-      offReason_ = std::string("interop failed: ") + e.what();
-      std::fprintf(stderr, "murmur: CUDA-GL %s; uploading through the host instead\n", offReason_.c_str());
+      interop_->buffers = std::make_unique<cuda::GlInteropBuffers>(renderer_.positionBuffer(),
+                                                                    renderer_.velocityBuffer(), renderer_.idBuffer());
+      interop_->generation = renderer_.bufferGeneration();
     }
-  } else if (cudaEngine && !glIsNvidia_) {
-    offReason_ = "GL is not NVIDIA's";
-  }
+    cuda::GlInteropBuffers::Mapping mapped = interop_->buffers->map();
+    device.writeDrawBuffers(mapped.position, mapped.velocity, mapped.id);
+    mapped.unmap();
+  };
+  if (fallback_.attempt(engine, copy, [&] { interop_->buffers.reset(); })) return;
+#else
+  fallback_.hostOnly(engine);
 #endif
-  if (engine.kind() == core::EngineKind::Cpu) offReason_ = "CPU engine";
-  if (offReason_.empty()) offReason_ = "no CUDA interop in this build";
-  interopActive_ = false;
   renderer_.upload(engine.readBodies());
 }
 
@@ -99,10 +87,10 @@ double DrawSource::drawFrame(core::Engine& engine, const render::Camera& camera,
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-bool DrawSource::interop() const { return lastWasSplat_ ? splatSource_->interop() : interopActive_; }
+bool DrawSource::interop() const { return lastWasSplat_ ? splatSource_->interop() : fallback_.active(); }
 
 const std::string& DrawSource::interopOffReason() const {
-  return lastWasSplat_ ? splatSource_->interopOffReason() : offReason_;
+  return lastWasSplat_ ? splatSource_->interopOffReason() : fallback_.offReason();
 }
 
 }  // namespace murmur::app

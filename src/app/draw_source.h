@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "app/interop_fallback.h"
 #include "app/splat_source.h"
 #include "app/view_setup.h"
 #include "core/engine.h"
@@ -48,9 +49,7 @@ class DrawSource {
   struct Interop;
   render::Renderer& renderer_;
   bool glIsNvidia_;
-  bool interopActive_ = false;
-  bool interopFailed_ = false;
-  std::string offReason_;
+  InteropFallback fallback_;
   std::unique_ptr<Interop> interop_;
   // Created on the first splat frame: the GL modes never pay for the key buffer.
   std::unique_ptr<render::SplatRenderer> splatRenderer_;

@@ -1,4 +1,5 @@
-// The command line, parsed and validated into plain structs (CLI11 stays in options.cpp).
+// The command line, parsed and validated into plain structs (CLI11 stays in the files behind
+// options.cpp: src/app/options_internal.h lists them).
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/interop_fallback.h"
 #include "core/engine.h"
 #include "core/splat.h"
 #include "render/splat_renderer.h"
@@ -25,16 +26,13 @@ class SplatSource {
   // Resolves the engine's current bodies into the renderer's key buffer (resized to the view).
   void fill(core::Engine& engine, const core::SplatView& view, bool warpReduce);
 
-  bool interop() const { return interopActive_; }
-  const std::string& interopOffReason() const { return offReason_; }
+  bool interop() const { return fallback_.active(); }
+  const std::string& interopOffReason() const { return fallback_.offReason(); }
 
  private:
   struct Interop;
   render::SplatRenderer& renderer_;
-  bool glIsNvidia_;
-  bool interopActive_ = false;
-  bool interopFailed_ = false;
-  std::string offReason_;
+  InteropFallback fallback_;
   std::unique_ptr<Interop> interop_;
   std::vector<uint64_t> hostKeys_;
 };

@@ -8,6 +8,7 @@
 #include <string>
 #include "app/engine_factory.h"
 #include "app/progress.h"
+#include "core/pipeline_table.h"
 #include "run_command.h"
 
 using namespace murmur;
@@ -113,7 +114,9 @@ TEST(Cli, NoRenderNeedsHeadless) {
 
 TEST(Cli, EveryForceAndPipelineRunsHeadless) {
   for (const char* force : {"boids", "gravity"}) {
-    for (const char* pipe : {"naive", "scattered", "coherent", "rows", "verlet"}) {
+    // Every pipeline that serves boids (the pipeline table's list) runs both forces.
+    for (core::Pipeline p : core::pipelinesFor(core::ForceMode::Boids)) {
+      const std::string pipe = core::toString(p);
       const Result r = run(kHeadless + "--n 2000 --steps 3 --force " + force + " --pipeline " + pipe);
       ASSERT_EQ(r.status, 0) << r.out;
       EXPECT_NE(r.out.find(std::string("force=") + force + " pipeline=" + pipe), std::string::npos) << r.out;
@@ -167,7 +170,8 @@ TEST(Cli, AccuracyReportsEachPipeline) {
   // Two tables (force error, energy drift), each with a row per pipeline.
   EXPECT_NE(r.out.find("relative force error"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("relative energy drift"), std::string::npos) << r.out;
-  for (const char* p : {"naive", "scattered", "coherent"}) {
+  for (core::Pipeline pipeline : core::pipelinesFor(core::ForceMode::Gravity)) {
+    const std::string p = core::toString(pipeline);
     const size_t first = r.out.find(std::string("\n") + p + " ");
     ASSERT_NE(first, std::string::npos) << p << "\n" << r.out;
     EXPECT_NE(r.out.find(std::string("\n") + p + " ", first + 1), std::string::npos) << p << "\n" << r.out;

@@ -3,9 +3,12 @@
 #include <glad/gl.h>
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "app/draw_source.h"
 #include "app/engine_factory.h"
 #include "app/view_setup.h"
+#include "core/pipeline_table.h"
 #include "core/scenarios.h"
 #include "render/egl_context.h"
 #include "render/renderer.h"
@@ -31,6 +34,14 @@ GlBuffers readBack(const render::Renderer& r) {
   return b;
 }
 
+// The pipelines of the pipeline table that serve boids and run on this engine.
+std::vector<core::Pipeline> boidsPipelinesOn(unsigned runsOn) {
+  std::vector<core::Pipeline> out;
+  for (core::Pipeline p : core::pipelinesFor(core::ForceMode::Boids))
+    if (core::pipelineInfo(p).runsOn & runsOn) out.push_back(p);
+  return out;
+}
+
 // Steps the engine, fills the buffers, and checks them body by body against readBodies (by id).
 void checkFill(core::EngineKind kind, core::Pipeline pipe, bool expectInterop, render::EglContext& ctx) {
   core::SimParams p = core::defaultParams();
@@ -48,6 +59,9 @@ void checkFill(core::EngineKind kind, core::Pipeline pipe, bool expectInterop, r
   app::DrawSource source(renderer, ctx.isNvidia());
   source.fill(*engine);
   EXPECT_EQ(source.interop(), expectInterop) << source.interopOffReason();
+  if (kind == core::EngineKind::Cpu) {
+    EXPECT_EQ(source.interopOffReason(), "CPU engine");
+  }
   ASSERT_EQ(renderer.numBodies(), bodies.size());
 
   const core::Bodies state = engine->readBodies();
@@ -86,8 +100,7 @@ std::unique_ptr<render::EglContext> context() {
 TEST(DrawSource, CpuEngineUploadsTheState) {
   auto ctx = context();
   if (!ctx) GTEST_SKIP() << "no EGL context";
-  for (core::Pipeline pipe : {core::Pipeline::Naive, core::Pipeline::Coherent})
-    checkFill(core::EngineKind::Cpu, pipe, false, *ctx);
+  for (core::Pipeline pipe : boidsPipelinesOn(core::kOnCpu)) checkFill(core::EngineKind::Cpu, pipe, false, *ctx);
 }
 
 TEST(DrawSource, CudaEngineWritesTheGlBuffersThroughInterop) {
@@ -96,6 +109,5 @@ TEST(DrawSource, CudaEngineWritesTheGlBuffersThroughInterop) {
   auto ctx = context();
   if (!ctx) GTEST_SKIP() << "no EGL context";
   if (!ctx->isNvidia()) GTEST_SKIP() << "GL is " << ctx->vendor() << ", not NVIDIA: no interop";
-  for (core::Pipeline pipe : {core::Pipeline::Naive, core::Pipeline::Scattered, core::Pipeline::Coherent, core::Pipeline::Rows})
-    checkFill(core::EngineKind::Cuda, pipe, true, *ctx);
+  for (core::Pipeline pipe : boidsPipelinesOn(core::kOnCuda)) checkFill(core::EngineKind::Cuda, pipe, true, *ctx);
 }

@@ -1,0 +1,218 @@
+// The "applies to" rules as data, and the one checker that reads them. The messages are the ones
+// tests/app/test_bad_inputs.cpp and test_cli.cpp check: "<option> <value> applies to <what>
+// only (this run: ...)".
+#include "app/applies_to.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "app/options_internal.h"
+#include "core/errors.h"
+#include "core/param_table.h"
+#include "core/pipeline_table.h"
+#include "dist/launch.h"
+
+namespace murmur::app {
+
+using core::UsageError;
+
+namespace {
+
+// A parameter that serves only some forces, pipelines, an integrator or an engine. An empty
+// list (or no value) is no condition.
+struct ParamRule {
+  const char* key;  // a parameter-table key, or a group ("boids.") that covers every key under it
+  std::vector<core::ForceMode> forces;
+  std::vector<core::Pipeline> pipelines;
+  std::optional<core::Integrator> integrator;
+  std::optional<core::EngineKind> engine;
+  std::string what;  // what it applies to, as the message says it: "boids only"
+  bool inSweeps;     // checked against a sweep's lists too
+  bool atParse;      // checked while parsing (every mode), not when the run's defaults are known
+};
+
+std::vector<core::Pipeline> pipelinesWhere(bool (*has)(const core::PipelineInfo&)) {
+  std::vector<core::Pipeline> out;
+  for (const core::PipelineInfo& r : core::pipelineTable())
+    if (has(r)) out.push_back(r.id);
+  return out;
+}
+
+// The rules, in the order a parameter's are checked (its group's first).
+const std::vector<ParamRule>& paramRules() {
+  static const std::vector<ParamRule> rules = [] {
+    using core::ForceMode;
+    // The grid pipelines: those with a uniform grid of cells (the boids cell width; gravity's
+    // grid of cell monopoles). The tree's parameters: pipelines whose gravity runs the tree.
+    const auto grid = pipelinesWhere([](const core::PipelineInfo& r) { return r.cellWidth; });
+    const auto tree = pipelinesWhere([](const core::PipelineInfo& r) { return r.gravityAs == core::Pipeline::Tree; });
+    const auto lists = pipelinesWhere([](const core::PipelineInfo& r) { return r.lists; });
+    const std::string gridNames = " (" + core::joinNames(grid, ", ") + ")";
+    const std::string onTree = "--pipeline " + core::joinNames(tree) + " only";
+    const core::Integrator euler = core::Integrator::DampedEuler;
+    const core::EngineKind cuda = core::EngineKind::Cuda;
+    return std::vector<ParamRule>{
+        {"boids.", {ForceMode::Boids}, {}, {}, {}, "boids only", true, false},
+        {"gravity.", {ForceMode::Gravity}, {}, {}, {}, "gravity only", true, false},
+        {"gravity.theta", {}, tree, {}, {}, onTree, true, false},
+        {"gravity.treeLeafSize", {}, tree, {}, {}, onTree, true, false},
+        {"gravity.gridDim", {}, grid, {}, {}, "the grid pipelines only" + gridNames, false, false},
+        {"gravity.gridSpread", {}, grid, {}, {}, "the grid pipelines only" + gridNames, false, false},
+        {"gravity.damping", {}, {}, euler, {}, std::string("--integrator ") + core::toString(euler) + " only", false,
+         false},
+        {"cellWidthFactor", {ForceMode::Boids}, grid, {}, {}, "boids on the grid pipelines only" + gridNames, false,
+         false},
+        {"blockSize", {}, {}, {}, cuda, std::string("the ") + core::toString(cuda) + " engine only", false, false},
+        {"listSteps", {}, lists, {}, {}, "--pipeline " + core::joinNames(lists) + " only", true, true},
+    };
+  }();
+  return rules;
+}
+
+bool covers(const ParamRule& r, const std::string& key) {
+  const std::string k = r.key;
+  return k.back() == '.' ? key.rfind(k, 0) == 0 : key == k;
+}
+
+template <typename T>
+bool contains(const std::vector<T>& list, T v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+// Some of the target's forces (pipelines) are the rule's; an empty list on either side is any.
+bool forcesMet(const ParamRule& r, const RunTarget& t) {
+  if (r.forces.empty()) return true;
+  for (core::ForceMode f : t.forces)
+    if (contains(r.forces, f)) return true;
+  return false;
+}
+bool pipelinesMet(const ParamRule& r, const RunTarget& t) {
+  if (r.pipelines.empty() || t.pipelines.empty()) return true;
+  for (core::Pipeline p : t.pipelines)
+    if (contains(r.pipelines, p)) return true;
+  return false;
+}
+
+const core::ParamDesc* paramOfOption(const std::string& name) {
+  for (const core::ParamDesc& d : core::paramTable())
+    if (name == d.option) return &d;
+  return nullptr;
+}
+
+template <size_t N>
+bool isOneOf(const std::string& name, const char* const (&names)[N]) {
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
+// The frame options, which a sweep does not render; and every option that only a rendered
+// frame reads.
+const char* const kFrameOptions[] = {"--frames", "--steps-per-frame", "--record-every"};
+const char* const kRenderOptions[] = {"--width", "--height",      "--zoom",   "--draw",         "--colour",
+                                      "--slab",  "--fog",         "--edl",    "--warp-reduce",  "--frames",
+                                      "--steps-per-frame", "--record-every"};
+// The options murmur accuracy takes besides the gravity parameters (and --force gravity).
+const char* const kAccuracyOptions[] = {"--n",         "--scenario",   "--seed",      "--engine",
+                                        "--params",    "--half-size",  "--neighbours", "--block-size"};
+const char* const kNotInBench = " does not apply to murmur bench (it writes the rows of --csv; headless runs take it)";
+
+// The sweep's own options: the cuda engine's block sizes, the cpu baseline, NVIDIA's kernel.
+void checkBenchOptions(const Options& o, const std::vector<core::ForceMode>& forces, const std::string& forceList) {
+  const bool cuda = o.engine == core::EngineKind::Cuda;
+  const bool gravity = contains(forces, core::ForceMode::Gravity);
+  for (const auto& [name, value] : o.benchTyped) {
+    if (name == "--block-size" && !cuda)
+      throw UsageError(name + " " + value + " applies to the cuda engine only (this sweep runs the cpu engine)");
+    if (name == "--cpu-baseline" && !cuda)
+      throw UsageError("--cpu-baseline adds cpu engine rows beside the cuda engine's: this sweep runs the cpu engine");
+    if (name == "--reference" && !(cuda && gravity))
+      throw UsageError("--reference times NVIDIA's all-pairs gravity kernel: it needs the cuda engine and gravity in "
+                       "the sweep (this sweep: " + forceList + " on the " + core::toString(o.engine) + " engine)");
+  }
+}
+
+// What a headless run or a sweep runs, with the words its messages end in.
+RunTarget targetOf(const Options& o, const std::vector<core::ForceMode>& forces, const std::string& forceList) {
+  const core::SimParams& p = o.params;
+  RunTarget t;
+  t.integrator = p.gravity.integrator;
+  t.engine = o.engine;
+  t.sweep = o.mode == Mode::Bench;
+  if (t.sweep) {
+    t.forces = forces;
+    t.pipelines = o.bench.pipelines;
+    t.forceContext = " (this sweep's forces: " + forceList + ")";
+    t.otherContext = " (not in the sweep)";
+    return t;
+  }
+  // Over several ranks a run without --pipeline takes the decomposition's (runHeadless).
+  const core::Pipeline pipe =
+      dist::launchedRanks() > 1 && !o.pipelineSet ? core::defaultRankPipeline(p.force) : p.pipeline;
+  t.forces = {p.force};
+  t.pipelines = {pipe};
+  t.forceContext = t.otherContext = std::string(" (this run: ") + core::toString(p.force) + ", pipeline " +
+                                    core::toString(pipe) + (o.engine == core::EngineKind::Cpu ? ", cpu engine)" : ")");
+  return t;
+}
+
+}  // namespace
+
+void checkParamApplies(const std::string& option, const std::string& value, const RunTarget& t, bool atParse) {
+  const core::ParamDesc* d = paramOfOption(option);
+  if (!d) return;
+  const std::string given = option + " " + value;
+  for (const ParamRule& r : paramRules()) {
+    if (!covers(r, d->key) || r.atParse != atParse || (t.sweep && !r.inSweeps)) continue;
+    if (!forcesMet(r, t)) throw UsageError(given + " applies to " + r.what + t.forceContext);
+    const bool met = pipelinesMet(r, t) && (!r.integrator || *r.integrator == t.integrator) &&
+                     (!r.engine || *r.engine == t.engine);
+    if (!met) throw UsageError(given + " applies to " + r.what + t.otherContext);
+  }
+}
+
+void checkOptionsApply(const Options& o) {
+  if (o.mode != Mode::Headless && o.mode != Mode::Bench) return;
+  const bool bench = o.mode == Mode::Bench;
+  const bool renders = bench ? o.bench.render : o.render;
+  // The headless outputs and frame options, which a sweep does not write or render.
+  if (bench)
+    for (const auto& [name, path] : cli::namedOutputs(o))
+      if (!path.empty() && name != "--csv") throw UsageError(name + " " + path + kNotInBench);
+  const std::vector<core::ForceMode> forces =
+      o.bench.forces.empty() ? std::vector<core::ForceMode>{core::ForceMode::Boids} : o.bench.forces;
+  std::string forceList;
+  for (core::ForceMode f : forces) forceList += (forceList.empty() ? "" : ",") + std::string(core::toString(f));
+  if (bench) checkBenchOptions(o, forces, forceList);
+  const RunTarget target = targetOf(o, forces, forceList);
+  for (const auto& [name, value] : o.typed) {
+    const std::string given = name + " " + value;
+    if (bench && isOneOf(name, kFrameOptions)) throw UsageError(given + kNotInBench);
+    if (!renders && isOneOf(name, kRenderOptions))
+      throw UsageError(given + " needs rendering (" + (bench ? "add --render" : "drop --no-render") + ")");
+    if (!bench && name == "--record-every" && o.record.empty())
+      throw UsageError(given + " applies with --record only");
+    checkParamApplies(name, value, target, false);
+  }
+}
+
+void checkAccuracyOptions(const Options& o, const std::vector<std::pair<std::string, std::string>>& outputs) {
+  // (The drift run is leapfrog at the gravity dt; --force gravity keeps a uniform world.)
+  const auto applies = [](const std::string& name, const std::string& value) {
+    if (isOneOf(name, kAccuracyOptions)) return true;
+    if (name == "--force") return value == "gravity";
+    if (name == "--integrator" || name == "--damping") return false;
+    const core::ParamDesc* d = paramOfOption(name);
+    return d && std::string(d->key).rfind("gravity.", 0) == 0;
+  };
+  std::vector<std::pair<std::string, std::string>> typed = o.typed;
+  for (const auto& [name, path] : outputs)
+    if (!path.empty()) typed.emplace_back(name, path);
+  for (const auto& [name, value] : typed)
+    if (!applies(name, value))
+      throw UsageError(name + " " + value + " does not apply to murmur accuracy: it compares every gravity "
+                       "pipeline's forces on one state (options: --n, --scenario, --seed, --engine and the gravity "
+                       "parameters)");
+}
+
+}  // namespace murmur::app

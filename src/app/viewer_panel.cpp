@@ -1,0 +1,241 @@
+// The viewer's ImGui panel (timing, simulation, the parameter table's rows, view) and the HUD.
+#include <glad/gl.h>
+// glad first: GLFW must not pull in the system GL header.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "app/params_json.h"
+#include "app/parse.h"
+#include "app/viewer.h"
+#include "core/param_table.h"
+#include "core/stages.h"
+
+namespace murmur::app::viewer {
+
+namespace {
+
+// The timing section shows the stages of the one stage list except the verlet list build and the
+// ranks' communication (a window runs one process), as it always has; their time is in the
+// step's. Integrate is shortened to fit the strip.
+bool onPanel(core::Stage s) { return s != core::Stage::List && s != core::Stage::Comm; }
+const char* panelName(core::Stage s) {
+  return s == core::Stage::Integrate ? "integ." : core::kStageNames[static_cast<int>(s)];
+}
+
+// The stage times of the last step, three to a line: "label 0.012 sort 0.034 bounds 0.005".
+void stageLines(const core::StepProfile& prof) {
+  std::string line;
+  int onLine = 0;
+  for (int i = 0; i < core::kStageCount; ++i) {
+    const auto s = static_cast<core::Stage>(i);
+    if (!onPanel(s)) continue;
+    char item[64];
+    std::snprintf(item, sizeof item, "%s%s %.3f", onLine ? " " : "", panelName(s), prof.at(s));
+    line += item;
+    if (++onLine == 3) {
+      ImGui::TextUnformatted(line.c_str());
+      line.clear();
+      onLine = 0;
+    }
+  }
+  if (!line.empty()) ImGui::TextUnformatted(line.c_str());
+}
+
+}  // namespace
+
+// The panel: a strip on the left at the window's full height, scrolling when its open sections
+// are taller than the window. Timing comes first, so it is never the part cut off.
+void Viewer::drawPanel() {
+  if (!showPanel) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float scale = ImGui::GetIO().DisplayFramebufferScale.x > 0 ? ImGui::GetIO().DisplayFramebufferScale.x : 1.0f;
+  ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(float(panelWidth(int(display.x * scale))) / scale, display.y), ImGuiCond_Always);
+  ImGui::Begin("Murmuration", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  ImGui::PushItemWidth(-130);
+  if (ImGui::CollapsingHeader("timing", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Text("step %.3f ms  %.1f steps/s", simMs, stepsPerS);
+    ImGui::Text("frame %.3f ms  %.0f FPS", frameMs, fps);
+    stageLines(engine->lastProfile());
+    ImGui::Text("render %.3f ms (fill + draw + finish)", renderMs);
+    ImGui::TextWrapped("%s", engine->deviceName().c_str());
+    ImGui::TextWrapped("GL: %s | interop %s%s%s", glRenderer.c_str(), source->interop() ? "on" : "off",
+                       source->interop() ? "" : ": ", source->interop() ? "" : source->interopOffReason().c_str());
+  }
+  if (ImGui::CollapsingHeader("simulation", ImGuiTreeNodeFlags_DefaultOpen)) drawSimulationSection();
+  if (ImGui::CollapsingHeader("boids")) paramWidgets("boids");
+  if (ImGui::CollapsingHeader("gravity")) paramWidgets("gravity");
+  if (ImGui::CollapsingHeader("view")) drawViewSection();
+  ImGui::PopItemWidth();
+  ImGui::End();
+}
+
+// The widgets of the parameter-table rows whose key sits directly under `group` ("" for the
+// top level, "boids", "gravity"): enums as combos, numbers as sliders over the row's panel
+// range. Changes are applied (and validated) before the next step.
+void Viewer::paramWidgets(const std::string& group) {
+  const std::string lead = group.empty() ? "" : group + ".";
+  for (const core::ParamDesc& d : core::paramTable()) {
+    const std::string key = d.key;
+    if (key.compare(0, lead.size(), lead) != 0 || key.find('.', lead.size()) != std::string::npos) continue;
+    const double v = d.get(params);
+    if (key == "force") {  // switching the force may switch the scenario too
+      int i = static_cast<int>(v);
+      if (ImGui::Combo("force (G)", &i, d.spec.names, d.spec.numNames) && i != static_cast<int>(v)) toggleForce();
+    } else if (key == "blockSize" && engine->kind() != core::EngineKind::Cuda) {
+      ImGui::TextDisabled("block size: none on the CPU engine");
+    } else if (d.spec.type == core::ValueType::Enum) {
+      int i = static_cast<int>(v);
+      if (ImGui::Combo(d.label, &i, d.spec.names, d.spec.numNames)) d.set(params, i), paramsDirty = true;
+    } else if (d.panelLo == d.panelHi) {
+      continue;
+    } else if (d.spec.type == core::ValueType::Float) {
+      float f = static_cast<float>(v);
+      if (ImGui::SliderFloat(d.label, &f, float(d.panelLo), float(d.panelHi), "%.4g",
+                             d.panelLog ? ImGuiSliderFlags_Logarithmic : 0))
+        d.set(params, f), paramsDirty = true;
+    } else {
+      // Integers that come in steps (block sizes: whole warps) slide over the step count.
+      const int step = d.spec.multipleOf;
+      const std::string label = step > 1 ? std::string(d.label) + " / " + std::to_string(step) : d.label;
+      int i = static_cast<int>(v) / step;
+      if (ImGui::SliderInt(label.c_str(), &i, int(d.panelLo) / step, int(d.panelHi) / step))
+        d.set(params, double(i) * step), paramsDirty = true;
+    }
+  }
+}
+
+void Viewer::drawSimulationSection() {
+  paramWidgets("");
+  // N as text: "250k" and "1M" work as on the command line, Enter applies, and a value out of
+  // range is refused with the command line's message instead of wrapping.
+  if (nText.empty()) nText = std::to_string(scenario.n);
+  char nBuf[32];
+  std::snprintf(nBuf, sizeof nBuf, "%s", nText.c_str());
+  const bool nEntered = ImGui::InputText("N (Enter)", nBuf, sizeof nBuf, ImGuiInputTextFlags_EnterReturnsTrue);
+  nText = nBuf;
+  int scen = -1;
+  const auto& names = core::scenarioNames();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == scenario.name) scen = static_cast<int>(i);
+  std::vector<const char*> scenNames;
+  for (const auto& name : names) scenNames.push_back(name.c_str());
+  const bool scenChanged = ImGui::Combo("scenario", &scen, scenNames.data(), static_cast<int>(scenNames.size()));
+  const bool resetClicked = ImGui::Button("reset (R)");
+  if (nEntered || scenChanged || resetClicked) {
+    try {
+      const size_t n = static_cast<size_t>(parseCount("N", nText, 1, core::kMaxBodies));
+      if (scenChanged && scen >= 0) {
+        scenario.name = names[static_cast<size_t>(scen)];
+        params.force = core::naturalForce(scenario.name);
+        paramsDirty = true;
+      }
+      scenario.n = n;
+      resetPending = true;
+    } catch (const std::exception& e) {
+      say(e.what(), true);
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(paused ? "run (Space)" : "pause (Space)")) paused = !paused;
+  ImGui::SameLine();
+  if (ImGui::Button("step (N)")) stepOnce = true;
+  // The parameters as the JSON that --params reads.
+  char pathBuf[512];
+  std::snprintf(pathBuf, sizeof pathBuf, "%s", paramsPath.c_str());
+  if (ImGui::InputText("params file", pathBuf, sizeof pathBuf)) paramsPath = pathBuf;
+  if (ImGui::Button("save params")) saveParams();
+  ImGui::SameLine();
+  if (ImGui::Button("load params")) loadParams();
+}
+
+void Viewer::saveParams() {
+  try {
+    std::ofstream out(paramsPath);
+    out << paramsToJson(params) << "\n";
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + paramsPath);
+    say("params saved: " + paramsPath + " (murmur --params " + paramsPath + ")");
+  } catch (const std::exception& e) {
+    say(e.what(), true);
+  }
+}
+
+void Viewer::loadParams() {
+  try {
+    core::SimParams p = params;
+    loadParamsFile(paramsPath, p);
+    params = p;
+    paramsDirty = true;
+    say("params loaded: " + paramsPath);
+  } catch (const std::exception& e) {
+    say(e.what(), true);
+  }
+}
+
+void Viewer::drawViewSection() {
+  int d = static_cast<int>(style.draw), c = static_cast<int>(style.colour);
+  if (ImGui::Combo("draw (D)", &d, "oriented boids\0points\0sprites\0splat\0"))
+    style.draw = static_cast<render::DrawMode>(d), drawChosen = true;
+  if (ImGui::Combo("colour (C)", &c, "velocity\0speed\0id\0")) {
+    style.colour = static_cast<render::ColourMode>(c);
+    speedFitTime = Clock::time_point{};
+  }
+  ImGui::SliderFloat("point size", &style.pointSize, 1.0f, 32.0f);
+  ImGui::SliderFloat("body size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
+                     ImGuiSliderFlags_Logarithmic);
+  if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
+  if (!splat()) return;
+  // Splat: the slab cuts a thin layer out of the volume, where flocks and the space between them
+  // show; fog and eye-dome lighting give depth to what is left.
+  render::SplatStyle& sp = style.splat;
+  bool slab = sp.slabHalfWidth > 0;
+  if (ImGui::Checkbox("slab (X)", &slab)) sp.slabHalfWidth = slab ? 0.1f * style.worldRadius : 0.0f;
+  if (slab) {
+    ImGui::SliderFloat("slab half-width", &sp.slabHalfWidth, style.worldRadius * 0.005f, style.worldRadius, "%.2f",
+                       ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("slab offset", &sp.slabOffset, -style.worldRadius, style.worldRadius, "%.1f");
+  }
+  ImGui::SliderFloat("fog", &sp.fogStrength, 0.0f, 1.0f);
+  ImGui::SliderFloat("eye-dome light", &sp.edlStrength, 0.0f, 4.0f);
+  ImGui::SliderFloat("splat body size", &sp.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
+                     ImGuiSliderFlags_Logarithmic);
+}
+
+// The HUD sits at the top of the view area, right of the panel, with the last message (paths
+// written, errors) under it where it is read.
+void Viewer::drawHud() {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float scale = io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f;
+  const float left = float(panelWidth(int(io.DisplaySize.x * scale))) / scale;
+  ImGui::SetNextWindowPos(ImVec2(left + 8, 8));
+  ImGui::SetNextWindowBgAlpha(0.45f);
+  ImGui::Begin("hud", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
+  ImGui::Text("%s | %s | N=%zu | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s",
+              core::toString(params.pipeline), core::toString(params.force), engine->numBodies(), simMs, stepsPerS,
+              frameMs, fps, source->interop() ? "on" : "off", paused ? " | paused" : "",
+              stepper.busy() && simMs > frameMs ? " | stepping" : "", fpsLog ? " | REC fps" : "",
+              video ? " | REC video" : "");
+  if (!message.empty() && msBetween(messageTime, Clock::now()) < (messageIsError ? 10000 : 6000)) {
+    if (messageIsError)
+      ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message.c_str());
+    else
+      ImGui::Text("%s", message.c_str());
+  }
+  ImGui::End();
+  if (showHelp) {
+    ImGui::SetNextWindowPos(ImVec2(left + (io.DisplaySize.x - left) * 0.5f, io.DisplaySize.y * 0.5f),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::Begin("keys (H)", &showHelp, ImGuiWindowFlags_AlwaysAutoResize);
+    for (const auto& k : helpRows()) ImGui::Text("%-10s %s", k.first.c_str(), k.second.c_str());
+    ImGui::End();
+  }
+}
+
+}  // namespace murmur::app::viewer
