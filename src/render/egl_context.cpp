@@ -161,6 +161,84 @@ void addDefaultDisplay(std::vector<Attempt>& attempts, std::ostringstream& log) 
 
 }  // namespace
 
+// Binds OpenGL, picks a config, creates a 4.5 core context, makes it current (surfaceless, else on
+// a pbuffer) and loads the entry points, on the initialised display_. Empty on success, else why
+// not; what was created is released by the destructor either way.
+std::string EglContext::open() {
+  EGLDisplay display = display_;
+  const char* displayExt = eglQueryString(display, EGL_EXTENSIONS);
+  if (!eglBindAPI(EGL_OPENGL_API)) {
+    return "desktop OpenGL not supported (eglBindAPI: " + lastEglError() + ")";
+  }
+
+  // The config only matters for the pbuffer fallback: frames are drawn into our own FBO.
+  const EGLint pbufferConfig[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                                  EGL_OPENGL_BIT,   EGL_RED_SIZE,    8,
+                                  EGL_GREEN_SIZE,   8,               EGL_BLUE_SIZE,
+                                  8,                EGL_NONE};
+  const EGLint anyConfig[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+  EGLConfig config = nullptr;
+  EGLint numConfigs = 0;
+  bool pbufferCapable = eglChooseConfig(display, pbufferConfig, &config, 1, &numConfigs) &&
+                        numConfigs > 0;
+  if (!pbufferCapable) {
+    numConfigs = 0;
+    if (!eglChooseConfig(display, anyConfig, &config, 1, &numConfigs) || numConfigs == 0) {
+      if (hasExtension(displayExt, "EGL_KHR_no_config_context")) {
+        config = EGL_NO_CONFIG_KHR;
+      } else {
+        return "no OpenGL-capable EGLConfig";
+      }
+    }
+  }
+
+  const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                   4,
+                                   EGL_CONTEXT_MINOR_VERSION,
+                                   5,
+                                   EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                   EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                   EGL_NONE};
+  context_ = eglCreateContext(display, config, EGL_NO_CONTEXT, contextAttribs);
+  if (context_ == EGL_NO_CONTEXT) {
+    context_ = nullptr;
+    return "no OpenGL 4.5 core context (eglCreateContext: " + lastEglError() + ")";
+  }
+
+  bool current = hasExtension(displayExt, "EGL_KHR_surfaceless_context") &&
+                 eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context_);
+  if (!current && pbufferCapable) {
+    const EGLint pbufferAttribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+    EGLSurface surface = eglCreatePbufferSurface(display, config, pbufferAttribs);
+    if (surface != EGL_NO_SURFACE) {
+      surface_ = surface;
+      current = eglMakeCurrent(display, surface, surface, context_);
+    }
+  }
+  if (!current) {
+    return "eglMakeCurrent failed without a surface and with a pbuffer (" + lastEglError() + ")";
+  }
+
+  const int glVersion = gladLoadGL(loadGl);
+  if (glVersion == 0) {
+    return "loading the OpenGL entry points failed";
+  }
+  if (GLAD_VERSION_MAJOR(glVersion) * 10 + GLAD_VERSION_MINOR(glVersion) < 45) {
+    return "OpenGL " + std::to_string(GLAD_VERSION_MAJOR(glVersion)) + "." +
+           std::to_string(GLAD_VERSION_MINOR(glVersion)) + " is older than the 4.5 required";
+  }
+
+  auto glString = [](GLenum name) {
+    const GLubyte* s = glGetString(name);
+    return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
+  };
+  vendor_ = glString(GL_VENDOR);
+  renderer_ = glString(GL_RENDERER);
+  version_ = glString(GL_VERSION);
+  isNvidia_ = vendor_.find("NVIDIA") != std::string::npos;
+  return "";
+}
+
 std::unique_ptr<EglContext> EglContext::create(std::string* error, EglPlatform platform) {
   auto allowed = [platform](EglPlatform p) { return platform == EglPlatform::Any || platform == p; };
   std::ostringstream log;
@@ -174,92 +252,15 @@ std::unique_ptr<EglContext> EglContext::create(std::string* error, EglPlatform p
       log << at.label << ": eglInitialize failed (" << lastEglError() << "); ";
       continue;
     }
-    // From here on, every failure releases the display before moving to the next attempt.
+    // From here on, a failure releases the display (the destructor) before the next attempt.
     std::unique_ptr<EglContext> ctx(new EglContext());
     ctx->display_ = at.display;
-    auto fail = [&](const std::string& what) {
-      log << at.label << ": " << what << "; ";
-      ctx.reset();  // the destructor releases the display and whatever was created
-    };
-
-    const char* displayExt = eglQueryString(at.display, EGL_EXTENSIONS);
-    if (!eglBindAPI(EGL_OPENGL_API)) {
-      fail("desktop OpenGL not supported (eglBindAPI: " + lastEglError() + ")");
+    const std::string why = ctx->open();
+    if (!why.empty()) {
+      log << at.label << ": " << why << "; ";
       continue;
     }
-
-    // The config only matters for the pbuffer fallback: frames are drawn into our own FBO.
-    const EGLint pbufferConfig[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                    EGL_OPENGL_BIT,   EGL_RED_SIZE,    8,
-                                    EGL_GREEN_SIZE,   8,               EGL_BLUE_SIZE,
-                                    8,                EGL_NONE};
-    const EGLint anyConfig[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
-    EGLConfig config = nullptr;
-    EGLint numConfigs = 0;
-    bool pbufferCapable = eglChooseConfig(at.display, pbufferConfig, &config, 1, &numConfigs) &&
-                          numConfigs > 0;
-    if (!pbufferCapable) {
-      numConfigs = 0;
-      if (!eglChooseConfig(at.display, anyConfig, &config, 1, &numConfigs) || numConfigs == 0) {
-        if (hasExtension(displayExt, "EGL_KHR_no_config_context")) {
-          config = EGL_NO_CONFIG_KHR;
-        } else {
-          fail("no OpenGL-capable EGLConfig");
-          continue;
-        }
-      }
-    }
-
-    const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION,
-                                     4,
-                                     EGL_CONTEXT_MINOR_VERSION,
-                                     5,
-                                     EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                     EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                                     EGL_NONE};
-    ctx->context_ = eglCreateContext(at.display, config, EGL_NO_CONTEXT, contextAttribs);
-    if (ctx->context_ == EGL_NO_CONTEXT) {
-      ctx->context_ = nullptr;
-      fail("no OpenGL 4.5 core context (eglCreateContext: " + lastEglError() + ")");
-      continue;
-    }
-
-    bool current = hasExtension(displayExt, "EGL_KHR_surfaceless_context") &&
-                   eglMakeCurrent(at.display, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx->context_);
-    if (!current && pbufferCapable) {
-      const EGLint pbufferAttribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
-      EGLSurface surface = eglCreatePbufferSurface(at.display, config, pbufferAttribs);
-      if (surface != EGL_NO_SURFACE) {
-        ctx->surface_ = surface;
-        current = eglMakeCurrent(at.display, surface, surface, ctx->context_);
-      }
-    }
-    if (!current) {
-      fail("eglMakeCurrent failed without a surface and with a pbuffer (" + lastEglError() + ")");
-      continue;
-    }
-
-    const int glVersion = gladLoadGL(loadGl);
-    if (glVersion == 0) {
-      fail("loading the OpenGL entry points failed");
-      continue;
-    }
-    if (GLAD_VERSION_MAJOR(glVersion) * 10 + GLAD_VERSION_MINOR(glVersion) < 45) {
-      fail("OpenGL " + std::to_string(GLAD_VERSION_MAJOR(glVersion)) + "." +
-           std::to_string(GLAD_VERSION_MINOR(glVersion)) + " is older than the 4.5 required");
-      continue;
-    }
-
-    auto glString = [](GLenum name) {
-      const GLubyte* s = glGetString(name);
-      return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
-    };
-    ctx->vendor_ = glString(GL_VENDOR);
-    ctx->renderer_ = glString(GL_RENDERER);
-    ctx->version_ = glString(GL_VERSION);
     ctx->platform_ = at.platform;
-    ctx->isNvidia_ = ctx->vendor_.find("NVIDIA") != std::string::npos;
-
     // Displays of the attempts not taken were never initialised: nothing to release for them.
     return ctx;
   }

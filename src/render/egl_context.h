@@ -42,6 +42,8 @@ class EglContext {
 
  private:
   EglContext() = default;
+  // Creates and makes current a context on display_; empty on success, else why not.
+  std::string open();
 
   void* display_ = nullptr;  // EGLDisplay
   void* context_ = nullptr;  // EGLContext
