@@ -45,6 +45,8 @@ class BadInputs : public ::testing::Test {
 const std::string kHeadless = "--headless --no-render --engine cpu --n 50 --steps 1 ";
 }  // namespace
 
+// One function on purpose: it is a table of (command line, option named) cases and one loop that
+// runs them, so that a new refusal is one more line of the table.
 TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
   const std::vector<Case> cases = {
       // An empty value is not the default.
