@@ -90,7 +90,7 @@ void checkSweepPipelines(const Options& o, const BenchPreset* preset) {
   const bool gravity = std::find(forces.begin(), forces.end(), core::ForceMode::Gravity) != forces.end();
   for (core::Pipeline p : o.bench.pipelines)
     if (!core::serves(p, core::ForceMode::Boids) && !gravity)
-      throw UsageError(std::string("--pipeline ") + core::toString(p) + ": " + core::kTreeBoidsMessage +
+      throw UsageError(std::string("--pipeline ") + core::toString(p) + ": " + core::gravityOnlyMessage() +
                        "; add --force gravity");
 }
 
@@ -157,7 +157,7 @@ void resolveDefaults(Options& o) {
     o.params.force = core::naturalForce(o.scenario.name);
   if (o.mode != Mode::Bench && o.params.force == core::ForceMode::Boids &&
       !core::serves(o.params.pipeline, core::ForceMode::Boids))
-    throw UsageError(std::string("--pipeline ") + core::toString(o.params.pipeline) + ": " + core::kTreeBoidsMessage);
+    throw UsageError(std::string("--pipeline ") + core::toString(o.params.pipeline) + ": " + core::gravityOnlyMessage());
   if (o.dt > 0) core::activeDt(o.params) = o.dt;
   checkOptionsApply(o);
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/param_table.h"
+#include "core/pipeline_table.h"
 #include "core/row_search.h"
 #include "core/verlet.h"
 
@@ -70,7 +71,7 @@ std::string validateParams(const SimParams& p) {
     return e.str();
   }
   if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Tree)
-    return std::string("pipeline tree: ") + kTreeBoidsMessage;
+    return std::string("pipeline tree: ") + gravityOnlyMessage();
   // Lists that serve several steps hold pairs across the wrap; a world too narrow for that could
   // only rebuild every step, which is not what was asked for.
   if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Verlet && p.listSteps > 1 &&

@@ -153,9 +153,5 @@ constexpr int kMaxGravityGridDim = 128;
 constexpr int kMaxTreeLeafSize = 64;
 // The verlet pipeline reuses a neighbour list for at most this many steps (core/verlet.h).
 constexpr int kMaxListSteps = 64;
-// Why `tree` refuses boids: what a tree buys is a far field summarised by multipoles, and boids
-// have none (every rule is a short-range neighbour sum, which the grids find exactly).
-constexpr const char* kTreeBoidsMessage =
-    "gravity only: boids have no far field to approximate (use naive, scattered, coherent, rows or verlet)";
 
 }  // namespace murmur::core

@@ -88,6 +88,11 @@ Pipeline defaultRankPipeline(ForceMode f) {
   return all.back();
 }
 
+std::string gravityOnlyMessage() {
+  return "gravity only: boids have no far field to approximate (use " + joinNames(pipelinesFor(ForceMode::Boids)) +
+         ")";
+}
+
 std::string joinNames(const std::vector<Pipeline>& list, const char* lastJoin) {
   std::string s;
   for (size_t i = 0; i < list.size(); ++i) {

@@ -61,6 +61,10 @@ std::vector<Pipeline> rankPipelines(ForceMode f);
 bool runsOnRanks(Pipeline p, ForceMode f);
 // The default pipeline of force f over several ranks.
 Pipeline defaultRankPipeline(ForceMode f);
+// Why a gravity-only pipeline (tree) refuses boids: what a tree buys is a far field summarised by
+// multipoles, and boids have none (every rule is a short-range neighbour sum, which the grids find
+// exactly). Names the pipelines that serve boids.
+std::string gravityOnlyMessage();
 // "naive, scattered, coherent, rows, tree or verlet" (names of `list`, joined for messages).
 std::string joinNames(const std::vector<Pipeline>& list, const char* lastJoin = " or ");
 
