@@ -45,6 +45,7 @@ using core::ForceMode;
 using core::GridSpec;
 using core::Pipeline;
 using core::SimParams;
+using core::Stage;
 using core::Vec4;
 
 namespace {
