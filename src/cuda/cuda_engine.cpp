@@ -209,9 +209,9 @@ void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
   launchDrawCopy(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n, d_pos, d_vel, d_id, s.launch());
 }
 
-CudaEngine::DeviceBodies CudaEngine::deviceBodies() const {
+core::DeviceAccess::Bodies CudaEngine::deviceBodies() const {
   const DeviceState& s = impl_->s;
-  return DeviceBodies{s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n};
+  return core::DeviceAccess::Bodies{s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n};
 }
 
 std::unique_ptr<core::Engine> createCudaEngine(const SimParams& p) { return std::make_unique<CudaEngine>(p); }
