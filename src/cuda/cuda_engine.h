@@ -44,7 +44,7 @@ struct GridSnapshot;  // cuda/debug_api.h
 class CudaEngine;
 GridSnapshot snapshotGrid(CudaEngine& engine);
 
-class CudaEngine final : public core::Engine {
+class CudaEngine final : public core::Engine, public core::DeviceAccess {
  public:
   // Uses the current CUDA device. Throws like createCudaEngine.
   explicit CudaEngine(const core::SimParams& p);
@@ -87,21 +87,16 @@ class CudaEngine final : public core::Engine {
   // 0 restores the table rowsFlatTableRows sizes.
   void debugSetFlatTableRows(int rows);
 
+  // The state on the device (core::DeviceAccess): the engine hands out itself.
+  core::DeviceAccess* deviceAccess() override { return this; }
   // Copies the current state, in its current (possibly cell) order, into device buffers of
   // numBodies() float4 positions, float4 velocities and uint32 ids (the mapped CUDA-GL interop
   // buffers, see gl_interop.h); a null pointer skips that array. One kernel on the engine's
   // stream, which is the stream the interop buffers are mapped on; no host sync.
-  void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id);
-
+  void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) override;
   // The current state on the device, in its current (possibly cell) order, for kernels that read
   // it in place (the splat renderer). Valid until the next step, reset or setParams.
-  struct DeviceBodies {
-    const core::Vec4* pos = nullptr;
-    const core::Vec4* vel = nullptr;
-    const uint32_t* id = nullptr;
-    size_t n = 0;
-  };
-  DeviceBodies deviceBodies() const;
+  core::DeviceAccess::Bodies deviceBodies() const override;
 
  private:
   friend GridSnapshot snapshotGrid(CudaEngine& engine);

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "cuda/cuda_check.h"
-#include "cuda/cuda_engine.h"
 #include "cuda/splat_kernels.h"
 
 namespace murmur::cuda {
@@ -23,7 +22,18 @@ GlSplatTarget::~GlSplatTarget() {
   if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
 }
 
-void GlSplatTarget::render(CudaEngine& engine, const core::SplatView& view, bool warpReduce) {
+namespace {
+
+// The block size of the engine that hands out `access`: the splat kernels launch with the
+// engine's, as they did when they took the engine itself.
+int blockSizeOf(const core::DeviceAccess& access) {
+  const auto* engine = dynamic_cast<const core::Engine*>(&access);
+  return engine ? engine->params().blockSize : core::defaultParams().blockSize;
+}
+
+}  // namespace
+
+void GlSplatTarget::render(const core::DeviceAccess& engine, const core::SplatView& view, bool warpReduce) {
   cudaGraphicsResource_t res = static_cast<cudaGraphicsResource_t>(resource_);
   // The default stream is the engine's: the clear and the splat follow the step, the unmap
   // follows them.
@@ -36,10 +46,10 @@ void GlSplatTarget::render(CudaEngine& engine, const core::SplatView& view, bool
     if (bytes < numPixels * sizeof(uint64_t))
       throw std::invalid_argument("splat: key buffer of " + std::to_string(bytes) + " bytes is smaller than " +
                                   std::to_string(view.width) + "x" + std::to_string(view.height) + " keys");
-    const LaunchConfig lc{engine.params().blockSize, nullptr};
+    const LaunchConfig lc{blockSizeOf(engine), nullptr};
     auto* keys = static_cast<uint64_t*>(ptr);
     launchSplatClear(keys, numPixels, lc);
-    const CudaEngine::DeviceBodies b = engine.deviceBodies();
+    const core::DeviceAccess::Bodies b = engine.deviceBodies();
     launchSplat(b.pos, b.vel, b.id, static_cast<uint32_t>(b.n), view, keys, warpReduce, lc);
   } catch (...) {
     cudaGraphicsUnmapResources(1, &res, 0);

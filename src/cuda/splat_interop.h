@@ -6,11 +6,10 @@
 #pragma once
 #include "cuda/module_guard.h"
 
+#include "core/engine.h"
 #include "core/splat.h"
 
 namespace murmur::cuda {
-
-class CudaEngine;
 
 class GlSplatTarget {
  public:
@@ -22,9 +21,11 @@ class GlSplatTarget {
   GlSplatTarget& operator=(const GlSplatTarget&) = delete;
 
   // Clears the buffer and resolves the engine's current bodies into it, on the engine's stream
-  // (ordered after its step). Throws std::invalid_argument when the registered buffer is smaller
-  // than the view's width * height keys.
-  void render(CudaEngine& engine, const core::SplatView& view, bool warpReduce);
+  // (ordered after its step). `engine` is what Engine::deviceAccess() hands out; the kernels take
+  // the engine's block size when it is also the core::Engine (the CUDA engine is), else the
+  // default one. Throws std::invalid_argument when the registered buffer is smaller than the
+  // view's width * height keys.
+  void render(const core::DeviceAccess& engine, const core::SplatView& view, bool warpReduce);
 
  private:
   void* resource_ = nullptr;  // cudaGraphicsResource_t

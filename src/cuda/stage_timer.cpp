@@ -34,15 +34,7 @@ core::StepProfile StageTimer::endStep() {
   for (const Record& r : records_) {
     float ms = 0;
     MURMUR_CUDA_CHECK(cudaEventElapsedTime(&ms, pool_[r.start], pool_[r.stop]));
-    switch (r.stage) {
-      case Stage::Label: p.labelMs += ms; break;
-      case Stage::Sort: p.sortMs += ms; break;
-      case Stage::Bounds: p.boundsMs += ms; break;
-      case Stage::Reorder: p.reorderMs += ms; break;
-      case Stage::List: p.listMs += ms; break;
-      case Stage::Force: p.forceMs += ms; break;
-      case Stage::Integrate: p.integrateMs += ms; break;
-    }
+    p.at(r.stage) += ms;
   }
   records_.clear();
   return p;

@@ -1,7 +1,7 @@
 // Per-stage GPU timing with CUDA events. When profiling is off the timer records nothing (no
 // events, no sync). When on, each stage of a step is bracketed by a pair of events on the engine's
 // stream; endStep() waits for the step's last event (the only host sync a profiled step makes)
-// and sums the elapsed times per stage. Events come from a pool that grows on the first profiled
+// and sums the elapsed times per stage (core/stages.h). Events come from a pool that grows on the first profiled
 // steps and is reused afterwards.
 #pragma once
 
@@ -12,10 +12,9 @@
 #include <vector>
 
 #include "core/engine.h"
+#include "core/stages.h"
 
 namespace murmur::cuda {
-
-enum class Stage { Label, Sort, Bounds, Reorder, List, Force, Integrate };
 
 class StageTimer {
  public:
@@ -33,7 +32,7 @@ class StageTimer {
 
   // Runs f() (which enqueues work) between two events of `stage` when enabled.
   template <typename F>
-  void stage(Stage s, F&& f) {
+  void stage(core::Stage s, F&& f) {
     if (!enabled_) {
       f();
       return;
@@ -48,7 +47,7 @@ class StageTimer {
 
  private:
   struct Record {
-    Stage stage;
+    core::Stage stage;
     int start, stop;
   };
   int nextEvent();

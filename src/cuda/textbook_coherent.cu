@@ -30,6 +30,7 @@ using core::BoidAccum;
 using core::BoidParams;
 using core::GridSpec;
 using core::SimParams;
+using core::Stage;
 using core::Vec4;
 
 namespace {

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/bodies.h"
 #include "core/params.h"
+#include "core/pipeline_table.h"
 #include "core/rng.h"
 #include "cuda/cuda_engine.h"
 
@@ -35,6 +37,48 @@ class CudaParamTest : public ::testing::TestWithParam<ParamT> {
  protected:
   void SetUp() override { MURMUR_SKIP_WITHOUT_CUDA(); }
 };
+
+// Pipeline lists, read from the pipeline table (core/pipeline_table.h) so that a new row reaches
+// the tests. A list that leaves a row out filters the table and says why.
+
+// `list` without the pipelines in `drop`.
+inline std::vector<core::Pipeline> without(std::vector<core::Pipeline> list, std::initializer_list<core::Pipeline> drop) {
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [&](core::Pipeline p) { return std::find(drop.begin(), drop.end(), p) != drop.end(); }),
+             list.end());
+  return list;
+}
+
+// The pipelines that serve boids on the CUDA engine.
+inline std::vector<core::Pipeline> boidsPipelines() {
+  std::vector<core::Pipeline> out;
+  for (core::Pipeline p : core::pipelinesFor(core::ForceMode::Boids))
+    if (core::pipelineInfo(p).runsOn & core::kOnCuda) out.push_back(p);
+  return out;
+}
+
+// The pipelines the CPU-agreement tests run under both forces: every CUDA row that serves boids
+// and gravity. Under gravity, rows and verlet run their gravityAs method (coherent): the lists
+// keep them, since what they test there is that the pipeline runs that method. Tree is left out
+// of these lists: gravity only, and its Barnes-Hut walk has tolerances and tests of its own
+// (test_cuda_tree.cpp).
+inline std::vector<core::Pipeline> bothForcesPipelines() {
+  std::vector<core::Pipeline> out;
+  for (const core::PipelineInfo& r : core::pipelineTable())
+    if (r.boids && r.gravity && (r.runsOn & core::kOnCuda)) out.push_back(r.id);
+  return out;
+}
+
+// The classic uniform-grid pipelines (the grid snapshotGrid reads): the rows that sort by cell and
+// serve both forces with a method of their own. Naive sorts nothing; rows and verlet search a
+// finer grid of their own for boids and run coherent's grid for gravity; tree is gravity only and
+// sorts by Morton key.
+inline std::vector<core::Pipeline> classicGridPipelines() {
+  std::vector<core::Pipeline> out;
+  for (const core::PipelineInfo& r : core::pipelineTable())
+    if (r.boids && r.gravity && r.gravityAs == r.id && r.sorts && (r.runsOn & core::kOnCuda)) out.push_back(r.id);
+  return out;
+}
 
 constexpr double kPi = 3.14159265358979323846;
 

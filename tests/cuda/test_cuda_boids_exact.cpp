@@ -90,7 +90,7 @@ TEST_F(BoidsExact, BorderlinePairsAreDecidedLikeTheCpu) {
   auto cpu = core::createCpuEngine(p);
   cpu->reset(start);
   EXPECT_EQ(cpu->neighbourStats().meanNeighbours, 0.5);
-  for (Pipeline pipe : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet})
+  for (Pipeline pipe : test::boidsPipelines())
     for (int width : {1, 2}) {
       p.pipeline = pipe;
       p.cellWidthFactor = width;

@@ -120,7 +120,7 @@ TEST_F(CudaGravityTest, GridWithOnlyNearCellsIsExact) {
   naive->reset(b);
   const std::vector<Vec4> ref = naive->computeAccelerations();
   for (int gridDim : {1, 2})
-    for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent}) {
+    for (Pipeline pipe : test::classicGridPipelines()) {  // the particle-cell grids
       auto gpu = cuda::createCudaEngine(gravityParams(pipe, gridDim));
       gpu->reset(b);
       const test::AccError e = test::accelerationError(gpu->computeAccelerations(), ref, kAccFloor);

@@ -138,7 +138,7 @@ void checkGrid(const SimParams& p, const Bodies& start, int stepsFirst, const st
 TEST_F(CudaGridTest, BoidGridInvariants) {
   for (size_t n : {size_t(1), size_t(33), size_t(1000), kLargeN})
     for (int width : {1, 2})
-      for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent}) {
+      for (Pipeline pipe : test::classicGridPipelines()) {
         SimParams p = core::defaultParams();
         p.pipeline = pipe;
         p.cellWidthFactor = width;
@@ -152,7 +152,7 @@ TEST_F(CudaGridTest, BoidGridInvariants) {
 TEST_F(CudaGridTest, GravityGridInvariants) {
   for (size_t n : {size_t(1), size_t(33), size_t(1000), kLargeN})
     for (int gridDim : {1, 8, 16, 64})
-      for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent}) {
+      for (Pipeline pipe : test::classicGridPipelines()) {
         SimParams p = core::defaultParams();
         p.force = core::ForceMode::Gravity;
         p.pipeline = pipe;

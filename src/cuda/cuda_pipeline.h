@@ -1,0 +1,49 @@
+// One pipeline of the CUDA engine (a row of core/pipeline_table.h): the stages it runs on the
+// engine's device state. The engine owns the step loop and the integration order (leapfrog or
+// damped Euler for gravity); a pipeline supplies the parts that differ. Each pipeline is one file
+// under pipelines/, and pipelines/registry.cpp maps core::Pipeline to it. Pipelines keep no state
+// of their own: what must survive a step lives in DeviceState, so that switching pipelines with
+// setParams keeps every buffer. How to add a pipeline:
+// docs/design.md#the-pipeline-table-and-how-to-add-a-pipeline.
+#pragma once
+
+#include "cuda/module_guard.h"
+
+#include <memory>
+
+#include "core/engine.h"
+#include "core/params.h"
+
+namespace murmur::cuda {
+
+struct DeviceState;
+
+class CudaPipeline {
+ public:
+  virtual ~CudaPipeline() = default;
+  // One boids step: the forces into the other velocity buffer, then the integration (pipelines
+  // that serve boids; core::serves).
+  virtual void boidsStep(DeviceState&) {}
+  // Gravity accelerations of the current state into acc (current order), G applied (pipelines
+  // that have a gravity method; rows and verlet run coherent's, core::effectivePipeline).
+  virtual void gravityForces(DeviceState&) {}
+  // Steps of the pipeline's cycle (core::Engine::stepsPerCycle).
+  virtual int stepsPerCycle(const DeviceState&) const { return 1; }
+  // Neighbour statistics of the current state over this pipeline's candidate set, in the
+  // current force mode. The engine has zeroed the counts (DeviceState::beginNeighbourCount).
+  virtual core::NeighbourStats neighbourStats(DeviceState&) = 0;
+};
+
+// The pipeline that runs method p on the CUDA engine (pipelines/registry.cpp). Throws
+// std::logic_error for a row of the table the CUDA engine does not implement.
+std::unique_ptr<CudaPipeline> makeCudaPipeline(core::Pipeline p);
+
+// The factories, one per pipeline file.
+std::unique_ptr<CudaPipeline> makeNaivePipeline();      // pipelines/naive.cpp
+std::unique_ptr<CudaPipeline> makeScatteredPipeline();  // pipelines/grid.cpp
+std::unique_ptr<CudaPipeline> makeCoherentPipeline();   // pipelines/grid.cpp
+std::unique_ptr<CudaPipeline> makeRowsPipeline();       // pipelines/rows.cpp
+std::unique_ptr<CudaPipeline> makeTreePipeline();       // pipelines/tree.cpp
+std::unique_ptr<CudaPipeline> makeVerletPipeline();     // pipelines/verlet.cpp
+
+}  // namespace murmur::cuda

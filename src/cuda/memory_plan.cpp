@@ -1,0 +1,93 @@
+#include "cuda/memory_plan.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/errors.h"
+#include "core/format.h"
+#include "core/grid.h"
+#include "core/row_search.h"
+#include "core/verlet.h"
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_engine.h"
+#include "cuda/debug_api.h"
+#include "cuda/grid_build.h"
+#include "cuda/tree_build.h"
+#include "cuda/verlet_kernels.h"
+
+namespace murmur::cuda {
+
+using core::ForceMode;
+using core::Pipeline;
+using core::SimParams;
+using core::Vec4;
+
+bool usesRowGrid(const SimParams& p, ForceMode mode) {
+  return mode == ForceMode::Boids && (p.pipeline == Pipeline::Rows || p.pipeline == Pipeline::Verlet);
+}
+
+bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && p.pipeline == Pipeline::Verlet; }
+
+bool usesGrid(Pipeline p) { return p != Pipeline::Naive && p != Pipeline::Tree; }
+
+uint32_t expectedListEntries(const SimParams& p, size_t n) {
+  const double side = 2.0 * double(p.halfSize);
+  const double R = core::verletPlan(p).radius;
+  const double mean = double(n) / (side * side * side) * 4.18879020478639 * R * R * R;
+  return static_cast<uint32_t>(std::min(2.0 * mean + 32.0, double(n)));
+}
+
+uint32_t classicCells(const SimParams& p, ForceMode mode) {
+  if (mode == ForceMode::Boids) return core::boidGrid(p).numCells;
+  const uint32_t d = static_cast<uint32_t>(p.gravity.gridDim);
+  return d * d * d;
+}
+
+uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
+  if (!usesRowGrid(p, mode)) return classicCells(p, mode);
+  if (p.pipeline == Pipeline::Verlet) {
+    // The first build of a reset lists for one step, later ones for k: the larger grid of the two.
+    const uint32_t fresh = core::rowGridForRadius(p, n, core::verletPlanFor(p, 1).radius).numCells;
+    return std::max(fresh, core::verletGrid(p, n).numCells);
+  }
+  return core::rowGrid(p, n).numCells;
+}
+
+size_t rowGridBytes(uint32_t cells) { return 3 * (size_t(cells) + 1) * sizeof(uint32_t); }
+
+size_t gridBytes(uint32_t cells, const SimParams& p, ForceMode mode) {
+  if (usesRowGrid(p, mode)) return rowGridBytes(cells);  // offsets, two counts
+  return size_t(cells) * (2 * sizeof(uint32_t) + (mode == ForceMode::Gravity ? sizeof(Vec4) : 0));
+}
+
+size_t sortScratchBytes(size_t n) {
+  try {
+    return sortTempBytes(static_cast<uint32_t>(n), kSortBitsAllocated);
+  } catch (const CudaError&) {
+    cudaGetLastError();
+    return n * sizeof(uint32_t) + (size_t(1) << 20);
+  }
+}
+
+size_t bytesNeeded(size_t numBodies, const SimParams& p) {
+  if (numBodies == 0) return 0;
+  size_t bytes = numBodies * kBytesPerBody + sortScratchBytes(numBodies);
+  if (usesGrid(p.pipeline)) bytes += gridBytes(gridCells(p, p.force, numBodies), p, p.force);
+  if (p.pipeline == Pipeline::Tree) bytes += TreeBuffers::bytesFor(numBodies);
+  if (usesLists(p))
+    bytes += (verletListWords(numBodies, expectedListEntries(p, numBodies)) + 2 * numBodies) * sizeof(uint32_t);
+  return bytes;
+}
+
+void checkDeviceFits(size_t numBodies, const SimParams& p) {
+  const size_t need = bytesNeeded(numBodies, p);
+  const size_t freeBytes = deviceFreeBytes();
+  if (need > freeBytes) {
+    throw core::UsageError("--n " + std::to_string(numBodies) + ": needs " + core::formatBytes(need) +
+                           " of GPU memory, " + deviceInfo().name + " has " + core::formatBytes(freeBytes) + " free");
+  }
+}
+
+}  // namespace murmur::cuda

@@ -1,0 +1,54 @@
+// The two classic uniform-grid pipelines: scattered (the bodies stay in place, the cells index
+// them) and coherent (the bodies are reordered by cell). One class: they differ only in whether
+// the grid build reorders the state, and the kernels take the same flag.
+#include "core/params.h"
+#include "cuda/boids_kernels.h"
+#include "cuda/cuda_pipeline.h"
+#include "cuda/device_state.h"
+#include "cuda/gravity_kernels.h"
+
+namespace murmur::cuda {
+
+namespace {
+
+using core::ForceMode;
+using core::Stage;
+using core::Vec4;
+
+class GridPipeline final : public CudaPipeline {
+ public:
+  explicit GridPipeline(bool coherent) : coherent_(coherent) {}
+
+  void boidsStep(DeviceState& s) override {
+    const LaunchConfig lc = s.launch();
+    const DeviceGrid g = s.buildGrid(ForceMode::Boids, coherent_);  // may flip the buffers
+    Vec4* velNew = s.vel[1 - s.velCur].get();
+    s.timer.stage(Stage::Force, [&] {
+      launchBoidsGrid(coherent_, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, g, s.params.boids,
+                      core::maxRuleRadius(s.params.boids), velNew, lc);
+    });
+    s.integrateBoids(velNew, lc);
+  }
+
+  void gravityForces(DeviceState& s) override {
+    const LaunchConfig lc = s.launch();
+    const float eps2 = s.params.gravity.softening * s.params.gravity.softening;
+    const float G = s.params.gravity.G;
+    const DeviceGrid g = s.buildGrid(ForceMode::Gravity, coherent_);
+    s.timer.stage(Stage::Force, [&] {
+      launchGravityGrid(coherent_, s.pos[s.cur].get(), s.n, g, s.monopole.get(), eps2, G, s.acc.get(), lc);
+    });
+  }
+
+  core::NeighbourStats neighbourStats(DeviceState& s) override { return s.classicGridStats(); }
+
+ private:
+  bool coherent_;
+};
+
+}  // namespace
+
+std::unique_ptr<CudaPipeline> makeScatteredPipeline() { return std::make_unique<GridPipeline>(false); }
+std::unique_ptr<CudaPipeline> makeCoherentPipeline() { return std::make_unique<GridPipeline>(true); }
+
+}  // namespace murmur::cuda

@@ -1,0 +1,35 @@
+// Which file implements each row of the pipeline table (core/pipeline_table.h) on the CUDA
+// engine: one line per pipeline.
+#include <stdexcept>
+#include <string>
+
+#include "core/pipeline_table.h"
+#include "cuda/cuda_pipeline.h"
+
+namespace murmur::cuda {
+
+namespace {
+
+struct Entry {
+  core::Pipeline id;
+  std::unique_ptr<CudaPipeline> (*make)();
+};
+
+constexpr Entry kPipelines[] = {
+    {core::Pipeline::Naive, makeNaivePipeline},
+    {core::Pipeline::Scattered, makeScatteredPipeline},
+    {core::Pipeline::Coherent, makeCoherentPipeline},
+    {core::Pipeline::Rows, makeRowsPipeline},
+    {core::Pipeline::Tree, makeTreePipeline},
+    {core::Pipeline::Verlet, makeVerletPipeline},
+};
+
+}  // namespace
+
+std::unique_ptr<CudaPipeline> makeCudaPipeline(core::Pipeline p) {
+  for (const Entry& e : kPipelines)
+    if (e.id == p) return e.make();
+  throw std::logic_error(std::string("the CUDA engine has no pipeline ") + core::toString(p));
+}
+
+}  // namespace murmur::cuda

@@ -1,0 +1,81 @@
+// The rows pipeline (boids): an exact search over pruned rows of a finer grid (rows_kernels.h),
+// sorted by the counting sort of row_grid_sort.h. Gravity on rows runs coherent's method
+// (core::effectivePipeline).
+#include <algorithm>
+
+#include "core/params.h"
+#include "core/row_search.h"
+#include "cuda/cuda_pipeline.h"
+#include "cuda/device_state.h"
+#include "cuda/memory_plan.h"
+#include "cuda/rows_kernels.h"
+
+namespace murmur::cuda {
+
+namespace {
+
+using core::ForceMode;
+using core::GridSpec;
+using core::Stage;
+
+class RowsPipeline final : public CudaPipeline {
+ public:
+  // A rows step: the grid (the counting sort starts from the counts the previous step's force
+  // kernel made, when it made them), the reorder, then one kernel for the forces, the integration
+  // into the other state buffers and the next step's counts. The force stage's time includes
+  // the integration and the counting.
+  void boidsStep(DeviceState& s) override {
+    RowGridSort& sort = s.rowSort;
+    const LaunchConfig lc = s.launch();
+    const uint32_t cells = gridCells(s.params, ForceMode::Boids, s.n);
+    s.ensureGrid(cells, true, ForceMode::Boids);
+    const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
+    const bool countNext = sort.countingWanted(cells);  // this step's sort and the next one's count
+    if (sort.countsReady && countNext)
+      sort.placeCounted(s, cells, lc);
+    else
+      sort.sort(s, d_grid, cells, lc);
+    sort.countsReady = false;
+    RowsStepOut out;
+    out.posOut = s.pos[1 - s.cur].get();
+    out.dt = s.params.boids.dt;
+    out.halfSize = s.params.halfSize;
+    if (countNext) {
+      out.keys = s.keys[0].get();
+      out.rank = s.index[0].get();
+      out.counts = sort.countsToFill();
+      out.crowded = sort.crowdedFlag();
+    }
+    sort.recycleCounts();  // the zeroing overlaps the force kernel
+    s.timer.stage(Stage::Force, [&] {
+      const float radius = core::maxRuleRadius(s.params.boids);
+      const core::RowLoop loop = core::rowLoop(s.params, s.n);
+      int flatRows = loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(s.params, s.n), radius) : 0;
+      if (flatRows > 0 && s.flatTableRowsCap > 0) flatRows = std::min(flatRows, s.flatTableRowsCap);
+      launchBoidsRows(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, d_grid, s.cellFirst.get(), s.params.boids,
+                      radius, loop, flatRows, s.vel[1 - s.velCur].get(), out, lc);
+    });
+    s.cur = 1 - s.cur;  // the ids stay where they are: the kernel kept the order
+    s.velCur = 1 - s.velCur;
+    sort.countsReady = countNext;
+  }
+
+  // The rows search over a sorted index of the current state (no reorder: state untouched).
+  core::NeighbourStats neighbourStats(DeviceState& s) override {
+    const LaunchConfig lc = s.launch();
+    const float radius = core::maxRuleRadius(s.params.boids);
+    const uint32_t cells = gridCells(s.params, ForceMode::Boids, s.n);
+    s.ensureGrid(cells, true, ForceMode::Boids);
+    const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
+    const int sel = sortIndexByRowGrid(s, d_grid, cells, lc);
+    launchBoidsStatsRows(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), s.index[sel].get(), radius,
+                         radius * radius, s.counts.get(), lc);
+    return s.neighbourMeans(true);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CudaPipeline> makeRowsPipeline() { return std::make_unique<RowsPipeline>(); }
+
+}  // namespace murmur::cuda
