@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #if defined(MURMUR_HAVE_CUDA)
-#include "cuda/cuda_engine.h"
 #include "cuda/splat_interop.h"
 #endif
 
@@ -31,9 +30,7 @@ void SplatSource::fill(core::Engine& engine, const core::SplatView& view, bool w
       interop_->target = std::make_unique<cuda::GlSplatTarget>(renderer_.keyBuffer());
       interop_->generation = renderer_.bufferGeneration();
     }
-    // Until GlSplatTarget::render takes the capability, it takes the engine: render(device, ...).
-    (void)device;
-    interop_->target->render(static_cast<cuda::CudaEngine&>(engine), view, warpReduce);  // TODO(merge)
+    interop_->target->render(device, view, warpReduce);
   };
   if (fallback_.attempt(engine, resolve, [&] { interop_->target.reset(); })) return;
 #else

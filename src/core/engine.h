@@ -73,6 +73,7 @@ class DeviceAccess {
     const Vec4* vel = nullptr;
     const uint32_t* id = nullptr;
     size_t n = 0;
+    int blockSize = 0;  // the engine's threads per block: kernels that read the state launch with it
   };
   virtual ~DeviceAccess() = default;
   // The current state on the device, in its current (possibly cell) order, for kernels that read

@@ -211,7 +211,8 @@ void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
 
 core::DeviceAccess::Bodies CudaEngine::deviceBodies() const {
   const DeviceState& s = impl_->s;
-  return core::DeviceAccess::Bodies{s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n};
+  return core::DeviceAccess::Bodies{s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n,
+                                    s.params.blockSize};
 }
 
 std::unique_ptr<core::Engine> createCudaEngine(const SimParams& p) { return std::make_unique<CudaEngine>(p); }

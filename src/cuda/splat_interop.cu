@@ -22,17 +22,6 @@ GlSplatTarget::~GlSplatTarget() {
   if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
 }
 
-namespace {
-
-// The block size of the engine that hands out `access`: the splat kernels launch with the
-// engine's, as they did when they took the engine itself.
-int blockSizeOf(const core::DeviceAccess& access) {
-  const auto* engine = dynamic_cast<const core::Engine*>(&access);
-  return engine ? engine->params().blockSize : core::defaultParams().blockSize;
-}
-
-}  // namespace
-
 void GlSplatTarget::render(const core::DeviceAccess& engine, const core::SplatView& view, bool warpReduce) {
   cudaGraphicsResource_t res = static_cast<cudaGraphicsResource_t>(resource_);
   // The default stream is the engine's: the clear and the splat follow the step, the unmap
@@ -46,10 +35,10 @@ void GlSplatTarget::render(const core::DeviceAccess& engine, const core::SplatVi
     if (bytes < numPixels * sizeof(uint64_t))
       throw std::invalid_argument("splat: key buffer of " + std::to_string(bytes) + " bytes is smaller than " +
                                   std::to_string(view.width) + "x" + std::to_string(view.height) + " keys");
-    const LaunchConfig lc{blockSizeOf(engine), nullptr};
+    const core::DeviceAccess::Bodies b = engine.deviceBodies();
+    const LaunchConfig lc{b.blockSize, nullptr};
     auto* keys = static_cast<uint64_t*>(ptr);
     launchSplatClear(keys, numPixels, lc);
-    const core::DeviceAccess::Bodies b = engine.deviceBodies();
     launchSplat(b.pos, b.vel, b.id, static_cast<uint32_t>(b.n), view, keys, warpReduce, lc);
   } catch (...) {
     cudaGraphicsUnmapResources(1, &res, 0);
