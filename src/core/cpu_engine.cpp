@@ -270,4 +270,33 @@ NeighbourStats CpuEngine::neighbourStats() {
 
 std::unique_ptr<Engine> createCpuEngine(const SimParams& p) { return std::make_unique<CpuEngine>(p); }
 
+// ---- The memory model ----
+
+namespace {
+
+// Per body: state, ping-pong, acceleration and grid arrays (100 B).
+constexpr size_t kCpuEngineBytesPerBody = 100;
+
+}  // namespace
+
+size_t cpuEngineBytes(size_t n, const SimParams& p, uint64_t* gridCells, size_t* gridBytes) {
+  uint64_t cells = 0;
+  size_t grid = 0;
+  if (p.pipeline != Pipeline::Naive) {
+    // The grid: counts (cells + 1), cell start and end (uint32 each); gravity adds a monopole
+    // (float4) per cell.
+    if (p.force == ForceMode::Boids) {
+      cells = boidGrid(p).numCells;
+      grid = static_cast<size_t>(cells + 1) * 3 * sizeof(uint32_t);
+    } else {
+      const uint64_t d = static_cast<uint64_t>(p.gravity.gridDim);
+      cells = d * d * d;
+      grid = static_cast<size_t>(cells + 1) * (3 * sizeof(uint32_t) + 4 * sizeof(float));
+    }
+  }
+  if (gridCells) *gridCells = cells;
+  if (gridBytes) *gridBytes = grid;
+  return n * kCpuEngineBytesPerBody + grid;
+}
+
 }  // namespace murmur::core

@@ -60,4 +60,9 @@ class CpuEngine final : public Engine {
 
 std::unique_ptr<Engine> createCpuEngine(const SimParams& p);
 
+// Host bytes the CPU engine allocates for n bodies with parameters p, beyond the bodies handed
+// to it: its state, ping-pong, acceleration and grid arrays per body, and the grid. gridCells and
+// gridBytes (when given) receive the grid's cells and its part of the bytes (0 for naive).
+size_t cpuEngineBytes(size_t n, const SimParams& p, uint64_t* gridCells = nullptr, size_t* gridBytes = nullptr);
+
 }  // namespace murmur::core
