@@ -13,6 +13,8 @@
 // order as on one rank.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
