@@ -13,6 +13,7 @@
 
 #include "core/cpu_engine.h"
 #include "core/errors.h"
+#include "core/pipeline_table.h"
 #include "core/rng.h"
 #include "core/scenarios.h"
 #include "dist/dist_engine.h"
@@ -234,6 +235,31 @@ TEST_F(DistCpu, UnsupportedPipelinesAreRejectedWithOneLine) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--pipeline scattered"), std::string::npos) << e.what();
   }
+}
+
+// Which pipelines several ranks run is the table's (kOnRanks* in core/pipeline_table.h): every
+// pipeline of every force is accepted exactly when the table says so, and the refusals keep their
+// words. Parameters only, no ranks needed: runs in the one-rank test.
+TEST(DistParams, PipelinesOverRanksAreTheTables) {
+  int accepted = 0;
+  for (const core::PipelineInfo& row : core::pipelineTable())
+    for (core::ForceMode f : {core::ForceMode::Boids, core::ForceMode::Gravity}) {
+      core::SimParams p = core::defaultParams();
+      p.force = f;
+      p.pipeline = row.id;
+      if (!core::validateParams(p).empty()) continue;  // tree boids: refused before the ranks are asked
+      const std::string err = validateDistParams(p, 1);
+      EXPECT_EQ(err.empty(), core::runsOnRanks(row.id, f)) << row.name << " " << core::toString(f) << ": " << err;
+      accepted += err.empty();
+    }
+  EXPECT_EQ(accepted, 2);  // one pipeline per force
+  core::SimParams p = core::defaultParams();
+  p.pipeline = core::Pipeline::Scattered;
+  EXPECT_EQ(validateDistParams(p, 1),
+            "--pipeline scattered: over several ranks boids run the coherent pipeline (allowed: coherent)");
+  p.force = core::ForceMode::Gravity;
+  p.pipeline = core::Pipeline::Tree;
+  EXPECT_EQ(validateDistParams(p, 1), "--pipeline tree: over several ranks gravity runs all pairs (allowed: naive)");
 }
 
 #if defined(MURMUR_TEST_CUDA)
