@@ -100,6 +100,14 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
   const core::Bodies got = engine->readBodies();
   auto* d = dynamic_cast<DistEngine*>(engine.get());
   ASSERT_NE(d, nullptr);
+  // What a client (the summary) sees through the capability, without the cast.
+  const core::RankAccess* ranksSeen = engine->rankAccess();
+  ASSERT_NE(ranksSeen, nullptr);
+  EXPECT_EQ(ranksSeen->rank(), d->rank());
+  EXPECT_EQ(ranksSeen->numRanks(), d->ranks());
+  EXPECT_EQ(ranksSeen->summary(), d->summary());
+  EXPECT_EQ(ranksSeen->summary().rfind("ranks=" + std::to_string(d->ranks()) + " transport=", 0), 0u)
+      << ranksSeen->summary();
   if (rebalances) *rebalances = d->commStats().rebalances;
   if (d->rank() != 0) {
     EXPECT_TRUE(got.pos.empty());  // rank 0 speaks for the job
