@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/format.h"
 #include "core/pipeline_table.h"
 #include "dist/launch.h"
 
@@ -15,9 +16,7 @@ namespace murmur::dist {
 
 namespace {
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+using core::msSince;
 
 std::vector<size_t> bytesOf(const std::vector<uint64_t>& records, size_t recordBytes) {
   std::vector<size_t> b(records.size());

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/cpu_engine.h"
+#include "core/format.h"
 #include "core/physics.h"
 #include "dist/local_store.h"
 
@@ -19,9 +20,7 @@ namespace {
 
 using core::Vec4;
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+using core::msSince;
 
 class HostStore final : public LocalStore {
  public:
