@@ -1,8 +1,9 @@
 // The scattered and coherent pipelines: a uniform grid of the boids cell width (boids) or of the
 // gravity grid (gravity). Scattered leaves the bodies in place and reads them through the sorted
 // index; coherent moves the state into cell order and reads cells as runs. Gravity on a grid: the
-// bodies of the 27 near cells exactly, every other occupied cell as its monopole. The default
-// neighbour statistics of every pipeline live here too.
+// bodies of the 27 near cells exactly, every other occupied cell as its monopole. The defaults of
+// CpuPipeline live here too: the refusals of a force a pipeline does not serve itself, and the
+// neighbour statistics over grid cells.
 #include <stdexcept>
 #include <string>
 
