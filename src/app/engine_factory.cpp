@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/cpu_engine.h"
-#include "core/grid.h"
 #include "core/errors.h"
+#include "core/format.h"
 
 #if defined(MURMUR_HAVE_CUDA)
 #include "cuda/cuda_engine.h"
@@ -64,16 +64,9 @@ size_t hostAvailableBytes() {
   return best;
 }
 
-std::string gib(size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(size_t(1) << 30));
-  return buf;
-}
-
 // Host bytes per body: the scenario's arrays and a read-back copy (2 x 36 B); the CPU engine adds
-// its state, ping-pong, acceleration and grid arrays (100 B).
+// its own (core::cpuEngineBytes).
 constexpr size_t kHostBytesPerBody = 72;
-constexpr size_t kCpuEngineBytesPerBody = 100;
 
 }  // namespace
 
@@ -81,19 +74,7 @@ HostBytes hostBytesNeeded(core::EngineKind kind, size_t n, const core::SimParams
   HostBytes b;
   b.total = n * kHostBytesPerBody;
   if (kind != core::EngineKind::Cpu) return b;
-  b.total += n * kCpuEngineBytesPerBody;
-  if (params.pipeline == core::Pipeline::Naive) return b;
-  // The CPU engine's grid: counts (cells + 1), cell start and end (uint32 each); gravity adds a
-  // monopole (float4) per cell.
-  if (params.force == core::ForceMode::Boids) {
-    b.gridCells = core::boidGrid(params).numCells;
-    b.grid = static_cast<size_t>(b.gridCells + 1) * 3 * sizeof(uint32_t);
-  } else {
-    const uint64_t d = static_cast<uint64_t>(params.gravity.gridDim);
-    b.gridCells = d * d * d;
-    b.grid = static_cast<size_t>(b.gridCells + 1) * (3 * sizeof(uint32_t) + 4 * sizeof(float));
-  }
-  b.total += b.grid;
+  b.total += core::cpuEngineBytes(n, params, &b.gridCells, &b.grid);
   return b;
 }
 
@@ -115,12 +96,14 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn,
       else
         std::snprintf(h, sizeof h, " --half-size %g", double(params.halfSize));
       what += std::string(h) + ": the boids grid of " + std::to_string(host.gridCells) + " cells";
-      throw core::UsageError(what + " needs " + gib(host.total) + " of memory on the " + core::toString(kind) +
-                             " engine, this machine has " + gib(avail) + " available (use " +
+      throw core::UsageError(what + " needs " + core::formatGiB(host.total) + " of memory on the " +
+                             core::toString(kind) + " engine, this machine has " + core::formatGiB(avail) +
+                             " available (use " +
                              (dense ? "more --neighbours" : "a smaller --half-size") + " or --cell-width 2)");
     }
-    throw core::UsageError(what + ": needs " + gib(host.total) + " of memory for the " + core::toString(kind) +
-                           " engine, this machine has " + gib(avail) + " available");
+    throw core::UsageError(what + ": needs " + core::formatGiB(host.total) + " of memory for the " +
+                           core::toString(kind) + " engine, this machine has " + core::formatGiB(avail) +
+                           " available");
   }
 #if defined(MURMUR_HAVE_CUDA)
   if (kind == core::EngineKind::Cuda && cudaAvailable()) cuda::checkDeviceFits(n, params);

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/errors.h"
+#include "core/format.h"
 #include "core/physics.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/cuda_check.h"
@@ -151,15 +152,7 @@ void ensure(DeviceBuffer<T>& b, size_t count) {
   if (b.size() < count) b.allocate(count + count / 4 + 1024);
 }
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string gib(size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(size_t(1) << 30));
-  return buf;
-}
+using core::msSince;
 
 class DeviceStore final : public LocalStore {
  public:
@@ -190,7 +183,8 @@ class DeviceStore final : public LocalStore {
     MURMUR_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
     if (need > freeBytes)
       throw core::UsageError("--n " + std::to_string(total) + ": " + std::to_string(owned) + " bodies on this rank need " +
-                             gib(need) + " of GPU memory, " + name_ + " has " + gib(freeBytes) + " free");
+                             core::formatGiB(need) + " of GPU memory, " + name_ + " has " + core::formatGiB(freeBytes) +
+                             " free");
   }
 
   // The bodies come in tag order (the order given); boids are put in cell order right away (a

@@ -2,6 +2,8 @@
 // NCCL transport's), the grid build and force kernels shared with the CUDA engine.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cuda_runtime_api.h>
 
 #include <memory>

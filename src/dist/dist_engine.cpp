@@ -8,15 +8,15 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/format.h"
+#include "core/pipeline_table.h"
 #include "dist/launch.h"
 
 namespace murmur::dist {
 
 namespace {
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+using core::msSince;
 
 std::vector<size_t> bytesOf(const std::vector<uint64_t>& records, size_t recordBytes) {
   std::vector<size_t> b(records.size());
@@ -29,12 +29,15 @@ std::vector<size_t> bytesOf(const std::vector<uint64_t>& records, size_t recordB
 std::string validateDistParams(const core::SimParams& p, int ranks) {
   const std::string err = core::validateParams(p);
   if (!err.empty()) return err;
-  if (p.force == core::ForceMode::Boids && p.pipeline != core::Pipeline::Coherent)
-    return std::string("--pipeline ") + core::toString(p.pipeline) +
-           ": over several ranks boids run the coherent pipeline (allowed: coherent)";
-  if (p.force == core::ForceMode::Gravity && p.pipeline != core::Pipeline::Naive)
-    return std::string("--pipeline ") + core::toString(p.pipeline) +
-           ": over several ranks gravity runs all pairs (allowed: naive)";
+  if (!core::runsOnRanks(p.pipeline, p.force)) {
+    // The table of core/pipeline_table.h says which pipelines several ranks run (kOnRanks*).
+    const core::Pipeline d = core::defaultRankPipeline(p.force);
+    const std::string method =
+        d == core::Pipeline::Naive ? "all pairs" : std::string("the ") + core::toString(d) + " pipeline";
+    return std::string("--pipeline ") + core::toString(p.pipeline) + ": over several ranks " +
+           (p.force == core::ForceMode::Boids ? "boids run " : "gravity runs ") + method +
+           " (allowed: " + core::joinNames(core::rankPipelines(p.force)) + ")";
+  }
   if (ranks > kMaxRanks) return "ranks " + std::to_string(ranks) + ": allowed 1.." + std::to_string(kMaxRanks);
   if (p.force == core::ForceMode::Boids) {
     const int planes = core::boidGrid(p).dims.z;

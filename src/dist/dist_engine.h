@@ -13,6 +13,8 @@
 // order as on one rank.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,7 +36,7 @@ struct CommStats {
   double imbalance = 1;         // last measured max/mean bodies per rank (boids)
 };
 
-class DistEngine final : public core::Engine {
+class DistEngine final : public core::Engine, public core::RankAccess {
  public:
   // Throws std::invalid_argument for parameters several ranks cannot run (pipelines, grid too
   // small for the ranks).
@@ -58,12 +60,15 @@ class DistEngine final : public core::Engine {
   // Not available over several ranks: throws core::UsageError.
   core::NeighbourStats neighbourStats() override;
 
-  int rank() const { return transport_->rank(); }
+  // Several ranks (core::RankAccess): clients ask rankAccess() instead of casting to this class.
+  const core::RankAccess* rankAccess() const override { return this; }
+  int rank() const override { return transport_->rank(); }
+  int numRanks() const override { return transport_->size(); }
   int ranks() const { return transport_->size(); }
   const SlabLayout& layout() const { return layout_; }
   CommStats commStats() const { return stats_; }
   // One line for the summary: ranks, transport, communication per step.
-  std::string summary() const;
+  std::string summary() const override;
 
   static constexpr int kRebalanceSteps = 20;
   // Slabs move when the fullest rank holds this much more than the mean.

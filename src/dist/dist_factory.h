@@ -2,6 +2,8 @@
 // (CPU engine) or over the GPU store and NCCL (CUDA engine, one GPU per local rank).
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <memory>
 
 #include "core/engine.h"

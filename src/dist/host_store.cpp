@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/cpu_engine.h"
+#include "core/format.h"
 #include "core/physics.h"
 #include "dist/local_store.h"
 
@@ -19,9 +20,7 @@ namespace {
 
 using core::Vec4;
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+using core::msSince;
 
 class HostStore final : public LocalStore {
  public:
@@ -46,18 +45,14 @@ class HostStore final : public LocalStore {
     tag_ = tags;
     acc_.assign(pos_.size(), Vec4{0, 0, 0, 0});
     if (params_.force != core::ForceMode::Boids || pos_.empty()) return;
+    // The CPU engine's stable counting sort: the same order as a stable sort of the order given.
     const core::GridSpec g = core::boidGrid(params_);
-    const size_t n = pos_.size();
-    keys_.resize(n);
-    for (size_t i = 0; i < n; ++i) keys_[i] = core::cellKeyOf(g, core::xyz(pos_[i]));
-    sortedIndex_.resize(n);
-    for (size_t i = 0; i < n; ++i) sortedIndex_[i] = static_cast<uint32_t>(i);
-    std::stable_sort(sortedIndex_.begin(), sortedIndex_.end(),
-                     [&](uint32_t a, uint32_t b) { return keys_[a] < keys_[b]; });
+    core::labelCells(g, pos_, keys_);
+    core::sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_);
     reorderBySortedIndex();
-    for (size_t k = 0, first = 0; k < n; ++k) {
-      const uint32_t key = keys_[sortedIndex_[k]];
-      if (k > 0 && key != keys_[sortedIndex_[k - 1]]) first = k;
+    for (size_t k = 0, first = 0; k < pos_.size(); ++k) {
+      const uint32_t key = sortedKeys_[k];
+      if (k > 0 && key != sortedKeys_[k - 1]) first = k;
       tag_[k] = (uint64_t(key) << 32) | uint64_t(k - first);
     }
   }
@@ -138,23 +133,15 @@ class HostStore final : public LocalStore {
 
   void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override {
     const long n = static_cast<long>(pos_.size());
-    // labelCells + sortByCell: a stable counting sort, ties in tag order (the local order).
+    // The CPU engine's grid stages: labelCells + sortByCell (a stable counting sort, ties in tag
+    // order, the local order) + findCellBounds, then the reorder into cell order.
     auto t0 = std::chrono::steady_clock::now();
-    keys_.resize(pos_.size());
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; ++i) keys_[i] = core::cellKeyOf(g, core::xyz(pos_[i]));
+    core::labelCells(g, pos_, keys_);
     if (profile_) prof.labelMs = msSince(t0), t0 = std::chrono::steady_clock::now();
-    counts_.assign(static_cast<size_t>(g.numCells) + 1, 0u);
-    for (long i = 0; i < n; ++i) ++counts_[keys_[i] + 1];
-    for (size_t c = 1; c < counts_.size(); ++c) counts_[c] += counts_[c - 1];
-    cellStart_.assign(counts_.begin(), counts_.end() - 1);
-    sortedIndex_.resize(pos_.size());
-    for (long i = 0; i < n; ++i) sortedIndex_[counts_[keys_[i]]++] = static_cast<uint32_t>(i);
-    // counts_[c] is now the end of cell c; empty cells have start == end.
+    core::sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_);
+    core::findCellBounds(g, sortedKeys_, cellStart_, cellEnd_);
     if (profile_) prof.sortMs = msSince(t0), t0 = std::chrono::steady_clock::now();
     reorderBySortedIndex();
-    sortedKeys_.resize(pos_.size());
-    for (long k = 0; k < n; ++k) sortedKeys_[k] = keys_[sortedIndex_[k]];
     if (profile_) prof.reorderMs = msSince(t0), t0 = std::chrono::steady_clock::now();
 
     // Forces for owned bodies; halo bodies are only read. Same visiting order as the CPU
@@ -169,13 +156,9 @@ class HostStore final : public LocalStore {
       const Vec4 pi = pos_[i];
       core::BoidAccum acc = core::boidAccumInit();
       const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), radius);
-      for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
-        for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
-          for (int cx = cr.lo.x; cx <= cr.hi.x; ++cx) {
-            const uint32_t key = core::cellKey(g, cx, cy, cz);
-            for (uint32_t j = cellStart_[key]; j < counts_[key]; ++j)
-              if (static_cast<long>(j) != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
-          }
+      core::forEachInCells<true>(g, cr, cellStart_.data(), cellEnd_.data(), sortedIndex_.data(), [&](uint32_t j) {
+        if (static_cast<long>(j) != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+      });
       altVel_[i] = core::make4(core::boidVelocity(acc, pi, vel_[i], b), 0.0f);
     }
     if (profile_) prof.forceMs = msSince(t0), t0 = std::chrono::steady_clock::now();
@@ -270,7 +253,7 @@ class HostStore final : public LocalStore {
   std::vector<uint32_t> keepId_;
   std::vector<uint64_t> keepTag_;
   std::vector<BodyRecord> send_, recv_;
-  std::vector<uint32_t> keys_, counts_, cellStart_, sortedIndex_, sortedKeys_;
+  std::vector<uint32_t> keys_, counts_, cellStart_, cellEnd_, sortedIndex_, sortedKeys_;
 };
 
 }  // namespace

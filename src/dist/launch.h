@@ -2,6 +2,8 @@
 // build, with or without MPI, so a build without MPI can still say that it was asked for ranks.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <memory>
 #include <stdexcept>
 #include <string>

@@ -3,6 +3,8 @@
 // touches body data itself; the stores decide ownership and halos with the same slabs.h code.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -2,6 +2,8 @@
 // too). Only files compiled with MPI include this.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>

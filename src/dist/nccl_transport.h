@@ -2,6 +2,8 @@
 // and the small host control data.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cuda_runtime_api.h>
 
 #include <memory>

@@ -17,6 +17,8 @@
 // Gravity (all pairs): rank r owns a contiguous run of ids; every rank gathers every position.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -4,6 +4,8 @@
 // histograms, errors) always travels over MPI on the host.
 #pragma once
 
+#include "dist/module_guard.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -2,6 +2,7 @@
 
 #include "core/params.h"
 #include "core/physics.h"
+#include "core/pipeline_table.h"
 
 using namespace murmur::core;
 
@@ -58,7 +59,8 @@ TEST(Params, BlockSizesAcceptedExactlyOnMultiplesOf32) {
 }
 
 TEST(Params, NamesRoundTrip) {
-  for (Pipeline v : {Pipeline::Naive, Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows}) {
+  for (const PipelineInfo& row : pipelineTable()) {
+    const Pipeline v = row.id;
     Pipeline out = Pipeline::Naive;
     ASSERT_TRUE(parse(toString(v), out));
     EXPECT_EQ(out, v);

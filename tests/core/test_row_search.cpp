@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/cpu_engine.h"
+#include "core/pipeline_table.h"
 #include "core/rng.h"
 #include "core/row_search.h"
 #include "test_helpers.h"
@@ -227,8 +228,9 @@ TEST(RowSearch, AgreesWithNaiveAcrossManyStepsAndWraps) {
   EXPECT_GT(wraps, 500u);
 }
 
-// Rows counts the candidates of its rows; verlet the entries of lists built now (for 4 steps:
-// more than the neighbours, by the skin, and well under the rows' candidates).
+// Every boids pipeline finds naive's neighbours. Rows counts the candidates of its rows; verlet
+// the entries of lists built now (for 4 steps: more than the neighbours, by the skin, and well
+// under the rows' candidates).
 TEST(RowSearch, NeighbourStatsCountNaiveNeighbours) {
   SimParams p = defaultParams();
   p.halfSize = 20.0f;
@@ -239,7 +241,8 @@ TEST(RowSearch, NeighbourStatsCountNaiveNeighbours) {
   naive.reset(start);
   const NeighbourStats a = naive.neighbourStats();
   double rowCandidates = 0;
-  for (Pipeline pipe : {Pipeline::Rows, Pipeline::Verlet}) {
+  for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
+    if (pipe == Pipeline::Naive) continue;  // the reference
     p.pipeline = pipe;
     CpuEngine e(p);
     e.reset(start);
@@ -250,28 +253,40 @@ TEST(RowSearch, NeighbourStatsCountNaiveNeighbours) {
     if (pipe == Pipeline::Rows) {
       EXPECT_GE(b.meanCandidates, b.meanNeighbours);
       rowCandidates = b.meanCandidates;
-    } else {
+    } else if (pipelineInfo(pipe).lists) {
+      // Verlet comes after rows in the table, so rowCandidates is set.
+      ASSERT_GT(rowCandidates, 0.0) << toString(pipe);
       EXPECT_GT(b.meanCandidates, b.meanNeighbours);
       EXPECT_LT(b.meanCandidates, rowCandidates);
+    } else {
+      EXPECT_GE(b.meanCandidates, b.meanNeighbours) << toString(pipe);
     }
   }
+  EXPECT_GT(rowCandidates, 0.0);  // rows was among them
 }
 
+// Gravity on the pipelines without a gravity method of their own (rows, and verlet: no cut-off,
+// no lists for gravity) is the table's gravityAs (the coherent grid), to the bit.
 TEST(RowSearch, GravityRunsTheCoherentGrid) {
   SimParams p = defaultParams();
   p.force = ForceMode::Gravity;
   const Bodies start = randomBodies(2000, 5.0f, 0.1f, 9);
-  p.pipeline = Pipeline::Coherent;
-  CpuEngine coherent(p);
-  coherent.reset(start);
-  coherent.step(3);
-  for (Pipeline pipe : {Pipeline::Rows, Pipeline::Verlet}) {  // verlet: no cut-off, no lists for gravity
-    p.pipeline = pipe;
+  int borrowed = 0;
+  for (const PipelineInfo& row : pipelineTable()) {
+    if (!row.gravity || row.gravityAs == row.id) continue;
+    EXPECT_EQ(row.gravityAs, Pipeline::Coherent) << row.name;
+    p.pipeline = row.gravityAs;
+    CpuEngine own(p);
+    own.reset(start);
+    own.step(3);
+    p.pipeline = row.id;
     CpuEngine e(p);
     e.reset(start);
     e.step(3);
-    expectStatesClose(coherent.readBodies(), e.readBodies(), 0.0f, 0.0f, std::string("gravity ") + toString(pipe));
+    expectStatesClose(own.readBodies(), e.readBodies(), 0.0f, 0.0f, std::string("gravity ") + row.name);
+    ++borrowed;
   }
+  EXPECT_EQ(borrowed, 2);  // rows and verlet
 }
 
 // The GPU picks its row loop by the occupancy of the rows grid's cells: the worlds of the

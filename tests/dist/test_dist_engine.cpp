@@ -13,6 +13,7 @@
 
 #include "core/cpu_engine.h"
 #include "core/errors.h"
+#include "core/pipeline_table.h"
 #include "core/rng.h"
 #include "core/scenarios.h"
 #include "dist/dist_engine.h"
@@ -24,6 +25,11 @@
 
 namespace murmur::dist {
 namespace {
+
+// The pipeline several ranks run for force f (the table's, core/pipeline_table.h): coherent boids,
+// all-pairs (naive) gravity. The one-rank reference runs the same pipeline.
+core::Pipeline onRanks(core::ForceMode f) { return core::defaultRankPipeline(f); }
+constexpr core::ForceMode kBoids = core::ForceMode::Boids, kGravity = core::ForceMode::Gravity;
 
 struct Case {
   std::string scenario;
@@ -99,6 +105,14 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
   const core::Bodies got = engine->readBodies();
   auto* d = dynamic_cast<DistEngine*>(engine.get());
   ASSERT_NE(d, nullptr);
+  // What a client (the summary) sees through the capability, without the cast.
+  const core::RankAccess* ranksSeen = engine->rankAccess();
+  ASSERT_NE(ranksSeen, nullptr);
+  EXPECT_EQ(ranksSeen->rank(), d->rank());
+  EXPECT_EQ(ranksSeen->numRanks(), d->ranks());
+  EXPECT_EQ(ranksSeen->summary(), d->summary());
+  EXPECT_EQ(ranksSeen->summary().rfind("ranks=" + std::to_string(d->ranks()) + " transport=", 0), 0u)
+      << ranksSeen->summary();
   if (rebalances) *rebalances = d->commStats().rebalances;
   if (d->rank() != 0) {
     EXPECT_TRUE(got.pos.empty());  // rank 0 speaks for the job
@@ -120,12 +134,12 @@ class DistCpu : public ::testing::Test {
 };
 
 TEST_F(DistCpu, BoidsMatchOneRankToTheBit) {
-  runCase(core::EngineKind::Cpu, {"uniform", 6000, 40, core::ForceMode::Boids, core::Pipeline::Coherent}, single);
+  runCase(core::EngineKind::Cpu, {"uniform", 6000, 40, kBoids, onRanks(kBoids)}, single);
 }
 
 TEST_F(DistCpu, ClumpedBoidsMatchOneRankWhileTheSlabsMove) {
   int rebalances = 0;
-  runCase(core::EngineKind::Cpu, {"drifting-clump", 4000, 70, core::ForceMode::Boids, core::Pipeline::Coherent},
+  runCase(core::EngineKind::Cpu, {"drifting-clump", 4000, 70, kBoids, onRanks(kBoids)},
           single, &rebalances);
   if (launchedRanks() > 1) {
     EXPECT_GT(rebalances, 0) << "the clumped case should have moved the slabs";
@@ -134,13 +148,13 @@ TEST_F(DistCpu, ClumpedBoidsMatchOneRankWhileTheSlabsMove) {
 
 TEST_F(DistCpu, FastBoidsJumpingPastTheHaloMatchOneRank) {
   // dt 12: a body at full speed moves 12 of a cell width of 5, past the neighbour's halo plane.
-  runCase(core::EngineKind::Cpu, {"uniform", 3000, 25, core::ForceMode::Boids, core::Pipeline::Coherent, 12.0f},
+  runCase(core::EngineKind::Cpu, {"uniform", 3000, 25, kBoids, onRanks(kBoids), 12.0f},
           single);
 }
 
 TEST_F(DistCpu, GravityAllPairsMatchesOneRankToTheBit) {
   // 1001 bodies: the ranks' shares differ in size.
-  runCase(core::EngineKind::Cpu, {"plummer", 1001, 8, core::ForceMode::Gravity, core::Pipeline::Naive}, single);
+  runCase(core::EngineKind::Cpu, {"plummer", 1001, 8, kGravity, onRanks(kGravity)}, single);
 }
 
 // The host store, except that on one rank one stage throws at a chosen step, as a GPU store does
@@ -198,7 +212,7 @@ class FailingStore final : public LocalStore {
 // waits for the failed rank in a transfer.
 void expectAgreedFailure(FailingStore::Where where, bool badInput) {
   core::Bodies bodies;
-  const core::SimParams p = paramsFor({"uniform", 2000, 0, core::ForceMode::Boids, core::Pipeline::Coherent}, bodies);
+  const core::SimParams p = paramsFor({"uniform", 2000, 0, kBoids, onRanks(kBoids)}, bodies);
   std::shared_ptr<MpiWorld> world = MpiWorld::get();
   const int failing = world->size() - 1;  // the last rank, so rank 0 reports another rank's failure
   std::unique_ptr<LocalStore> store = createHostStore(p);
@@ -225,15 +239,48 @@ TEST_F(DistCpu, ARankThatThrowsInItsLocalStepEndsEveryRankWithItsCause) {
   expectAgreedFailure(FailingStore::Where::LocalStep, true);
 }
 
+// Every boids pipeline the table does not mark for ranks (all but coherent), every rank alike.
 TEST_F(DistCpu, UnsupportedPipelinesAreRejectedWithOneLine) {
+  int refused = 0;
+  for (core::Pipeline pipe : core::pipelinesFor(kBoids)) {
+    if (core::runsOnRanks(pipe, kBoids)) continue;
+    core::SimParams p = core::defaultParams();
+    p.pipeline = pipe;
+    try {
+      createDistEngine(core::EngineKind::Cpu, p);
+      FAIL() << core::toString(pipe) << " boids accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("--pipeline ") + core::toString(pipe)), std::string::npos)
+          << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 1);  // scattered among them
+}
+
+// Which pipelines several ranks run is the table's (kOnRanks* in core/pipeline_table.h): every
+// pipeline of every force is accepted exactly when the table says so, and the refusals keep their
+// words. Parameters only, no ranks needed: runs in the one-rank test.
+TEST(DistParams, PipelinesOverRanksAreTheTables) {
+  int accepted = 0;
+  for (const core::PipelineInfo& row : core::pipelineTable())
+    for (core::ForceMode f : {core::ForceMode::Boids, core::ForceMode::Gravity}) {
+      core::SimParams p = core::defaultParams();
+      p.force = f;
+      p.pipeline = row.id;
+      if (!core::validateParams(p).empty()) continue;  // tree boids: refused before the ranks are asked
+      const std::string err = validateDistParams(p, 1);
+      EXPECT_EQ(err.empty(), core::runsOnRanks(row.id, f)) << row.name << " " << core::toString(f) << ": " << err;
+      accepted += err.empty();
+    }
+  EXPECT_EQ(accepted, 2);  // one pipeline per force
   core::SimParams p = core::defaultParams();
   p.pipeline = core::Pipeline::Scattered;
-  try {
-    createDistEngine(core::EngineKind::Cpu, p);
-    FAIL() << "scattered boids accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("--pipeline scattered"), std::string::npos) << e.what();
-  }
+  EXPECT_EQ(validateDistParams(p, 1),
+            "--pipeline scattered: over several ranks boids run the coherent pipeline (allowed: coherent)");
+  p.force = core::ForceMode::Gravity;
+  p.pipeline = core::Pipeline::Tree;
+  EXPECT_EQ(validateDistParams(p, 1), "--pipeline tree: over several ranks gravity runs all pairs (allowed: naive)");
 }
 
 #if defined(MURMUR_TEST_CUDA)
@@ -248,12 +295,12 @@ class DistCuda : public ::testing::Test {
 };
 
 TEST_F(DistCuda, BoidsMatchOneGpuToTheBit) {
-  runCase(core::EngineKind::Cuda, {"uniform", 200000, 60, core::ForceMode::Boids, core::Pipeline::Coherent}, single);
+  runCase(core::EngineKind::Cuda, {"uniform", 200000, 60, kBoids, onRanks(kBoids)}, single);
 }
 
 TEST_F(DistCuda, ClumpedBoidsMatchOneGpuWhileTheSlabsMove) {
   int rebalances = 0;
-  runCase(core::EngineKind::Cuda, {"drifting-clump", 100000, 100, core::ForceMode::Boids, core::Pipeline::Coherent},
+  runCase(core::EngineKind::Cuda, {"drifting-clump", 100000, 100, kBoids, onRanks(kBoids)},
           single, &rebalances);
   if (launchedRanks() > 1) {
     EXPECT_GT(rebalances, 0);
@@ -261,12 +308,12 @@ TEST_F(DistCuda, ClumpedBoidsMatchOneGpuWhileTheSlabsMove) {
 }
 
 TEST_F(DistCuda, FastBoidsJumpingPastTheHaloMatchOneGpu) {
-  runCase(core::EngineKind::Cuda, {"uniform", 100000, 40, core::ForceMode::Boids, core::Pipeline::Coherent, 12.0f},
+  runCase(core::EngineKind::Cuda, {"uniform", 100000, 40, kBoids, onRanks(kBoids), 12.0f},
           single);
 }
 
 TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {
-  runCase(core::EngineKind::Cuda, {"plummer", 50001, 5, core::ForceMode::Gravity, core::Pipeline::Naive}, single);
+  runCase(core::EngineKind::Cuda, {"plummer", 50001, 5, kGravity, onRanks(kGravity)}, single);
 }
 #endif
 

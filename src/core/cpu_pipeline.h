@@ -1,0 +1,154 @@
+// The CPU engine's pipelines behind one small interface. The engine (core/cpu_engine.cpp) owns
+// the state and the parts every pipeline shares: the grid stages, the reorder into cell order,
+// the boids integration and the gravity integrators (leapfrog, damped Euler), the read-back in id
+// order. A pipeline (one file per pipeline under core/cpu_pipelines/) supplies what differs: its
+// boids search and force loop, its gravity method, its cycle, its neighbour statistics.
+// core/cpu_pipelines/registry.cpp maps each core::Pipeline the CPU engine runs (kOnCpu in
+// core/pipeline_table.h) to its factory. Adding a pipeline:
+// docs/design.md#the-pipeline-table-and-how-to-add-a-pipeline.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/engine.h"
+#include "core/format.h"
+#include "core/grid.h"
+#include "core/physics.h"
+
+namespace murmur::core {
+
+// The grid stages as free functions, so that a step times them and the grid views run the same
+// code untimed (and the host store of several ranks runs them too). sortByCell is a stable
+// counting sort: keys are bounded by the cell count, so it is O(N + cells), and ties keep
+// ascending body index, which makes the CPU engine deterministic (the pinned checksums of
+// test_determinism.cpp rely on it). On return counts[c] is the end of cell c in the sorted order
+// (the start of cell c + 1), for c < numCells, and counts[numCells] is n.
+void labelCells(const GridSpec& g, const std::vector<Vec4>& pos, std::vector<uint32_t>& keys);
+void sortByCell(const GridSpec& g, const std::vector<uint32_t>& keys, std::vector<uint32_t>& counts,
+                std::vector<uint32_t>& sortedKeys, std::vector<uint32_t>& sortedIndex);
+// Per cell [start, end) into the sorted order; kEmptyCell for both when the cell is empty.
+void findCellBounds(const GridSpec& g, const std::vector<uint32_t>& sortedKeys, std::vector<uint32_t>& cellStart,
+                    std::vector<uint32_t>& cellEnd);
+// The rows and verlet pipelines' per-cell offsets: first[c] = first sorted slot with key >= c,
+// for c in [0, numCells]; cell c holds [first[c], first[c + 1]).
+void findCellFirst(const GridSpec& g, const std::vector<uint32_t>& sortedKeys, std::vector<uint32_t>& first);
+
+// A grid built for the current positions without touching the state: keys and body indices in
+// sorted order, and per-cell [start, end) into that order (kEmptyCell when empty).
+struct CpuGridView {
+  GridSpec grid;
+  std::vector<uint32_t> sortedKeys, sortedIndex, cellStart, cellEnd;
+};
+
+// Everything a step reads and writes, shared by the engine and its pipelines.
+struct CpuState {
+  SimParams params{};
+  StepProfile profile;
+  // Body state in its current order (cell order after a pipeline that reorders).
+  std::vector<Vec4> pos, vel, acc;
+  std::vector<uint32_t> id;
+  // Second buffers: velocities ping-pong for boids; gather targets for the reorder.
+  std::vector<Vec4> posAlt, velAlt;
+  std::vector<uint32_t> idAlt;
+  // Grid buffers of the last grid build.
+  GridSpec grid{};
+  std::vector<uint32_t> keys, sortedKeys, sortedIndex, cellStart, cellEnd, counts;
+  std::vector<uint32_t> cellFirst;  // rows and verlet: first sorted slot of every cell, and n at the end
+  // Gravity on a grid: per cell the centre of mass xyz, w = mass; the keys of the cells with mass.
+  std::vector<Vec4> monopole;
+  std::vector<uint32_t> occupiedCells;
+  // True while a step runs with profiling on: the stage slots are filled only then.
+  bool timing = false;
+
+  long count() const { return static_cast<long>(pos.size()); }
+
+  // Runs f; while timing, writes its time in milliseconds into slot.
+  template <typename F>
+  void timed(double& slot, F&& f) {
+    if (!timing) {
+      f();
+      return;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    slot = msSince(t0);
+  }
+
+  // labelCells + sortByCell + findCellBounds on the current positions into the grid buffers;
+  // with reorder, the state then moves into cell order (reorderBySortedIndex) and stays there.
+  void buildGrid(const GridSpec& g, bool reorder);
+  // The state moves into sortedIndex order; ids move with it, which is what the read-back uses to
+  // hand the state back in id order.
+  void reorderBySortedIndex();
+  // The gravity grid of the current positions (core/grid.h gravityGridForBodies).
+  GridSpec gravityGrid() const;
+  // The grid g of the current positions, built untimed into a view; the state is untouched.
+  CpuGridView gridView(const GridSpec& g) const;
+};
+
+// The boids force loop of every pipeline: for each body i, visit(i, pi, acc) adds the pipeline's
+// neighbours of i to acc in the pipeline's order, and the new velocity goes into s.velAlt (the
+// bodies after i must still read the old velocity of i). Dynamic chunks: boids in dense cells
+// have many more neighbours than the rest. Each body's sum runs on one thread in a fixed order,
+// so the result does not depend on the schedule.
+template <typename Visit>
+void boidsForceLoop(CpuState& s, Visit&& visit) {
+  const long n = s.count();
+  const BoidParams& b = s.params.boids;
+  s.timed(s.profile.forceMs, [&] {
+#pragma omp parallel for schedule(dynamic, 256)
+    for (long i = 0; i < n; ++i) {
+      const Vec4 pi = s.pos[i];
+      BoidAccum acc = boidAccumInit();
+      visit(i, pi, acc);
+      s.velAlt[i] = make4(boidVelocity(acc, pi, s.vel[i], b), 0.0f);
+    }
+  });
+}
+
+class CpuPipeline {
+ public:
+  virtual ~CpuPipeline() = default;
+  virtual Pipeline id() const = 0;
+
+  // Boids: what the pipeline builds first (grid, reorder, lists), then the new velocities of the
+  // current state into s.velAlt (boidsForceLoop); the engine integrates. The default throws: the
+  // pipeline does not serve boids (core::serves).
+  virtual void boidsForces(CpuState& s);
+  // Gravity accelerations (G applied, w = 0) of the current state into s.acc, in the order the
+  // state has afterwards (a grid may reorder it). The engine asks the pipeline the table names
+  // (core::effectivePipeline); the default throws: the pipeline has no gravity method of its own.
+  virtual void gravityForces(CpuState& s);
+  // Boids steps of the pipeline's cycle (Engine::stepsPerCycle).
+  virtual int stepsPerCycle(const SimParams&) const { return 1; }
+  // The grid a boids step of n bodies builds (CpuEngine::debugBuildGrid).
+  virtual GridSpec boidsGrid(const SimParams& p, size_t) const { return boidGrid(p); }
+  // Neighbour statistics of the current state. The default counts the candidates of the cells
+  // within the largest rule radius, on the grid of the active force (gravity: the gravity grid).
+  virtual NeighbourStats neighbourStats(const CpuState& s);
+  // The state or the parameters changed: drop what the pipeline keeps across steps.
+  virtual void invalidate() {}
+};
+
+// The pipelines the CPU engine runs, one line each in core/cpu_pipelines/registry.cpp.
+using CpuPipelineFactory = std::unique_ptr<CpuPipeline> (*)();
+struct CpuPipelineEntry {
+  Pipeline id;
+  CpuPipelineFactory make;
+};
+const std::vector<CpuPipelineEntry>& cpuPipelineRegistry();
+// A new instance of pipeline p; throws std::invalid_argument when the CPU engine has none.
+std::unique_ptr<CpuPipeline> createCpuPipeline(Pipeline p);
+
+// The factories, one per file of core/cpu_pipelines/.
+std::unique_ptr<CpuPipeline> makeNaivePipeline();
+std::unique_ptr<CpuPipeline> makeScatteredPipeline();
+std::unique_ptr<CpuPipeline> makeCoherentPipeline();
+std::unique_ptr<CpuPipeline> makeRowsPipeline();
+std::unique_ptr<CpuPipeline> makeTreePipeline();
+std::unique_ptr<CpuPipeline> makeVerletPipeline();
+
+}  // namespace murmur::core

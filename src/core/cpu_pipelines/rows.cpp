@@ -1,0 +1,64 @@
+// The rows pipeline (boids): the exact search of core/row_search.h over rows of finer cells, the
+// state in cell order. Gravity on rows runs the coherent grid (core/pipeline_table.h gravityAs),
+// so this file has no gravity method.
+#include "core/cpu_pipeline.h"
+#include "core/row_search.h"
+
+namespace murmur::core {
+
+namespace {
+
+class RowsPipeline final : public CpuPipeline {
+ public:
+  Pipeline id() const override { return Pipeline::Rows; }
+
+  void boidsForces(CpuState& s) override {
+    s.buildGrid(rowGrid(s.params, s.pos.size()), true);
+    double firstMs = 0;
+    s.timed(firstMs, [&] { findCellFirst(s.grid, s.sortedKeys, s.cellFirst); });
+    s.profile.boundsMs += firstMs;
+    const BoidRadii2 r2 = boidRadii2(s.params.boids);
+    const float radius = maxRuleRadius(s.params.boids);
+    boidsForceLoop(s, [&](long i, const Vec4& pi, BoidAccum& acc) {
+      forEachRow(s.grid, xyz(pi), radius, [&](uint32_t first, uint32_t last) {
+        for (long j = s.cellFirst[first]; j < static_cast<long>(s.cellFirst[last + 1]); ++j)
+          if (j != i) boidAccumulate(acc, pi, s.pos[j], s.vel[j], r2);
+      });
+    });
+  }
+
+  GridSpec boidsGrid(const SimParams& p, size_t n) const override { return rowGrid(p, n); }
+
+  // Candidates: the bodies of the rows searched; neighbours: those within the largest radius.
+  NeighbourStats neighbourStats(const CpuState& s) override {
+    const long n = s.count();
+    const float radius = maxRuleRadius(s.params.boids);
+    const float r2 = radius * radius;
+    const CpuGridView v = s.gridView(boidsGrid(s.params, s.pos.size()));
+    std::vector<uint32_t> first;
+    findCellFirst(v.grid, v.sortedKeys, first);
+    double cand = 0, neigh = 0;
+#pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)
+    for (long i = 0; i < n; ++i) {
+      forEachRow(v.grid, xyz(s.pos[i]), radius, [&](uint32_t lo, uint32_t hi) {
+        for (uint32_t k = first[lo]; k < first[hi + 1]; ++k) {
+          const long j = static_cast<long>(v.sortedIndex[k]);
+          if (j == i) continue;
+          cand += 1;
+          const Vec3 d = xyz(s.pos[j]) - xyz(s.pos[i]);
+          if (dot(d, d) < r2) neigh += 1;
+        }
+      });
+    }
+    NeighbourStats st;
+    st.meanCandidates = cand / double(n);
+    st.meanNeighbours = neigh / double(n);
+    return st;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CpuPipeline> makeRowsPipeline() { return std::make_unique<RowsPipeline>(); }
+
+}  // namespace murmur::core
