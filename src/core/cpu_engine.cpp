@@ -285,7 +285,7 @@ constexpr size_t kCpuEngineBytesPerBody = 100;
 size_t cpuEngineBytes(size_t n, const SimParams& p, uint64_t* gridCells, size_t* gridBytes) {
   uint64_t cells = 0;
   size_t grid = 0;
-  if (p.pipeline != Pipeline::Naive) {
+  if (!pipelineInfo(p.pipeline).allPairs) {
     // The grid: counts (cells + 1), cell start and end (uint32 each); gravity adds a monopole
     // (float4) per cell.
     if (p.force == ForceMode::Boids) {

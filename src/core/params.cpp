@@ -70,11 +70,11 @@ std::string validateParams(const SimParams& p) {
       << " (--max-speed, --boids-dt, --half-size; boids.maxSpeed, boids.dt and halfSize in a --params file)";
     return e.str();
   }
-  if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Tree)
+  if (p.force == ForceMode::Boids && !pipelineInfo(p.pipeline).boids)
     return std::string("pipeline tree: ") + gravityOnlyMessage();
   // Lists that serve several steps hold pairs across the wrap; a world too narrow for that could
   // only rebuild every step, which is not what was asked for.
-  if (p.force == ForceMode::Boids && p.pipeline == Pipeline::Verlet && p.listSteps > 1 &&
+  if (p.force == ForceMode::Boids && pipelineInfo(p.pipeline).lists && p.listSteps > 1 &&
       !verletPeriodicFits(p, verletRadius(p, p.listSteps))) {
     e << "--list-steps " << p.listSteps << " is invalid here: lists that serve " << p.listSteps
       << " steps need a world half-size of at least " << verletMinHalfSize(p, verletRadius(p, p.listSteps))
@@ -84,7 +84,7 @@ std::string validateParams(const SimParams& p) {
   // The boids grid must stay addressable with 32-bit cell keys; the rows pipeline's cells may be
   // finer (core/row_search.h).
   const double fine =
-      p.pipeline == Pipeline::Rows || p.pipeline == Pipeline::Verlet ? double(kRowCellsPerRadius) : 1.0;
+      pipelineInfo(p.pipeline).rowGrid ? double(kRowCellsPerRadius) : 1.0;
   const double cells = std::ceil(2.0 * p.halfSize * fine / (maxRuleRadius(b) * p.cellWidthFactor));
   if (cells * cells * cells > 4.0e9) {
     e << "--half-size " << p.halfSize << " is invalid: with rule radius " << maxRuleRadius(b) << " and --cell-width "

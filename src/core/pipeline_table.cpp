@@ -9,24 +9,36 @@ namespace {
 constexpr unsigned kGridStages = stageBit(Stage::Label) | stageBit(Stage::Sort) | stageBit(Stage::Bounds);
 constexpr unsigned kStepStages = stageBit(Stage::Force) | stageBit(Stage::Integrate);
 constexpr unsigned kReorder = stageBit(Stage::Reorder);
+constexpr unsigned kList = stageBit(Stage::List);
 
 // One row per pipeline, in enum order.
 std::vector<PipelineInfo> makeTable() {
+  // clang-format off
   std::vector<PipelineInfo> t = {
-      {Pipeline::Naive, "naive", '1', true, true, Pipeline::Naive, kStepStages, false, false, false, false,
-       kOnCpu | kOnCuda | kOnRanksGravity, true, "all pairs, tiled in shared memory"},
-      {Pipeline::Scattered, "scattered", '2', true, true, Pipeline::Scattered, kGridStages | kStepStages, true, false,
-       false, true, kOnCpu | kOnCuda, false, "uniform grid; bodies stay in place, cells index them"},
-      {Pipeline::Coherent, "coherent", '3', true, true, Pipeline::Coherent, kGridStages | kReorder | kStepStages, true,
-       true, false, true, kOnCpu | kOnCuda | kOnRanksBoids, false, "uniform grid; the bodies are reordered by cell"},
-      {Pipeline::Rows, "rows", '4', true, true, Pipeline::Coherent, kGridStages | kReorder | kStepStages, true, true,
-       false, true, kOnCpu | kOnCuda, false, "exact boids search over pruned rows of finer cells (gravity: coherent)"},
-      {Pipeline::Tree, "tree", '5', false, true, Pipeline::Tree, kGridStages | kReorder | kStepStages, true, true,
-       false, false, kOnCpu | kOnCuda, false, "Barnes-Hut over a radix tree built every step (gravity only)"},
-      {Pipeline::Verlet, "verlet", '6', true, true, Pipeline::Coherent,
-       kGridStages | kReorder | stageBit(Stage::List) | kStepStages, true, true, true, true, kOnCpu | kOnCuda, false,
-       "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
+  //  id                   name         key  boids  gravity gravityAs            stages
+  //    sorts  reorders lists  cellWidth rowGrid runsOn                               allPairs
+  //    summary
+      {Pipeline::Naive,     "naive",     '1', true,  true,  Pipeline::Naive,     kStepStages,
+        false, false,   false, false,    false,  kOnCpu | kOnCuda | kOnRanksGravity, true,
+        "all pairs, tiled in shared memory"},
+      {Pipeline::Scattered, "scattered", '2', true,  true,  Pipeline::Scattered, kGridStages | kStepStages,
+        true,  false,   false, true,     false,  kOnCpu | kOnCuda,                   false,
+        "uniform grid; bodies stay in place, cells index them"},
+      {Pipeline::Coherent,  "coherent",  '3', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
+        true,  true,    false, true,     false,  kOnCpu | kOnCuda | kOnRanksBoids,   false,
+        "uniform grid; the bodies are reordered by cell"},
+      {Pipeline::Rows,      "rows",      '4', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
+        true,  true,    false, true,     true,   kOnCpu | kOnCuda,                   false,
+        "exact boids search over pruned rows of finer cells (gravity: coherent)"},
+      {Pipeline::Tree,      "tree",      '5', false, true,  Pipeline::Tree,      kGridStages | kReorder | kStepStages,
+        true,  true,    false, false,    false,  kOnCpu | kOnCuda,                   false,
+        "Barnes-Hut over a radix tree built every step (gravity only)"},
+      {Pipeline::Verlet,    "verlet",    '6', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kList | kStepStages,
+        true,  true,    true,  true,     true,   kOnCpu | kOnCuda,                   false,
+        "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
   };
+  // clang-format on
+
   for (size_t i = 0; i < t.size(); ++i)
     if (static_cast<size_t>(t[i].id) != i || std::string(t[i].name) != toString(t[i].id))
       throw std::logic_error("pipeline table: row " + std::to_string(i) + " is out of enum order");

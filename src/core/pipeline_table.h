@@ -35,6 +35,7 @@ struct PipelineInfo {
   bool reorders;            // keeps the state in cell order (id order is a gather away)
   bool lists;               // keeps neighbour lists across steps (stepsPerCycle may exceed 1)
   bool cellWidth;           // has a boids grid whose cell width --cell-width sets
+  bool rowGrid;             // its boids grid has finer cells searched by rows (core/row_search.h)
   unsigned runsOn;          // RunsOn bits
   bool allPairs;            // visits every pair: its cost grows as N^2 (size limits, progress estimates)
   const char* summary;      // one line for --help and the docs

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/format.h"
 #include "core/grid.h"
+#include "core/pipeline_table.h"
 #include "core/row_search.h"
 #include "core/verlet.h"
 #include "cuda/cuda_check.h"
@@ -25,12 +26,14 @@ using core::SimParams;
 using core::Vec4;
 
 bool usesRowGrid(const SimParams& p, ForceMode mode) {
-  return mode == ForceMode::Boids && (p.pipeline == Pipeline::Rows || p.pipeline == Pipeline::Verlet);
+  return mode == ForceMode::Boids && core::pipelineInfo(p.pipeline).rowGrid;
 }
 
-bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && p.pipeline == Pipeline::Verlet; }
+bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && core::pipelineInfo(p.pipeline).lists; }
 
-bool usesGrid(Pipeline p) { return p != Pipeline::Naive && p != Pipeline::Tree; }
+// A uniform grid in either force: the pipelines with a boids cell grid (gravity on them runs a grid
+// of its own size).
+bool usesGrid(Pipeline p) { return core::pipelineInfo(p).cellWidth; }
 
 uint32_t expectedListEntries(const SimParams& p, size_t n) {
   const double side = 2.0 * double(p.halfSize);
@@ -47,7 +50,7 @@ uint32_t classicCells(const SimParams& p, ForceMode mode) {
 
 uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
   if (!usesRowGrid(p, mode)) return classicCells(p, mode);
-  if (p.pipeline == Pipeline::Verlet) {
+  if (core::pipelineInfo(p.pipeline).lists) {
     // The first build of a reset lists for one step, later ones for k: the larger grid of the two.
     const uint32_t fresh = core::rowGridForRadius(p, n, core::verletPlanFor(p, 1).radius).numCells;
     return std::max(fresh, core::verletGrid(p, n).numCells);
