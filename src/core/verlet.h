@@ -119,7 +119,7 @@ MURMUR_HD void forEachImage(const Vec3& p, float radius, float halfSize, bool pe
 // cells a list of p could reach); with verletPeriodicFits no cell comes twice.
 template <typename F>
 MURMUR_HD void forEachListRow(const GridSpec& g, const VerletPlan& plan, float halfSize, const Vec3& p, F&& f) {
-  forEachImage(p, plan.radius, halfSize, plan.periodic, [&](Vec3 c) { forEachRow(g, c, plan.radius, f); });
+  forEachImage(p, plan.radius, halfSize, plan.periodic, [&](Vec3 c) { forEachRowOneLoop(g, c, plan.radius, f); });
 }
 
 // Calls f(j) for every sorted slot j != i whose position lies within R of body i's position or
@@ -131,7 +131,7 @@ MURMUR_HD void forEachListed(const GridSpec& g, const VerletPlan& plan, float ha
   const float R2 = plan.radius * plan.radius;
   // The centre by value: a reference to it would put it in local memory on the GPU.
   forEachImage(pi, plan.radius, halfSize, plan.periodic, [&](Vec3 c) {
-    forEachRow(g, c, plan.radius, [&](uint32_t first, uint32_t last) {
+    forEachRowOneLoop(g, c, plan.radius, [&](uint32_t first, uint32_t last) {
       const uint32_t e = firstOf(last + 1);
       for (uint32_t j = firstOf(first); j < e; ++j) {
         if (j == i) continue;

@@ -310,3 +310,31 @@ TEST(RowSearch, BodiesPerCellPickTheRowLoop) {
   EXPECT_NEAR(rowBodiesPerCell(f, 1000000), 8.0, 1e-9);  // cells of half the classic width
   EXPECT_EQ(rowLoop(f, 1000000), RowLoop::Flat);
 }
+
+// The verlet kernels' one-loop walk visits exactly forEachRow's rows, in the same order, for
+// points inside the world, on its faces and corners, and sphere sizes from a fraction of a cell
+// to most of the world (so that rows are pruned, clamped at faces, or a single row).
+TEST(RowSearch, OneLoopWalkVisitsTheSameRowsInTheSameOrder) {
+  SimParams p = defaultParams();
+  p.pipeline = Pipeline::Rows;
+  p.halfSize = 20.0f;
+  const Bodies b = randomBodies(3000, p.halfSize, 1.0f, 11);
+  const GridSpec g = rowGrid(p, b.size());
+  std::vector<Vec3> points;
+  for (size_t i = 0; i < 200; ++i) points.push_back(xyz(b.pos[i]));
+  const float h = p.halfSize;
+  for (float x : {-h, 0.0f, h * 0.999f})
+    for (float y : {-h, h * 0.999f})
+      for (float z : {-h, 0.0f, h * 0.999f}) points.push_back(Vec3{x, y, z});
+  size_t rowsSeen = 0;
+  for (float radius : {0.3f, 2.0f, 5.0f, 17.0f}) {
+    for (const Vec3& q : points) {
+      std::vector<std::pair<uint32_t, uint32_t>> nested, flat;
+      forEachRow(g, q, radius, [&](uint32_t lo, uint32_t hi) { nested.emplace_back(lo, hi); });
+      forEachRowOneLoop(g, q, radius, [&](uint32_t lo, uint32_t hi) { flat.emplace_back(lo, hi); });
+      ASSERT_EQ(flat, nested) << "radius " << radius << " at " << q.x << " " << q.y << " " << q.z;
+      rowsSeen += nested.size();
+    }
+  }
+  EXPECT_GT(rowsSeen, points.size() * 4) << "the walks visited rows at all";
+}
