@@ -18,7 +18,7 @@
 
 namespace murmur::dist {
 
-// What travels between ranks for boids. `tag` places the body in the global coherent order of the
+// What travels between ranks for boids. `tag` places the body in the global cell order of the
 // last step: (cell key << 32) | index within the cell, or the id before the first step. A rank's
 // local set kept in tag order is the global order restricted to that rank, so the next stable
 // sort by cell gives every rank the same neighbour order one rank would have (see dist_engine.cpp).
