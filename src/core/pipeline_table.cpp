@@ -1,6 +1,7 @@
 #include "core/pipeline_table.h"
 
 #include <stdexcept>
+#include <tuple>
 
 namespace murmur::core {
 
@@ -16,25 +17,25 @@ std::vector<PipelineInfo> makeTable() {
   // clang-format off
   std::vector<PipelineInfo> t = {
   //  id                   name         key  boids  gravity gravityAs            stages
-  //    sorts  reorders lists  cellWidth rowGrid runsOn                               allPairs
+  //    sorts  reorders lists  cellWidth rowGrid runsOn                                                              allPairs
   //    summary
       {Pipeline::Naive,     "naive",     '1', true,  true,  Pipeline::Naive,     kStepStages,
-        false, false,   false, false,    false,  kOnCpu | kOnCuda | kOnRanksGravity, true,
+        false, false,   false, false,    false,  kOnCpu | kOnCuda | kOnRanksGravity | kRankDefaultGravity,           true,
         "all pairs, tiled in shared memory"},
       {Pipeline::Scattered, "scattered", '2', true,  true,  Pipeline::Scattered, kGridStages | kStepStages,
-        true,  false,   false, true,     false,  kOnCpu | kOnCuda,                   false,
+        true,  false,   false, true,     false,  kOnCpu | kOnCuda,                                                   false,
         "uniform grid; bodies stay in place, cells index them"},
       {Pipeline::Coherent,  "coherent",  '3', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
-        true,  true,    false, true,     false,  kOnCpu | kOnCuda | kOnRanksBoids,   false,
+        true,  true,    false, true,     false,  kOnCpu | kOnCuda | kOnRanksBoids,                                   false,
         "uniform grid; the bodies are reordered by cell"},
       {Pipeline::Rows,      "rows",      '4', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
-        true,  true,    false, true,     true,   kOnCpu | kOnCuda,                   false,
+        true,  true,    false, true,     true,   kOnCpu | kOnCuda | kOnRanksBoids | kRankDefaultBoids,               false,
         "exact boids search over pruned rows of finer cells (gravity: coherent)"},
       {Pipeline::Tree,      "tree",      '5', false, true,  Pipeline::Tree,      kGridStages | kReorder | kStepStages,
-        true,  true,    false, false,    false,  kOnCpu | kOnCuda,                   false,
+        true,  true,    false, false,    false,  kOnCpu | kOnCuda,                                                   false,
         "Barnes-Hut over a radix tree built every step (gravity only)"},
       {Pipeline::Verlet,    "verlet",    '6', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kList | kStepStages,
-        true,  true,    true,  true,     true,   kOnCpu | kOnCuda,                   false,
+        true,  true,    true,  true,     true,   kOnCpu | kOnCuda,                                                   false,
         "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
   };
   // clang-format on
@@ -42,6 +43,21 @@ std::vector<PipelineInfo> makeTable() {
   for (size_t i = 0; i < t.size(); ++i)
     if (static_cast<size_t>(t[i].id) != i || std::string(t[i].name) != toString(t[i].id))
       throw std::logic_error("pipeline table: row " + std::to_string(i) + " is out of enum order");
+  // Exactly one default over ranks per force, and it runs that force over ranks.
+  for (const auto& [ranks, dflt, force] : {std::tuple{kOnRanksBoids, kRankDefaultBoids, "boids"},
+                                           std::tuple{kOnRanksGravity, kRankDefaultGravity, "gravity"}}) {
+    int defaults = 0;
+    for (const PipelineInfo& r : t) {
+      if (!(r.runsOn & dflt)) continue;
+      ++defaults;
+      if (!(r.runsOn & ranks))
+        throw std::logic_error(std::string("pipeline table: ") + r.name + " is the default for " + force +
+                               " over ranks but does not run it there");
+    }
+    if (defaults != 1)
+      throw std::logic_error(std::string("pipeline table: ") + std::to_string(defaults) + " defaults for " + force +
+                             " over ranks (want one)");
+  }
   return t;
 }
 
@@ -95,9 +111,10 @@ std::vector<Pipeline> rankPipelines(ForceMode f) {
 }
 
 Pipeline defaultRankPipeline(ForceMode f) {
-  const std::vector<Pipeline> all = rankPipelines(f);
-  if (all.empty()) throw std::logic_error(std::string("no pipeline runs ") + toString(f) + " over ranks");
-  return all.back();
+  const unsigned bit = f == ForceMode::Boids ? kRankDefaultBoids : kRankDefaultGravity;
+  for (const PipelineInfo& r : pipelineTable())
+    if (r.runsOn & bit) return r.id;
+  throw std::logic_error(std::string("no pipeline runs ") + toString(f) + " over ranks");  // makeTable rules it out
 }
 
 std::string gravityOnlyMessage() {

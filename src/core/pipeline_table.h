@@ -21,6 +21,10 @@ enum RunsOn : unsigned {
   // Several ranks (src/dist), per force: the decomposition implements these rows.
   kOnRanksBoids = 1u << 2,
   kOnRanksGravity = 1u << 3,
+  // The pipeline several ranks run for that force when no --pipeline is given (one row per force
+  // carries it, and only a row that runs the force over ranks; the table checks both).
+  kRankDefaultBoids = 1u << 4,
+  kRankDefaultGravity = 1u << 5,
 };
 
 struct PipelineInfo {
@@ -60,7 +64,7 @@ std::vector<Pipeline> pipelinesFor(ForceMode f);
 std::vector<Pipeline> rankPipelines(ForceMode f);
 // Whether several ranks run force f on pipeline p.
 bool runsOnRanks(Pipeline p, ForceMode f);
-// The default pipeline of force f over several ranks.
+// The default pipeline of force f over several ranks: the row marked kRankDefault* for f.
 Pipeline defaultRankPipeline(ForceMode f);
 // Why a gravity-only pipeline (tree) refuses boids: what a tree buys is a far field summarised by
 // multipoles, and boids have none (every rule is a short-range neighbour sum, which the grids find

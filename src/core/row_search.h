@@ -180,6 +180,18 @@ MURMUR_HD RowSphere rowSphere(const GridSpec& g, const Vec3& p, float radius) {
   return s;
 }
 
+// How many planes along z beyond a body's own its rows search can reach: rowSphere's rows lie
+// within planes [c - k, c + k] of the body's plane c (its clamped cell z). Every row the search may
+// visit counts, not only rows that can hold a neighbour, so that a set holding those planes whole
+// gives every row the same range as the whole world does (the slabs over several ranks,
+// dist/slabs.h). With reach = radius / cell width + margin: floor(tz +- reach) lies within
+// floor(reach) + 1 of floor(tz), and the small addend covers the float rounding of tz +- reach
+// when reach sits just below an integer.
+inline int rowReachPlanes(const GridSpec& g, float radius) {
+  const float reach = radius * g.invCellWidth + rowMargin(g);
+  return static_cast<int>(std::floor(reach + 1.0f / 64.0f)) + 1;
+}
+
 // Calls f(first, last) for every row of rowSphere(g, p, radius) that is not pruned, in order (row
 // k = (cz - zlo) ny + (cy - ylo)). Two nested loops rather than one over k: row(k)'s division and
 // remainder by ny cost the GPU kernels an integer division per row.

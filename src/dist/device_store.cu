@@ -5,14 +5,23 @@
 // merges: the next local step labels a virtual local set [records from lower ranks][own bodies
 // still needed][records from higher ranks] in place, and the stable sort by cell does the rest.
 // Bodies that left are labelled past the last cell, sort to the end and are dropped there.
-// Per step, besides the stages the one-GPU coherent pipeline runs, this costs one selection pass
-// over the owned bodies (who leaves or is someone's halo), a few small passes over the selected
-// ones (a handful of planes), and three small reads of counts.
+// Per step, besides the stages the one-GPU pipeline runs, this costs one selection pass over the
+// owned bodies (who leaves or is someone's halo), a few small passes over the selected ones (a
+// handful of planes), and three small reads of counts.
+//
+// Rows: the same, on the rows grid, with the one-GPU rows force kernel (cuda/rows_kernels.h, the
+// loop core::rowLoop picks for the whole count). What one GPU's rows step adds to that kernel,
+// counting the next step's cells for its counting sort, is left out: the next local set is not
+// known until the exchange, so the store sorts with the radix sort, which gives the same
+// permutation (a stable sort by cell of the current order; cuda/row_grid_sort.h). The kernel's
+// sums depend only on the slots of each row relative to the boid's own slot, and the halo holds
+// every plane a row can reach (slabs.h), so they are the one-GPU sums.
 #include "dist/device_store.h"
 
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -27,6 +36,7 @@
 #include "cuda/device_buffer.h"
 #include "cuda/gravity_kernels.h"
 #include "cuda/grid_build.h"
+#include "cuda/rows_kernels.h"
 
 namespace murmur::dist {
 
@@ -50,9 +60,9 @@ struct LeavesOrShared {
   core::GridSpec g;
   int me;
   __device__ bool operator()(uint32_t i) const {
-    int need[3];
-    const int k = ranksNeeding(l, planeOf(g, pos[i].z), need);
-    return k != 1 || need[0] != me;
+    int lo = 0, hi = 0;
+    neededRanks(l, planeOf(g, pos[i].z), lo, hi);
+    return lo != me || hi != me;
   }
 };
 
@@ -111,18 +121,20 @@ __global__ void reorderLocalKernel(LocalSet s, const uint32_t* __restrict__ sort
 }
 
 // The records for `peer`, packed after those of the lower peers (counts from the selections).
-// tag: the body's place in the last step's cell order, as the host store's records carry it.
+// tag: the body's place in the last step's cell order, as the host store's records carry it
+// (cellBegin: the first slot of every occupied cell, the coherent grid's cellStart or the rows
+// grid's cellFirst).
 __global__ void packRecordsKernel(const uint32_t* __restrict__ idx, const Control* __restrict__ ctl, int peer,
                                   int me, const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
                                   const uint32_t* __restrict__ id, const uint32_t* __restrict__ sortedKeys,
-                                  const uint32_t* __restrict__ cellStart, BodyRecord* __restrict__ send) {
+                                  const uint32_t* __restrict__ cellBegin, BodyRecord* __restrict__ send) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= ctl->perRank[peer]) return;
   uint32_t at = 0;
   for (int q = 0; q < peer; ++q)
     if (q != me) at += ctl->perRank[q];
   const uint32_t i = idx[k], key = sortedKeys[i];
-  send[at + k] = BodyRecord{pos[i], vel[i], (static_cast<uint64_t>(key) << 32) | (i - cellStart[key]), id[i], 0};
+  send[at + k] = BodyRecord{pos[i], vel[i], (static_cast<uint64_t>(key) << 32) | (i - cellBegin[key]), id[i], 0};
 }
 
 // The owned slots: the sorted keys of this rank's slab, [lo, hi).
@@ -173,9 +185,12 @@ class DeviceStore final : public LocalStore {
     // Boids: the local set twice (current and reordered: 36 B), the integrated and new
     // velocities, sort keys and indices twice, the selection; a quarter of room for halo and
     // drift; the grid's start/end. Gravity: owned state and accelerations plus every position.
+    // Rows: the integrated positions too, and one offset per cell instead of two.
     size_t need = 0;
     if (p.force == core::ForceMode::Boids) {
-      need = (owned + owned / 4) * (2 * 36 + 16 + 16 + 4) + size_t(core::boidGrid(p).numCells) * 8;
+      const size_t cells = rankGrid(p, total).numCells;
+      need = rows(p) ? (owned + owned / 4) * (2 * 36 + 16 + 16 + 16 + 4) + (cells + 1) * 4
+                     : (owned + owned / 4) * (2 * 36 + 16 + 16 + 4) + cells * 8;
     } else {
       need = owned * 48 + total * 16;
     }
@@ -189,7 +204,8 @@ class DeviceStore final : public LocalStore {
 
   // The bodies come in tag order (the order given); boids are put in cell order right away (a
   // stable sort), which is the order the first step of one rank gives them too.
-  void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& /*tags: the order given*/) override {
+  void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& /*tags: the order given*/,
+                const core::GridSpec& g, size_t total) override {
     const size_t n = owned.size();
     ensure(pos_, n), ensure(vel_, n), ensure(id_, n), ensure(acc_, n);
     upload(pos_.get(), owned.pos.data(), n);
@@ -198,16 +214,15 @@ class DeviceStore final : public LocalStore {
     n_ = n;
     ownedBegin_ = 0, ownedEnd_ = n;
     numLow_ = numHigh_ = numGone_ = 0;
+    total_ = total;
     if (params_.force != core::ForceMode::Boids || n == 0) return;
-    const core::GridSpec g = core::boidGrid(params_);
     const cuda::LaunchConfig lc = launch();
     ensureWork(n);
     ensureGrid(g.numCells);
     cuda::launchStoreGrid(gridSpec_.get(), g, lc);
     cuda::launchLabelCells(pos_.get(), static_cast<uint32_t>(n), gridSpec_.get(), keys_[0].get(), idx_[0].get(), lc);
     sorted_ = cuda::sortByCell(sortBuffers(), static_cast<uint32_t>(n), cuda::keyBitsFor(g.numCells), lc);
-    cuda::launchFindCellBounds(keys_[sorted_].get(), static_cast<uint32_t>(n), g.numCells, cellStart_.get(),
-                               cellEnd_.get(), lc);
+    findCellBegins(keys_[sorted_].get(), static_cast<uint32_t>(n), g.numCells, lc);
     cuda::launchReorderBodies(idx_[sorted_].get(), static_cast<uint32_t>(n), pos_.get(), vel_.get(), id_.get(),
                               aPos_.get(), aVel_.get(), aId_.get(), lc);
     std::swap(pos_, aPos_);
@@ -241,8 +256,9 @@ class DeviceStore final : public LocalStore {
     const uint32_t selected = host_.numSelected;
     if (selected == 0) return counts;
     // Per rank, in slot order (which is cell order): the records for each peer, and how many this
-    // rank keeps. A body goes to at most three ranks (slabs.h ranksNeeding).
-    ensure(peerIdx_, selected), ensure(send_, size_t(3) * selected);
+    // rank keeps. A body goes to at most 2 halo other ranks (slabs.h ranksNeeding).
+    const size_t peersPerBody = static_cast<size_t>(std::min(l.numRanks - 1, 2 * l.halo));
+    ensure(peerIdx_, selected), ensure(send_, peersPerBody * selected);
     const cuda::LaunchConfig lc = launch();
     for (int p = 0; p < l.numRanks; ++p) {
       selectIf(selected_.get(), peerIdx_.get(), &ctl_.get()->perRank[p], selected,
@@ -250,7 +266,7 @@ class DeviceStore final : public LocalStore {
       if (p == me) continue;
       packRecordsKernel<<<lc.blocksFor(selected), lc.block, 0, stream_>>>(
           peerIdx_.get(), ctl_.get(), p, me, pos_.get(), vel_.get(), id_.get(), keys_[sorted_].get(),
-          cellStart_.get(), send_.get());
+          cellBegin(), send_.get());
       MURMUR_CUDA_LAUNCH_CHECK();
     }
     readControl();
@@ -306,18 +322,33 @@ class DeviceStore final : public LocalStore {
     lap(prof.sortMs);
     const cuda::DeviceGrid dg{gridSpec_.get(), keys_[sorted_].get(), idx_[sorted_].get(), cellStart_.get(),
                               cellEnd_.get(), g.numCells};
-    cuda::launchFindCellBounds(dg.sortedKeys, n, g.numCells, cellStart_.get(), cellEnd_.get(), lc);
+    findCellBegins(dg.sortedKeys, n, g.numCells, lc);
     lap(prof.boundsMs);
     reorderLocalKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, dg.sortedIndex, n, aPos_.get(), aVel_.get(),
                                                                   aId_.get());
     MURMUR_CUDA_LAUNCH_CHECK();
     lap(prof.reorderMs);
-    // Forces for every body in the local set; the halo's results are dropped (it is two planes of
-    // many, and skipping them would cost a branch per thread in the hot kernel).
-    cuda::launchBoidsGrid(true, aPos_.get(), aVel_.get(), n, dg, params_.boids, core::maxRuleRadius(params_.boids),
-                          velNew_.get(), lc);
-    lap(prof.forceMs);
-    cuda::launchBoidsIntegrate(aPos_.get(), velNew_.get(), n, params_.boids.dt, params_.halfSize, lc);
+    // Forces for every body in the local set; the halo's results are dropped (it is a few planes
+    // of many, and skipping them would cost a branch per thread in the hot kernel).
+    const float radius = core::maxRuleRadius(params_.boids);
+    if (rows(params_)) {
+      // The one-GPU rows kernel, integrating into rPos_; the loop and the flat loop's table as one
+      // GPU picks them for the whole count (cuda/pipelines/rows.cpp).
+      const core::RowLoop loop = core::rowLoop(params_, total_);
+      const int flatRows = loop == core::RowLoop::Flat ? cuda::rowsFlatTableRows(g, radius) : 0;
+      cuda::RowsStepOut out;
+      out.posOut = rPos_.get();
+      out.dt = params_.boids.dt;
+      out.halfSize = params_.halfSize;
+      cuda::launchBoidsRows(aPos_.get(), aVel_.get(), n, gridSpec_.get(), cellFirst_.get(), params_.boids, radius,
+                            loop, flatRows, velNew_.get(), out, lc);
+      std::swap(aPos_, rPos_);  // the integrated positions are the new state below
+      lap(prof.forceMs);
+    } else {
+      cuda::launchBoidsGrid(true, aPos_.get(), aVel_.get(), n, dg, params_.boids, radius, velNew_.get(), lc);
+      lap(prof.forceMs);
+      cuda::launchBoidsIntegrate(aPos_.get(), velNew_.get(), n, params_.boids.dt, params_.halfSize, lc);
+    }
     ownedRangeKernel<<<1, 2, 0, stream_>>>(dg.sortedKeys, n, firstKeyOfPlane(g, l.start[me]),
                                            firstKeyOfPlane(g, l.start[me + 1]), ctl_.get());
     MURMUR_CUDA_LAUNCH_CHECK();
@@ -381,6 +412,17 @@ class DeviceStore final : public LocalStore {
 
  private:
   cuda::LaunchConfig launch() const { return cuda::LaunchConfig{params_.blockSize, stream_}; }
+  static bool rows(const core::SimParams& p) { return p.pipeline == core::Pipeline::Rows; }
+
+  // The first slot of every cell from the sorted keys [0, n): cellStart/cellEnd on the coherent
+  // grid, cellFirst on the rows grid.
+  void findCellBegins(const uint32_t* sortedKeys, uint32_t n, uint32_t cells, const cuda::LaunchConfig& lc) {
+    if (rows(params_))
+      cuda::launchFindCellFirst(sortedKeys, n, cells, cellFirst_.get(), lc);
+    else
+      cuda::launchFindCellBounds(sortedKeys, n, cells, cellStart_.get(), cellEnd_.get(), lc);
+  }
+  const uint32_t* cellBegin() const { return rows(params_) ? cellFirst_.get() : cellStart_.get(); }
 
   template <typename T>
   void upload(T* d, const T* h, size_t count) {
@@ -413,6 +455,7 @@ class DeviceStore final : public LocalStore {
   // The scratch buffers of a local step over m bodies.
   void ensureWork(size_t m) {
     ensure(aPos_, m), ensure(aVel_, m), ensure(aId_, m), ensure(velNew_, m);
+    if (rows(params_)) ensure(rPos_, m);
     for (int k = 0; k < 2; ++k) ensure(keys_[k], m), ensure(idx_[k], m);
     if (sortTempFor_ < keys_[0].size()) {
       // Sized for the capacity the key buffers just got, so it grows as rarely as they do.
@@ -422,7 +465,9 @@ class DeviceStore final : public LocalStore {
     }
   }
   void ensureGrid(uint32_t cells) {
-    if (cellStart_.size() < cells) {
+    if (rows(params_)) {
+      if (cellFirst_.size() < size_t(cells) + 1) cellFirst_.allocate(size_t(cells) + 1);
+    } else if (cellStart_.size() < cells) {
       cellStart_.allocate(cells);
       cellEnd_.allocate(cells);
     }
@@ -435,13 +480,14 @@ class DeviceStore final : public LocalStore {
   int me_ = 0;
   // pos_/vel_/id_ hold n_ bodies; [ownedBegin_, ownedEnd_) are this rank's (gravity: all).
   size_t n_ = 0, ownedBegin_ = 0, ownedEnd_ = 0, sortTempFor_ = 0;
+  size_t total_ = 0;  // bodies over all ranks (the rows loop is chosen for the whole count)
   // The next local step's arrivals from lower and higher ranks, and the owned bodies that left.
   size_t numLow_ = 0, numHigh_ = 0, numGone_ = 0;
   int sorted_ = 0;  // which keys_/idx_ buffer holds the last step's sorted keys
   Control host_{};
   DeviceBuffer<Control> ctl_;
-  DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, velNew_;
-  DeviceBuffer<uint32_t> id_, aId_, selected_, peerIdx_, keys_[2], idx_[2], cellStart_, cellEnd_;
+  DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, velNew_, rPos_;
+  DeviceBuffer<uint32_t> id_, aId_, selected_, peerIdx_, keys_[2], idx_[2], cellStart_, cellEnd_, cellFirst_;
   DeviceBuffer<unsigned long long> hist_;
   DeviceBuffer<unsigned char> sortTemp_, selectTemp_;
   DeviceBuffer<BodyRecord> send_, recv_;

@@ -71,13 +71,21 @@ void DistEngine::setParams(const core::SimParams& p) {
                             p.gravity.softening != params_.gravity.softening ||
                             p.gravity.integrator != params_.gravity.integrator;
   if (fieldChanged) accValid_ = false;
-  const bool gridChanged = p.force == core::ForceMode::Boids && total_ > 0 &&
-                           (core::boidGrid(p).dims.z != grid_.dims.z || core::boidGrid(p).cellWidth != grid_.cellWidth);
-  if (gridChanged || p.force != params_.force) {
-    if (total_ > 0) throw std::invalid_argument("over several ranks, force and world size change only with a reset");
+  // The slabs are whole planes of the pipeline's grid and the bodies' order is that grid's cell
+  // order, so a step on another grid (another world or cell width) or of another pipeline (the
+  // stores keep the pipeline's offsets between steps) needs the bodies laid out again: a reset.
+  bool gridChanged = false;
+  if (p.force == core::ForceMode::Boids && total_ > 0) {
+    gridChanged = p.pipeline != params_.pipeline;
+    const core::GridSpec g = rankGrid(p, total_);
+    gridChanged = gridChanged || g.dims.x != grid_.dims.x || g.dims.y != grid_.dims.y || g.dims.z != grid_.dims.z ||
+                  g.cellWidth != grid_.cellWidth || g.invCellWidthX != grid_.invCellWidthX ||
+                  rankHaloPlanes(p, g) != layout_.halo;
   }
+  if ((gridChanged || p.force != params_.force) && total_ > 0)
+    throw std::invalid_argument("over several ranks, the force, the pipeline and the world size change only with a "
+                                "reset");
   params_ = p;
-  if (p.force == core::ForceMode::Boids) grid_ = core::boidGrid(p);
   store_->setParams(p);
 }
 
@@ -118,11 +126,12 @@ void DistEngine::reset(const core::Bodies& bodies) {
   core::Bodies owned;
   std::vector<uint64_t> tags;
   if (params_.force == core::ForceMode::Boids) {
-    grid_ = core::boidGrid(params_);
+    // The pipeline's grid for the whole count (the rows grid depends on it), as one engine has it.
+    grid_ = rankGrid(params_, n);
     // Every rank holds the same bodies here, so the balanced layout needs no communication.
     std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.z), 0);
     for (const core::Vec4& p : bodies.pos) ++hist[static_cast<size_t>(planeOf(grid_, p.z))];
-    layout_ = balancedSlabs(hist, k);
+    layout_ = balancedSlabs(hist, k, rankHaloPlanes(params_, grid_));
     stats_.imbalance = imbalance(layout_, hist);
     for (size_t i = 0; i < n; ++i) {
       if (!ownsPlane(layout_, me, planeOf(grid_, bodies.pos[i].z))) continue;
@@ -141,7 +150,7 @@ void DistEngine::reset(const core::Bodies& bodies) {
   }
   agreed([&] {
     store_->checkFits(owned.size(), n, params_);
-    store_->setOwned(owned, tags);
+    store_->setOwned(owned, tags, grid_, n);
     store_->synchronize();
   });
 }
@@ -195,7 +204,7 @@ void DistEngine::rebalance() {
   if (stats_.imbalance <= kRebalanceThreshold) return;
   // Only ownership changes here; the bodies move with the next step's migration, and the
   // result does not depend on who owns what.
-  layout_ = balancedSlabs(hist, ranks());
+  layout_ = balancedSlabs(hist, ranks(), layout_.halo);
   stats_.imbalance = imbalance(layout_, hist);
   ++stats_.rebalances;
 }

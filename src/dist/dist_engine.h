@@ -3,11 +3,12 @@
 // calls are collective. Rank 0 speaks for the job: readBodies() returns every body, in id order,
 // on rank 0 and an empty set elsewhere.
 //
-// Boids: slabs of cell planes (slabs.h), a halo of one plane from each neighbour per step,
-// migration to the owner of the plane a body moved into, slab boundaries moved every
-// kRebalanceSteps steps to even out the bodies per rank. Every rank keeps its bodies in the global
-// order of the last step (see BodyRecord::tag), so the result equals the CPU engine's coherent
-// pipeline on one rank to the bit, for any number of ranks.
+// Boids (the coherent or the rows pipeline): slabs of cell planes of the pipeline's grid
+// (slabs.h), a halo of the planes the search reaches on either side per step (one on the coherent
+// grid, two or three on the rows grid), migration to the owner of the plane a body moved into,
+// slab boundaries moved every kRebalanceSteps steps to even out the bodies per rank. Every rank
+// keeps its bodies in the global order of the last step (see BodyRecord::tag), so the result
+// equals the same pipeline on one rank to the bit, for any number of ranks.
 // Gravity: all pairs; rank r owns a run of ids, gathers every position each force evaluation
 // (transport allgather) and computes its own bodies' forces against all of them, summed in id
 // order as on one rank.

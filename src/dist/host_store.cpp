@@ -1,6 +1,6 @@
 // The host store: one rank's bodies in host memory, the stages as OpenMP loops over the same
 // core physics and grid functions the CPU engine uses (so one rank reproduces the CPU engine's
-// coherent pipeline to the bit).
+// coherent and rows pipelines to the bit).
 #include <omp.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "core/cpu_engine.h"
 #include "core/format.h"
 #include "core/physics.h"
+#include "core/row_search.h"
 #include "dist/local_store.h"
 
 namespace murmur::dist {
@@ -38,7 +39,8 @@ class HostStore final : public LocalStore {
 
   // Boids are put in cell order right away (a stable sort of the order given, which is the order
   // the first step of one rank gives them too), with tags of that order, as the GPU store does.
-  void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) override {
+  void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags, const core::GridSpec& g,
+                size_t /*total: g has what the rows grid takes from it*/) override {
     pos_ = owned.pos;
     vel_ = owned.vel;
     id_ = owned.id;
@@ -46,7 +48,6 @@ class HostStore final : public LocalStore {
     acc_.assign(pos_.size(), Vec4{0, 0, 0, 0});
     if (params_.force != core::ForceMode::Boids || pos_.empty()) return;
     // The CPU engine's stable counting sort: the same order as a stable sort of the order given.
-    const core::GridSpec g = core::boidGrid(params_);
     core::labelCells(g, pos_, keys_);
     core::sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_);
     reorderBySortedIndex();
@@ -140,12 +141,16 @@ class HostStore final : public LocalStore {
     if (profile_) prof.labelMs = msSince(t0), t0 = std::chrono::steady_clock::now();
     core::sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_);
     core::findCellBounds(g, sortedKeys_, cellStart_, cellEnd_);
+    const bool rows = params_.pipeline == core::Pipeline::Rows;
+    if (rows) core::findCellFirst(g, sortedKeys_, cellFirst_);
     if (profile_) prof.sortMs = msSince(t0), t0 = std::chrono::steady_clock::now();
     reorderBySortedIndex();
     if (profile_) prof.reorderMs = msSince(t0), t0 = std::chrono::steady_clock::now();
 
     // Forces for owned bodies; halo bodies are only read. Same visiting order as the CPU
-    // engine's coherent pipeline: cells z, y, x over the radius' range, then slots in order.
+    // engine's pipeline. Coherent: cells z, y, x over the radius' range, then slots in order.
+    // Rows (core/cpu_pipelines/rows.cpp): the rows of core::forEachRow, each a run of slots; the
+    // halo holds every plane the rows reach (slabs.h), so each run is the one-rank run.
     const core::BoidParams& b = params_.boids;
     const core::BoidRadii2 r2 = core::boidRadii2(b);
     const float radius = core::maxRuleRadius(b);
@@ -155,10 +160,17 @@ class HostStore final : public LocalStore {
       if (!ownsPlane(l, me, planeOfKey(g, sortedKeys_[i]))) continue;
       const Vec4 pi = pos_[i];
       core::BoidAccum acc = core::boidAccumInit();
-      const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), radius);
-      core::forEachInCells<true>(g, cr, cellStart_.data(), cellEnd_.data(), sortedIndex_.data(), [&](uint32_t j) {
-        if (static_cast<long>(j) != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
-      });
+      if (rows) {
+        core::forEachRow(g, core::xyz(pi), radius, [&](uint32_t first, uint32_t last) {
+          for (long j = cellFirst_[first]; j < static_cast<long>(cellFirst_[last + 1]); ++j)
+            if (j != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+        });
+      } else {
+        const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), radius);
+        core::forEachInCells<true>(g, cr, cellStart_.data(), cellEnd_.data(), sortedIndex_.data(), [&](uint32_t j) {
+          if (static_cast<long>(j) != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+        });
+      }
       altVel_[i] = core::make4(core::boidVelocity(acc, pi, vel_[i], b), 0.0f);
     }
     if (profile_) prof.forceMs = msSince(t0), t0 = std::chrono::steady_clock::now();
@@ -253,7 +265,7 @@ class HostStore final : public LocalStore {
   std::vector<uint32_t> keepId_;
   std::vector<uint64_t> keepTag_;
   std::vector<BodyRecord> send_, recv_;
-  std::vector<uint32_t> keys_, counts_, cellStart_, cellEnd_, sortedIndex_, sortedKeys_;
+  std::vector<uint32_t> keys_, counts_, cellStart_, cellEnd_, cellFirst_, sortedIndex_, sortedKeys_;
 };
 
 }  // namespace

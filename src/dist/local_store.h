@@ -18,7 +18,7 @@
 
 namespace murmur::dist {
 
-// What travels between ranks for boids. `tag` places the body in the global coherent order of the
+// What travels between ranks for boids. `tag` places the body in the global cell order of the
 // last step: (cell key << 32) | index within the cell, or the id before the first step. A rank's
 // local set kept in tag order is the global order restricted to that rank, so the next stable
 // sort by cell gives every rank the same neighbour order one rank would have (see dist_engine.cpp).
@@ -49,8 +49,11 @@ class LocalStore {
   // core::UsageError naming the shortfall when they do not fit. Host stores check nothing.
   virtual void checkFits(size_t owned, size_t total, const core::SimParams& p) = 0;
 
-  // Replaces the owned bodies (host data, ids set) and their tags, given in tag order.
-  virtual void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags) = 0;
+  // Replaces the owned bodies (host data, ids set) and their tags, given in tag order. Boids: g is
+  // the grid of every step until the next reset (dist/slabs.h rankGrid) and total the bodies of
+  // all ranks, which the rows pipeline's grid and loop depend on.
+  virtual void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags, const core::GridSpec& g,
+                        size_t total) = 0;
   virtual size_t numOwned() const = 0;
   // Host copy of the owned bodies (pos, vel, id), in the store's order.
   virtual core::Bodies readOwned() = 0;
@@ -68,8 +71,9 @@ class LocalStore {
   // Joins the received records (perPeer[p] from peer p, packed in peer order) and the kept bodies
   // into one local set in tag order: lower peers' records, the kept bodies, higher peers' records.
   virtual void mergeReceived(const std::vector<uint64_t>& perPeer) = 0;
-  // The local step: cells, stable sort, reorder into cell order, forces for the owned bodies
-  // (halo bodies are read only), integrate, new tags; then only the owned bodies stay.
+  // The local step of the pipeline of the last setParams (coherent or rows, on the grid g of
+  // setOwned): cells, stable sort, reorder into cell order, forces for the owned bodies (halo
+  // bodies are read only), integrate, new tags; then only the owned bodies stay.
   virtual void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) = 0;
   // Owned bodies per cell plane (length g.dims.z).
   virtual std::vector<uint64_t> planeHistogram(const core::GridSpec& g) = 0;

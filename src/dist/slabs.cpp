@@ -4,6 +4,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/pipeline_table.h"
+#include "core/row_search.h"
+
 namespace murmur::dist {
 
 namespace {
@@ -19,25 +22,27 @@ void checkShape(int numRanks, int numPlanes) {
 
 }  // namespace
 
-SlabLayout evenSlabs(int numRanks, int numPlanes) {
+SlabLayout evenSlabs(int numRanks, int numPlanes, int halo) {
   checkShape(numRanks, numPlanes);
   SlabLayout l{};
   l.numRanks = numRanks;
   l.numPlanes = numPlanes;
+  l.halo = halo;
   for (int r = 0; r <= numRanks; ++r)
     l.start[r] = static_cast<int>(static_cast<long long>(numPlanes) * r / numRanks);
   return l;
 }
 
-SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks) {
+SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks, int halo) {
   const int numPlanes = static_cast<int>(perPlane.size());
   checkShape(numRanks, numPlanes);
   uint64_t total = 0;
   for (uint64_t c : perPlane) total += c;
-  if (total == 0) return evenSlabs(numRanks, numPlanes);
+  if (total == 0) return evenSlabs(numRanks, numPlanes, halo);
   SlabLayout l{};
   l.numRanks = numRanks;
   l.numPlanes = numPlanes;
+  l.halo = halo;
   l.start[0] = 0;
   l.start[numRanks] = numPlanes;
   // Cut r goes after the first plane where the running count reaches r/K of the total, kept
@@ -61,6 +66,15 @@ SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks) {
     while (c > cut) running -= perPlane[static_cast<size_t>(--c)];
   }
   return l;
+}
+
+core::GridSpec rankGrid(const core::SimParams& p, size_t n) {
+  return core::pipelineInfo(p.pipeline).rowGrid ? core::rowGrid(p, n) : core::boidGrid(p);
+}
+
+int rankHaloPlanes(const core::SimParams& p, const core::GridSpec& g) {
+  // The coherent grid's cells are at least the search radius wide (--cell-width >= 1): one plane.
+  return core::pipelineInfo(p.pipeline).rowGrid ? core::rowReachPlanes(g, core::maxRuleRadius(p.boids)) : 1;
 }
 
 double imbalance(const SlabLayout& l, const std::vector<uint64_t>& perPlane) {

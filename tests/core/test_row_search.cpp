@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/cpu_engine.h"
@@ -337,4 +338,45 @@ TEST(RowSearch, OneLoopWalkVisitsTheSameRowsInTheSameOrder) {
     }
   }
   EXPECT_GT(rowsSeen, points.size() * 4) << "the walks visited rows at all";
+
+// The halo of a slab of the rows grid over several ranks (dist/slabs.h): every row a body's search
+// visits lies within rowReachPlanes planes of the body's own along z, for bodies anywhere,
+// including a hair either side of plane faces; and the bound is reached, so it is not loose.
+TEST(RowSearch, ReachPlanesBoundTheRowsAlongZ) {
+  struct World {
+    float halfSize;
+    size_t n;
+    int factor;
+  };
+  for (World w : {World{20.0f, 3000, 1}, World{10.0f, 3000, 1}, World{10.0f, 3000, 2}, World{100.0f, 4000, 1},
+                  World{100.0f, 1000000, 1}, World{100.0f, 1000000, 2}}) {
+    SimParams p = defaultParams();
+    p.pipeline = Pipeline::Rows;
+    p.halfSize = w.halfSize;
+    p.cellWidthFactor = w.factor;
+    const GridSpec g = rowGrid(p, w.n);
+    const float radius = maxRuleRadius(p.boids);
+    const int k = rowReachPlanes(g, radius);
+    const float reach = radius * g.invCellWidth + rowMargin(g);
+    EXPECT_GE(k, 1);
+    EXPECT_LE(k, static_cast<int>(std::ceil(reach)) + 1);
+    Rng rng(5);
+    bool reached = false;
+    for (int t = 0; t < 20000; ++t) {
+      float z = static_cast<float>(rng.uniform(-w.halfSize, w.halfSize));
+      if (t % 2) {  // on a plane face, or a few ulp either side of it
+        const int face = static_cast<int>(rng.uniform(0.0, double(g.dims.z)));
+        z = g.origin.z + static_cast<float>(face) * g.cellWidth;
+        for (int u = static_cast<int>(rng.uniform(-3.0, 4.0)); u != 0; u += u > 0 ? -1 : 1)
+          z = std::nextafter(z, u > 0 ? 1e9f : -1e9f);
+      }
+      const Vec3 pos{0.0f, 0.0f, z};
+      const int c = cellCoord(z, g.origin.z, g.invCellWidth, g.dims.z);
+      const RowSphere s = rowSphere(g, pos, radius);
+      ASSERT_GE(s.zlo, c - k) << "z " << z << " half-size " << w.halfSize;
+      ASSERT_LE(s.zlo + s.nz - 1, c + k) << "z " << z << " half-size " << w.halfSize;
+      reached = reached || s.zlo == c - k || s.zlo + s.nz - 1 == c + k;
+    }
+    EXPECT_TRUE(reached) << "half-size " << w.halfSize << ": the search never reaches " << k << " planes";
+  }
 }

@@ -9,11 +9,22 @@ mkdir -p "$dir"
 fail=0
 mpi() { OMP_NUM_THREADS=1 timeout 300 "$mpiexec" --oversubscribe --allow-run-as-root -np "$ranks" "$murmur" "$@"; }
 
-args=(--headless --no-render --engine cpu --scenario dense --n 3000 --steps 25 --pipeline coherent)
-"$murmur" "${args[@]}" --out "$dir/one.txt" >/dev/null 2>&1 || { echo "one rank failed"; fail=1; }
-mpi "${args[@]}" --out "$dir/many.txt" >"$dir/many.log" 2>&1 || { echo "$ranks ranks failed"; cat "$dir/many.log"; fail=1; }
-cmp "$dir/one.txt" "$dir/many.txt" || { echo "--out differs between 1 and $ranks ranks"; fail=1; }
-[ "$(grep -c '^engine=' "$dir/many.log")" = 1 ] || { echo "expected one summary line (rank 0)"; fail=1; }
+# Every boids pipeline the ranks run, and the run without --pipeline (rows, as on one rank).
+for pipeline in coherent rows default; do
+  args=(--headless --no-render --engine cpu --scenario dense --n 3000 --steps 25)
+  [ "$pipeline" = default ] || args+=(--pipeline "$pipeline")
+  "$murmur" "${args[@]}" --out "$dir/one.txt" >"$dir/one.log" 2>&1 || { echo "$pipeline: one rank failed"; fail=1; }
+  mpi "${args[@]}" --out "$dir/many.txt" >"$dir/many.log" 2>&1 ||
+    { echo "$pipeline: $ranks ranks failed"; cat "$dir/many.log"; fail=1; }
+  cmp "$dir/one.txt" "$dir/many.txt" || { echo "$pipeline: --out differs between 1 and $ranks ranks"; fail=1; }
+  [ "$(grep -c '^engine=' "$dir/many.log")" = 1 ] || { echo "$pipeline: expected one summary line (rank 0)"; fail=1; }
+  want=$pipeline
+  [ "$pipeline" = default ] && want=rows
+  for log in one many; do
+    grep -q "^engine=cpu force=boids pipeline=$want " "$dir/$log.log" ||
+      { echo "$pipeline: the $log-rank run did not run $want"; cat "$dir/$log.log"; fail=1; }
+  done
+done
 
 expect_usage() {  # expect_usage WHAT ARGS...: status 2 and exactly one murmur: line
   local what=$1

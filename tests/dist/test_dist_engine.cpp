@@ -1,20 +1,24 @@
 // One simulation over the ranks this test was started with, against one rank: the CPU engine (host
 // store over MPI) and, where there is a GPU and NCCL, the CUDA engine (device store over NCCL).
-// Boids must match the one-rank coherent pipeline per id to the bit after many steps (same
-// neighbour sets, same summation order), through migration, the wrap boundary and moving slabs.
-// Gravity (all pairs) must match the one-rank naive pipeline to the bit.
+// Boids must match the one-rank run of the same pipeline (coherent, rows) per id to the bit after
+// many steps (same neighbour sets, same summation order), through migration, the wrap boundary
+// and moving slabs. Gravity (all pairs) must match the one-rank naive pipeline to the bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/cpu_engine.h"
 #include "core/errors.h"
 #include "core/pipeline_table.h"
 #include "core/rng.h"
+#include "core/row_search.h"
 #include "core/scenarios.h"
 #include "dist/dist_engine.h"
 #include "dist/dist_factory.h"
@@ -26,8 +30,9 @@
 namespace murmur::dist {
 namespace {
 
-// The pipeline several ranks run for force f (the table's, core/pipeline_table.h): coherent boids,
-// all-pairs (naive) gravity. The one-rank reference runs the same pipeline.
+// The pipeline several ranks run for force f without --pipeline (the table's,
+// core/pipeline_table.h): rows boids, all-pairs (naive) gravity. The one-rank reference runs the
+// same pipeline.
 core::Pipeline onRanks(core::ForceMode f) { return core::defaultRankPipeline(f); }
 constexpr core::ForceMode kBoids = core::ForceMode::Boids, kGravity = core::ForceMode::Gravity;
 
@@ -37,8 +42,18 @@ struct Case {
   int steps;
   core::ForceMode force;
   core::Pipeline pipeline;
-  float dt = 0;  // boids dt, 0 = the default
+  float dt = 0;        // boids dt, 0 = the default
+  float halfSize = 0;  // uniform and drifting-clump: the world's half-size, 0 = the default
+  int cellWidth = 0;   // --cell-width, 0 = the default
 };
+
+// Runs `each` once per boids pipeline several ranks run (coherent and rows), every rank alike.
+void forEachBoidsPipeline(const std::function<void(core::Pipeline)>& each) {
+  for (core::Pipeline pipe : core::rankPipelines(kBoids)) {
+    SCOPED_TRACE(std::string("pipeline ") + core::toString(pipe));
+    each(pipe);
+  }
+}
 
 // A clump a few planes thick drifting along +z (the slab axis) through the uniform world, plus a
 // thin background: the slabs balanced at reset fall out of balance within a few dozen steps and
@@ -61,6 +76,8 @@ core::Bodies driftingClump(size_t n, const core::SimParams& p) {
 
 core::SimParams paramsFor(const Case& c, core::Bodies& bodies) {
   core::SimParams p = core::defaultParams();
+  if (c.halfSize > 0) p.halfSize = c.halfSize;
+  if (c.cellWidth > 0) p.cellWidthFactor = c.cellWidth;
   if (c.scenario == "drifting-clump") {
     bodies = driftingClump(c.n, p);
     p.pipeline = c.pipeline;
@@ -94,17 +111,35 @@ void expectIdentical(const core::Bodies& ref, const core::Bodies& got, const std
   }
 }
 
+// What a run over the ranks did, as the tests check it.
+struct RunInfo {
+  int rebalances = 0;
+  int halo = 0;        // planes on either side of a slab
+  int thinnest = 0;    // planes of the thinnest slab of the run
+};
+
 // Runs the case over every rank and, on rank 0, over one rank with `single`; compares per id.
 template <typename MakeSingle>
-void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* rebalances = nullptr) {
+void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* rebalances = nullptr,
+             RunInfo* info = nullptr) {
   core::Bodies bodies;
   const core::SimParams p = paramsFor(c, bodies);
   auto engine = createDistEngine(kind, p);
-  engine->reset(bodies);
-  engine->step(c.steps);
-  const core::Bodies got = engine->readBodies();
   auto* d = dynamic_cast<DistEngine*>(engine.get());
   ASSERT_NE(d, nullptr);
+  engine->reset(bodies);
+  if (info) {
+    // Step by step, to see the thinnest slab of the run.
+    info->thinnest = d->layout().numPlanes;
+    for (int s = 0; s < c.steps; ++s) {
+      engine->step(1);
+      const SlabLayout& l = d->layout();
+      for (int r = 0; r < l.numRanks; ++r) info->thinnest = std::min(info->thinnest, l.start[r + 1] - l.start[r]);
+    }
+  } else {
+    engine->step(c.steps);
+  }
+  const core::Bodies got = engine->readBodies();
   // What a client (the summary) sees through the capability, without the cast.
   const core::RankAccess* ranksSeen = engine->rankAccess();
   ASSERT_NE(ranksSeen, nullptr);
@@ -114,6 +149,10 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
   EXPECT_EQ(ranksSeen->summary().rfind("ranks=" + std::to_string(d->ranks()) + " transport=", 0), 0u)
       << ranksSeen->summary();
   if (rebalances) *rebalances = d->commStats().rebalances;
+  if (info) {
+    info->rebalances = d->commStats().rebalances;
+    info->halo = d->layout().halo;
+  }
   if (d->rank() != 0) {
     EXPECT_TRUE(got.pos.empty());  // rank 0 speaks for the job
     return;
@@ -125,6 +164,28 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
                   c.scenario + " " + core::toString(c.force) + " over " + std::to_string(d->ranks()) + " ranks");
 }
 
+// Uniform worlds whose rows grids take each of the GPU rows kernel's loops (core::rowLoop).
+std::vector<Case> rowsLoopCases() {
+  const core::Pipeline rows = core::Pipeline::Rows;
+  return {
+      {"uniform", 200000, 50, kBoids, rows, 0, 100.0f, 1},  // 3.1 per cell: short
+      {"uniform", 200000, 50, kBoids, rows, 0, 36.0f, 1},   // 67 per classic cell, 8.4 per fine cell: flat
+      {"uniform", 200000, 50, kBoids, rows, 0, 59.0f, 2},   // 122 per classic cell, 15.2 per fine cell: batched
+  };
+}
+
+// The cases above cover the three loops; no GPU needed to check that.
+TEST(DistParams, RowsLoopCasesCoverEveryLoop) {
+  std::vector<core::RowLoop> loops;
+  for (const Case& c : rowsLoopCases()) {
+    core::SimParams p = core::defaultParams();
+    p.halfSize = c.halfSize;
+    p.cellWidthFactor = c.cellWidth;
+    loops.push_back(core::rowLoop(p, c.n));
+  }
+  EXPECT_EQ(loops, (std::vector<core::RowLoop>{core::RowLoop::Short, core::RowLoop::Flat, core::RowLoop::Batched}));
+}
+
 class DistCpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -134,22 +195,50 @@ class DistCpu : public ::testing::Test {
 };
 
 TEST_F(DistCpu, BoidsMatchOneRankToTheBit) {
-  runCase(core::EngineKind::Cpu, {"uniform", 6000, 40, kBoids, onRanks(kBoids)}, single);
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    runCase(core::EngineKind::Cpu, {"uniform", 6000, 40, kBoids, pipe}, single);
+  });
 }
 
 TEST_F(DistCpu, ClumpedBoidsMatchOneRankWhileTheSlabsMove) {
-  int rebalances = 0;
-  runCase(core::EngineKind::Cpu, {"drifting-clump", 4000, 70, kBoids, onRanks(kBoids)},
-          single, &rebalances);
-  if (launchedRanks() > 1) {
-    EXPECT_GT(rebalances, 0) << "the clumped case should have moved the slabs";
-  }
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    int rebalances = 0;
+    runCase(core::EngineKind::Cpu, {"drifting-clump", 4000, 70, kBoids, pipe}, single, &rebalances);
+    if (launchedRanks() > 1) {
+      EXPECT_GT(rebalances, 0) << "the clumped case should have moved the slabs";
+    }
+  });
 }
 
 TEST_F(DistCpu, FastBoidsJumpingPastTheHaloMatchOneRank) {
-  // dt 12: a body at full speed moves 12 of a cell width of 5, past the neighbour's halo plane.
-  runCase(core::EngineKind::Cpu, {"uniform", 3000, 25, kBoids, onRanks(kBoids), 12.0f},
-          single);
+  // dt 12: a body at full speed moves 12 of a cell width of 5, past the neighbour's halo plane
+  // (the rows grid's halo of 2 planes of 5 too).
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    runCase(core::EngineKind::Cpu, {"uniform", 3000, 25, kBoids, pipe, 12.0f}, single);
+  });
+}
+
+// The rows grid where classic cells are crowded: cells of half the width, split along x, a halo
+// of 3 planes. A clump drifting through a small world makes the balanced slabs thinner than the
+// halo, so that a rank reads planes of ranks beyond its neighbours; bodies wrap at the faces.
+TEST_F(DistCpu, RowsWithAHaloOfSeveralPlanesMatchOneRank) {
+  core::SimParams p = core::defaultParams();
+  p.pipeline = core::Pipeline::Rows;
+  p.halfSize = 19.0f;
+  const core::GridSpec g = rankGrid(p, 6000);
+  ASSERT_EQ(core::rowCellsPerRadius(p, 6000), 2);  // 13.7 bodies per classic cell
+  ASSERT_GE(core::rowXSplit(g), 2.0f);
+  ASSERT_EQ(rankHaloPlanes(p, g), 3);
+  RunInfo uniform, clump;
+  runCase(core::EngineKind::Cpu, {"uniform", 6000, 40, kBoids, core::Pipeline::Rows, 0, 19.0f}, single, nullptr,
+          &uniform);
+  EXPECT_EQ(uniform.halo, 3);
+  runCase(core::EngineKind::Cpu, {"drifting-clump", 6000, 60, kBoids, core::Pipeline::Rows, 0, 19.0f}, single,
+          nullptr, &clump);
+  if (launchedRanks() > 2) {
+    EXPECT_GT(clump.rebalances, 0);
+    EXPECT_LT(clump.thinnest, clump.halo) << "a slab thinner than the halo was meant to be tested";
+  }
 }
 
 TEST_F(DistCpu, GravityAllPairsMatchesOneRankToTheBit) {
@@ -170,7 +259,10 @@ class FailingStore final : public LocalStore {
   void setProfiling(bool on) override { s_->setProfiling(on); }
   core::DeviceInfo deviceInfo() const override { return s_->deviceInfo(); }
   void checkFits(size_t o, size_t t, const core::SimParams& p) override { s_->checkFits(o, t, p); }
-  void setOwned(const core::Bodies& b, const std::vector<uint64_t>& t) override { s_->setOwned(b, t); }
+  void setOwned(const core::Bodies& b, const std::vector<uint64_t>& t, const core::GridSpec& g,
+                size_t total) override {
+    s_->setOwned(b, t, g, total);
+  }
   size_t numOwned() const override { return s_->numOwned(); }
   core::Bodies readOwned() override { return s_->readOwned(); }
   void synchronize() override { s_->synchronize(); }
@@ -239,7 +331,8 @@ TEST_F(DistCpu, ARankThatThrowsInItsLocalStepEndsEveryRankWithItsCause) {
   expectAgreedFailure(FailingStore::Where::LocalStep, true);
 }
 
-// Every boids pipeline the table does not mark for ranks (all but coherent), every rank alike.
+// Every boids pipeline the table does not mark for ranks (all but coherent and rows), every rank
+// alike.
 TEST_F(DistCpu, UnsupportedPipelinesAreRejectedWithOneLine) {
   int refused = 0;
   for (core::Pipeline pipe : core::pipelinesFor(kBoids)) {
@@ -273,11 +366,16 @@ TEST(DistParams, PipelinesOverRanksAreTheTables) {
       EXPECT_EQ(err.empty(), core::runsOnRanks(row.id, f)) << row.name << " " << core::toString(f) << ": " << err;
       accepted += err.empty();
     }
-  EXPECT_EQ(accepted, 2);  // one pipeline per force
+  EXPECT_EQ(accepted, 3);  // coherent and rows boids, all-pairs gravity
+  EXPECT_EQ(onRanks(kBoids), core::Pipeline::Rows);
+  EXPECT_EQ(onRanks(kGravity), core::Pipeline::Naive);
   core::SimParams p = core::defaultParams();
   p.pipeline = core::Pipeline::Scattered;
   EXPECT_EQ(validateDistParams(p, 1),
-            "--pipeline scattered: over several ranks boids run the coherent pipeline (allowed: coherent)");
+            "--pipeline scattered: over several ranks boids run the rows pipeline (allowed: coherent or rows)");
+  p.pipeline = core::Pipeline::Verlet;
+  EXPECT_EQ(validateDistParams(p, 1),
+            "--pipeline verlet: over several ranks boids run the rows pipeline (allowed: coherent or rows)");
   p.force = core::ForceMode::Gravity;
   p.pipeline = core::Pipeline::Tree;
   EXPECT_EQ(validateDistParams(p, 1), "--pipeline tree: over several ranks gravity runs all pairs (allowed: naive)");
@@ -295,21 +393,36 @@ class DistCuda : public ::testing::Test {
 };
 
 TEST_F(DistCuda, BoidsMatchOneGpuToTheBit) {
-  runCase(core::EngineKind::Cuda, {"uniform", 200000, 60, kBoids, onRanks(kBoids)}, single);
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    runCase(core::EngineKind::Cuda, {"uniform", 200000, 60, kBoids, pipe}, single);
+  });
 }
 
 TEST_F(DistCuda, ClumpedBoidsMatchOneGpuWhileTheSlabsMove) {
-  int rebalances = 0;
-  runCase(core::EngineKind::Cuda, {"drifting-clump", 100000, 100, kBoids, onRanks(kBoids)},
-          single, &rebalances);
-  if (launchedRanks() > 1) {
-    EXPECT_GT(rebalances, 0);
-  }
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    int rebalances = 0;
+    runCase(core::EngineKind::Cuda, {"drifting-clump", 100000, 100, kBoids, pipe}, single, &rebalances);
+    if (launchedRanks() > 1) {
+      EXPECT_GT(rebalances, 0);
+    }
+  });
 }
 
 TEST_F(DistCuda, FastBoidsJumpingPastTheHaloMatchOneGpu) {
-  runCase(core::EngineKind::Cuda, {"uniform", 100000, 40, kBoids, onRanks(kBoids), 12.0f},
-          single);
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    runCase(core::EngineKind::Cuda, {"uniform", 100000, 40, kBoids, pipe, 12.0f}, single);
+  });
+}
+
+// The one-GPU rows kernel has three loops (core::rowLoop) chosen by the whole count's occupancy;
+// over ranks each must sum as on one GPU (RowsLoopCasesCoverEveryLoop checks the choice). A
+// drifting clump (a halo of 3 planes, slabs thinner than it on 3 ranks) on top.
+TEST_F(DistCuda, RowsMatchOneGpuInEveryLoop) {
+  for (const Case& c : rowsLoopCases()) {
+    SCOPED_TRACE(c.scenario + " half-size " + std::to_string(c.halfSize));
+    runCase(core::EngineKind::Cuda, c, single);
+  }
+  runCase(core::EngineKind::Cuda, {"drifting-clump", 200000, 80, kBoids, core::Pipeline::Rows, 0, 50.0f}, single);
 }
 
 TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {

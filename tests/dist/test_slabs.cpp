@@ -72,6 +72,67 @@ TEST(Slabs, RankNeedsAgreesWithRanksNeeding) {
     }
 }
 
+// The rows grid's halo is several planes (core::rowReachPlanes), and a slab may be thinner than
+// it: a body is then needed by every rank owning a plane within the halo of it, owner first.
+TEST(Slabs, AHaloOfSeveralPlanesReachesPastThinSlabs) {
+  const SlabLayout two = evenSlabs(2, 20, 3);  // planes 0-9, 10-19
+  EXPECT_EQ(two.halo, 3);
+  int need[kMaxRanks];
+  ASSERT_EQ(ranksNeeding(two, 6, need), 1);  // planes 3-9: slab 0 alone
+  EXPECT_EQ(need[0], 0);
+  ASSERT_EQ(ranksNeeding(two, 7, need), 2);  // planes 4-10: slab 1 reads it
+  EXPECT_EQ(need[0], 0);
+  EXPECT_EQ(need[1], 1);
+  ASSERT_EQ(ranksNeeding(two, 12, need), 2);
+  EXPECT_EQ(need[0], 1);
+  EXPECT_EQ(need[1], 0);
+  ASSERT_EQ(ranksNeeding(two, 0, need), 1);  // no halo across the wrap
+  ASSERT_EQ(ranksNeeding(two, 19, need), 1);
+  SlabLayout l = evenSlabs(5, 20, 3);  // planes 0-3, 4-7, 8-11, 12-15, 16-19
+  l.start[2] = 9, l.start[3] = 10;  // slab 2 is plane 9 alone
+  ASSERT_EQ(ranksNeeding(l, 9, need), 3);  // planes 6-12: ranks 1, 2, 3
+  EXPECT_EQ(need[0], 2);
+  EXPECT_EQ(need[1], 1);
+  EXPECT_EQ(need[2], 3);
+  l.start[1] = 8;  // slab 1 is planes 8-8
+  ASSERT_EQ(ranksNeeding(l, 8, need), 4);  // planes 5-11: ranks 0, 1, 2, 3
+  EXPECT_EQ(need[0], 1);
+  EXPECT_EQ(need[1], 0);
+  EXPECT_EQ(need[2], 2);
+  EXPECT_EQ(need[3], 3);
+  int lo = 0, hi = 0;
+  neededRanks(l, 8, lo, hi);
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 3);
+}
+
+TEST(Slabs, RankNeedsAgreesWithRanksNeedingForEveryHalo) {
+  for (int halo = 1; halo <= 4; ++halo) {
+    SlabLayout uneven = evenSlabs(5, 17, halo);
+    uneven.start[1] = 1, uneven.start[2] = 2, uneven.start[3] = 4, uneven.start[4] = 12;
+    for (const SlabLayout& l : {evenSlabs(1, 5, halo), evenSlabs(3, 9, halo), evenSlabs(4, 40, halo), uneven})
+      for (int c = 0; c < l.numPlanes; ++c) {
+        int need[kMaxRanks];
+        const int k = ranksNeeding(l, c, need);
+        EXPECT_EQ(need[0], ownerOfPlane(l, c));
+        EXPECT_LE(k, 2 * halo + 1);
+        for (int r = 0; r < l.numRanks; ++r) {
+          bool listed = false;
+          for (int j = 0; j < k; ++j) listed = listed || need[j] == r;
+          EXPECT_EQ(rankNeeds(l, r, c), listed) << "halo " << halo << " rank " << r << " plane " << c;
+          // rank r needs c exactly when one of its planes lies within the halo of c
+          bool near = false;
+          for (int q = l.start[r]; q < l.start[r + 1]; ++q) near = near || (q - c <= halo && c - q <= halo);
+          EXPECT_EQ(listed, near) << "halo " << halo << " rank " << r << " plane " << c;
+        }
+      }
+  }
+  std::vector<uint64_t> hist(30, 5);
+  EXPECT_EQ(balancedSlabs(hist, 3, 2).halo, 2);
+  EXPECT_EQ(balancedSlabs(std::vector<uint64_t>(30, 0), 3, 2).halo, 2);
+  EXPECT_EQ(evenSlabs(3, 30).halo, 1);
+}
+
 TEST(Slabs, ASlabIsOneRunOfCellKeys) {
   // Planes are z layers and the key runs z slowest: the keys of planes [a, b) are one range.
   const core::GridSpec g = core::makeGrid(core::Vec3{-10, -10, -10}, 2.0f, core::Int3{10, 10, 10});
