@@ -338,6 +338,7 @@ TEST(RowSearch, OneLoopWalkVisitsTheSameRowsInTheSameOrder) {
     }
   }
   EXPECT_GT(rowsSeen, points.size() * 4) << "the walks visited rows at all";
+}
 
 // The halo of a slab of the rows grid over several ranks (dist/slabs.h): every row a body's search
 // visits lies within rowReachPlanes planes of the body's own along z, for bodies anywhere,
