@@ -28,7 +28,7 @@ namespace {
 using namespace test;
 
 struct DeviceArray {
-  explicit DeviceArray(size_t n) : n(n) { EXPECT_EQ(cudaMalloc(&p, n * sizeof(Vec4)), cudaSuccess); }
+  explicit DeviceArray(size_t count) : n(count) { EXPECT_EQ(cudaMalloc(&p, n * sizeof(Vec4)), cudaSuccess); }
   ~DeviceArray() { cudaFree(p); }
   Vec4* get() const { return static_cast<Vec4*>(p); }
   std::vector<Vec4> download() const {
