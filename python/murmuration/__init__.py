@@ -23,6 +23,10 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
+# The CPU engine's OpenMP threads sleep when idle, as murmur's do, unless the user chose a policy
+# (read when the OpenMP runtime loads with the native module).
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 try:  # installed by pip: the module sits in the package
     from . import _murmuration as _native
 except ImportError:  # a plain CMake build: <build>/python on PYTHONPATH
