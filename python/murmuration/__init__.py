@@ -309,6 +309,8 @@ class Simulation:
         return self._s.scenario
 
     def __repr__(self) -> str:
+        if "_s" not in self.__dict__:
+            return "Simulation(<not constructed>)"
         return (f"Simulation(n={self.n}, force={self.force!r}, pipeline={self.pipeline!r}, "
                 f"engine={self.engine!r}, step_count={self.step_count})")
 
