@@ -352,6 +352,9 @@ class Simulation {
     }
     if (!idFresh_) {
       dev.gatherById(posById_.get(), velById_.get());
+      // Consumers may work on another stream (DLPack's stream argument is not followed by
+      // nanobind): the buffers are complete before an array over them is handed out.
+      engine_->synchronize();
       idFresh_ = true;
     }
   }

@@ -70,7 +70,9 @@ def test_set_state_from_gpu_arrays():
     v = cp.zeros((5000, 3), dtype=cp.float32)
     sim.set_state(positions=p, velocities=v)
     np.testing.assert_array_equal(sim.positions, cp.asnumpy(p))
-    strided = cp.zeros((5000, 6), dtype=cp.float32)[:, ::2] + 1
+    wide = cp.ones((5000, 6), dtype=cp.float32)
+    strided = wide[:, ::2]  # a view with a row stride of 6 floats and a column stride of 2
+    assert not strided.flags.c_contiguous
     sim.set_state(velocities=strided)
     np.testing.assert_array_equal(sim.velocities, np.ones((5000, 3), np.float32))
     before = sim.positions
