@@ -141,9 +141,12 @@ class Simulation {
   // Steps with the GIL released; Ctrl-C (a pending signal) stops between steps and raises.
   void step(long long k) {
     if (k < 0) throw core::UsageError("step: the number of steps must be >= 0, not " + std::to_string(k));
+    notBusy("step");
     applyDeviceWrites(true);
     bool interrupted = false;
     {
+      // Other threads run meanwhile: busy_ refuses their calls on this simulation.
+      Busy busy(busy_);
       nb::gil_scoped_release release;
       for (long long i = 0; i < k; ++i) {
         engine_->step(1);
@@ -183,6 +186,7 @@ class Simulation {
   std::string paramsJson() const { return app::paramsToJson(engine_->params(), -1); }
 
   void setParams(const std::string& json) {
+    notBusy("set_params");
     core::SimParams p = engine_->params();
     app::loadParamsText("params", json, p);
     const std::string err = core::validateParams(p);
@@ -197,6 +201,7 @@ class Simulation {
   // Host arrays (C-contiguous float32, checked by the package for shape): the state replaced
   // through a reset that keeps the ids.
   void setStateHost(std::optional<HostIn> pos, std::optional<HostIn> vel, std::optional<HostIn> mass) {
+    notBusy("set_state");
     const size_t n = engine_->numBodies();
     if (pos) checkFinite("positions", pos->data(), n * 3);
     if (vel) checkFinite("velocities", vel->data(), n * 3);
@@ -224,6 +229,7 @@ class Simulation {
   // the device and scattered into the engine by id; nothing passes through the host.
   void setStateDevice(std::optional<nb::ndarray<>> pos, std::optional<nb::ndarray<>> vel,
                       std::optional<nb::ndarray<>> mass) {
+    notBusy("set_state");
     core::DeviceAccess& dev = deviceAccess("set_state with GPU arrays");
     const size_t n = engine_->numBodies();
     if (pos) checkDeviceArray("positions", *pos, n, 3);
@@ -274,6 +280,7 @@ class Simulation {
     if (!draw.empty()) args.insert(args.end(), {"--draw", draw});
     if (!colour.empty()) args.insert(args.end(), {"--colour", colour});
     const app::Options r = parseArgs(args);
+    notBusy("render");
     applyDeviceWrites(false);
     if (!view_ || viewW_ != r.width || viewH_ != r.height || viewDraw_ != draw || viewColour_ != colour) {
       view_.reset();
@@ -330,7 +337,18 @@ class Simulation {
 #endif
   }
 
+  // step() releases the GIL: a call from another thread meanwhile is refused, not raced.
+  struct Busy {
+    explicit Busy(bool& flag) : f(flag) { f = true; }
+    ~Busy() { f = false; }
+    bool& f;
+  };
+  void notBusy(const char* what) const {
+    if (busy_) throw std::runtime_error(std::string(what) + ": the simulation is stepping in another thread");
+  }
+
   core::Bodies read() {
+    notBusy("reading the state");
     applyDeviceWrites(false);
     return engine_->readBodies();
   }
@@ -344,6 +362,7 @@ class Simulation {
     return *dev;
   }
   void ensureIdBuffers(core::DeviceAccess& dev) {
+    notBusy("device arrays");
     const size_t n = engine_->numBodies();
     if (posById_.size() != n) {
       posById_.allocate(n);
@@ -383,6 +402,7 @@ class Simulation {
   app::Options o_;
   std::unique_ptr<core::Engine> engine_;
   uint64_t stepCount_ = 0;
+  bool busy_ = false;  // step() is running with the GIL released
 #if defined(MURMUR_HAVE_CUDA)
   cuda::DeviceBuffer<core::Vec4> posById_, velById_;
   bool idFresh_ = false;    // the buffers hold the current state (or writes not yet applied)

@@ -255,3 +255,21 @@ def test_failed_calls_leave_the_simulation_as_it_was():
         np.testing.assert_array_equal(sim.positions, p)
         np.testing.assert_array_equal(sim.velocities, v)
         assert sim.params == params and sim.step_count == 2
+
+
+def test_the_gil_is_released_and_other_threads_calls_are_refused_meanwhile():
+    sim = small(n=300)
+    worker = threading.Thread(target=sim.step, args=(20000,))
+    worker.start()
+    refused = ran_meanwhile = 0
+    while worker.is_alive():
+        ran_meanwhile += 1  # Python runs while the engine steps
+        try:
+            sim.positions
+        except RuntimeError as e:
+            assert "stepping in another thread" in str(e)
+            refused += 1
+            break
+    worker.join()
+    assert refused == 1 and ran_meanwhile >= 1
+    assert sim.step_count == 20000 and sim.positions.shape == (300, 3)
