@@ -191,6 +191,8 @@ class Simulation {
     app::loadParamsText("params", json, p);
     const std::string err = core::validateParams(p);
     if (!err.empty()) throw core::UsageError(err);
+    // A larger world or a finer grid may not fit: refused before the engine allocates it.
+    checkFits(engine_->kind(), engine_->numBodies(), p, nullptr);
     applyDeviceWrites(false);
     engine_->setParams(p);
 #if defined(MURMUR_HAVE_CUDA)

@@ -3,6 +3,7 @@ parameters, state files, the tables, the benchmark, rendering, and every error."
 import os
 import signal
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -216,6 +217,28 @@ def test_a_size_that_does_not_fit_raises_memory_error():
     # 2^30 bodies in a world of 1.7e9 grid cells: hundreds of GiB, refused before anything is allocated.
     with pytest.raises(MemoryError, match="needs"):
         mm.Simulation(n=2**30, scenario="uniform", pipeline="coherent", engine="cpu", params={"halfSize": 3000})
+
+
+def test_a_world_that_does_not_fit_is_refused_by_set_params():
+    # A 3000 half-size world is a grid of 1.7e9 cells (about 14 GB): refused under a 6 GB limit on
+    # the address space (ulimit -v, which the memory check reads), whatever the machine has.
+    code = """
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+import murmuration as mm
+sim = mm.Simulation(n=800, scenario="dense", pipeline="coherent", engine="cpu", seed=3)
+before = sim.params
+try:
+    sim.set_params({"halfSize": 3000})
+except MemoryError as e:
+    assert "needs" in str(e), e
+    assert sim.params == before
+    sim.step(1)
+    print("refused")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "refused"
 
 
 def test_cuda_engine_without_a_device_is_a_value_error():
