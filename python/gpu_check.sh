@@ -4,10 +4,16 @@
 #
 #   python/gpu_check.sh
 #
-# Needs python3 with numpy and pytest (cupy and torch are used when importable) and nanobind
-# importable by that python3: installed, or a wheel unpacked with `pip install --no-index
-# --find-links WHEELS --target DIR nanobind` and DIR on PYTHONPATH. PYTHON picks the interpreter,
-# MURMUR_PY_BUILD_DIR the build folder (default build-py), CUDA_ARCH the architecture (90-real).
+# Needs python3 with its headers, numpy and pytest (cupy and torch are used when importable), and
+# nanobind importable by that python3. Without a package index, from wheels fetched elsewhere:
+#
+#   pip download --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 \
+#     -d wheels nanobind scikit-build-core                  # where the index is reachable
+#   python3 -m pip install --no-index --find-links wheels --target build-nb nanobind   # ignored by git
+#   PYTHONPATH=$PWD/build-nb python/gpu_check.sh
+#
+# PYTHON picks the interpreter, MURMUR_PY_BUILD_DIR the build folder (default build-py), CUDA_ARCH
+# the architecture (90-real).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MURMUR_PY_BUILD_DIR:-$root/build-py}

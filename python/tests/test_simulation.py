@@ -175,6 +175,8 @@ def test_render_offscreen():
 
 def test_ctrl_c_stops_between_steps():
     sim = small(n=300)
+    # Python's own handler, also where SIGINT was ignored at start (a background job of a script).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -182,6 +184,7 @@ def test_ctrl_c_stops_between_steps():
             sim.step(10_000_000)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     done = sim.step_count
     assert 0 < done < 10_000_000
     sim.step(1)  # still usable
