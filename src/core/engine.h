@@ -83,6 +83,18 @@ class DeviceAccess {
   // positions, float4 velocities and uint32 ids (mapped interop buffers); a null pointer skips
   // that array. Queued on the engine's stream, no host sync.
   virtual void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) = 0;
+
+  // The state in id order on the device (the Python module's zero-copy arrays). gatherById writes
+  // position (w = mass) and velocity of body i to d_pos[i] and d_vel[i], arrays of numBodies()
+  // float4 the caller owns; a null pointer skips that array. One kernel on the engine's stream, no
+  // host sync.
+  virtual void gatherById(Vec4* d_pos, Vec4* d_vel) = 0;
+  // The reverse: replaces the state from id-ordered device arrays laid out as gatherById writes
+  // them (a null pointer keeps that array), scattered by id into the engine's current order on its
+  // stream. Ids and order stay; what the engine carries from one step to the next (lists, cell
+  // counts, the leapfrog's accelerations, the common mass) is rebuilt by the next step. Throws
+  // std::invalid_argument, the state unchanged, when a value is not finite or a mass is negative.
+  virtual void scatterById(const Vec4* d_pos, const Vec4* d_vel) = 0;
 };
 
 // One simulation over several ranks: who this is, and what the run's summary says of them.

@@ -21,6 +21,7 @@
 #include "cuda/draw_copy.h"
 #include "cuda/gravity_kernels.h"
 #include "cuda/grid_build.h"
+#include "cuda/id_order.h"
 #include "cuda/memory_plan.h"
 #include "cuda/stage_timer.h"
 
@@ -213,6 +214,27 @@ core::DeviceAccess::Bodies CudaEngine::deviceBodies() const {
   const DeviceState& s = impl_->s;
   return core::DeviceAccess::Bodies{s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n,
                                     s.params.blockSize};
+}
+
+void CudaEngine::gatherById(Vec4* d_pos, Vec4* d_vel) {
+  const DeviceState& s = impl_->s;
+  launchGatherById(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n, d_pos, d_vel, s.launch());
+}
+
+void CudaEngine::scatterById(const Vec4* d_pos, const Vec4* d_vel) {
+  DeviceState& s = impl_->s;
+  if (s.n == 0 || (!d_pos && !d_vel)) return;
+  const IdStateCheck c = checkIdState(d_pos, d_vel, s.n, s.launch());
+  if (c.nonFinite > 0)
+    throw std::invalid_argument("the state has " + std::to_string(c.nonFinite) + " values that are not finite");
+  if (c.negativeMass > 0)
+    throw std::invalid_argument("the state has " + std::to_string(c.negativeMass) + " negative masses (mass must be >= 0)");
+  launchScatterById(d_pos, d_vel, s.id[s.idCur].get(), s.n, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.launch());
+  // What the last step left for the next one describes the old state.
+  if (d_pos) s.commonMass = c.commonMass;
+  s.accValid = false;
+  s.lists.invalidate();
+  s.rowSort.restart();
 }
 
 std::unique_ptr<core::Engine> createCudaEngine(const SimParams& p) { return std::make_unique<CudaEngine>(p); }

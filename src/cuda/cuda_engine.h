@@ -97,6 +97,9 @@ class CudaEngine final : public core::Engine, public core::DeviceAccess {
   // The current state on the device, in its current (possibly cell) order, for kernels that read
   // it in place (the splat renderer). Valid until the next step, reset or setParams.
   core::DeviceAccess::Bodies deviceBodies() const override;
+  // The state in id order (core::DeviceAccess; kernels in id_order.h).
+  void gatherById(core::Vec4* d_pos, core::Vec4* d_vel) override;
+  void scatterById(const core::Vec4* d_pos, const core::Vec4* d_vel) override;
 
  private:
   friend GridSnapshot snapshotGrid(CudaEngine& engine);

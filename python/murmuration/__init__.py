@@ -1,0 +1,396 @@
+"""Murmuration from Python: boids and gravity on the CPU (OpenMP) and CUDA engines.
+
+    import murmuration as mm
+    sim = mm.Simulation(n=100_000, force="boids", scenario="dense", pipeline="rows", engine="cpu", seed=1)
+    sim.step(100)
+    v = sim.velocities                      # NumPy float32 (n, 3), in body id order: a copy
+    print(abs((v / abs(v).max()).sum(0)))
+
+The simulation is built by the command line's own code: the same options give the same bodies
+as ``murmur --headless``, and every bad argument raises the command line's one-line message as
+ValueError (TypeError for a wrong type or dtype; MemoryError for a size that does not fit).
+See docs/python.md for the whole reference.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import tempfile
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+
+# The CPU engine's OpenMP threads sleep when idle, as murmur's do, unless the user chose a policy
+# (read when the OpenMP runtime loads with the native module).
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+try:  # installed by pip: the module sits in the package
+    from . import _murmuration as _native
+except ImportError:  # a plain CMake build: <build>/python on PYTHONPATH
+    import _murmuration as _native  # type: ignore[no-redef]
+
+__all__ = ["Simulation", "DeviceArray", "bench", "pipelines", "scenarios", "param_table", "cuda_available"]
+__version__ = "0.1.0"
+
+
+def _count(name: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    return str(int(value))
+
+
+def _name(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    return value
+
+
+def _params_json(params: Any) -> str:
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict like the --params JSON, not {type(params).__name__}")
+    try:
+        return json.dumps(params, allow_nan=False)
+    except TypeError as e:
+        raise TypeError(f"params: {e}") from None
+    except ValueError as e:  # NaN or infinity
+        raise ValueError(f"params: {e}") from None
+
+
+def _shortest(value: Any) -> Any:
+    """Floats as the shortest decimal that is the same float32 (0.1, not 0.10000000149011612)."""
+    if isinstance(value, dict):
+        return {k: _shortest(v) for k, v in value.items()}
+    if isinstance(value, float):
+        return float(str(np.float32(value)))
+    return value
+
+
+def _is_gpu_array(a: Any) -> bool:
+    """True for an array on a CUDA device (CuPy, PyTorch, a DeviceArray): DLPack device type 2."""
+    if isinstance(a, np.ndarray) or not hasattr(a, "__dlpack_device__"):
+        return False
+    try:
+        return int(a.__dlpack_device__()[0]) == 2
+    except Exception:
+        return False
+
+
+def _host_array(name: str, a: Any, n: int, cols: int) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.dtype not in (np.float32, np.float64):
+        raise TypeError(f"set_state: {name} must be float32 (or float64, rounded to float32), not {arr.dtype}")
+    want = (n, cols) if cols else (n,)
+    if arr.shape != want:
+        raise ValueError(f"set_state: {name} has shape {arr.shape}, expected {want}")
+    return np.ascontiguousarray(arr, dtype=np.float32)
+
+
+class DeviceArray:
+    """A GPU array over the simulation's id-ordered state buffer: a view, not a copy.
+
+    Shape (n, 3), float32, row stride 16 bytes (the buffer is float4 per body; the fourth float of
+    the position buffer is the mass, which this view leaves out). It exposes
+    ``__cuda_array_interface__`` and ``__dlpack__``, so ``cupy.asarray(a)`` and
+    ``torch.from_dlpack(a)`` see the same memory without a copy. Writes through it are applied to
+    the simulation before its next step (or read, save, render). After a step the memory holds the
+    old state until ``device_positions()``/``device_velocities()`` is called again, which refreshes
+    the same buffer in place. The simulation outlives every array over it.
+    """
+
+    def __init__(self, native_array: Any, ptr: int, n: int, sim: "Simulation"):
+        self._nd = native_array
+        self.ptr = ptr  #: the device address of the buffer (row 0, x)
+        self.shape = (n, 3)
+        self.strides = (16, 4)  #: in bytes
+        self.dtype = np.dtype(np.float32)
+        self._sim = sim
+
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
+        # The engine works on the legacy default stream (1): consumers order their work after it.
+        return {"shape": self.shape, "typestr": "<f4", "data": (self.ptr, False), "strides": self.strides,
+                "version": 3, "stream": 1}
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._nd.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._nd.__dlpack_device__()
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype=float32, ptr=0x{self.ptr:x})"
+
+
+class Simulation:
+    """One simulation on one engine.
+
+    Arguments are the command line's options of a headless run; None leaves the command line's
+    default (no scenario: the dense default world with 4 neighbours and the verlet pipeline below 1M
+    boids; engine: cuda when a GPU is present; n: 100k on a GPU, 10k on the CPU engine):
+
+    n          number of bodies (``--n``)
+    force      "boids" or "gravity" (default: the scenario's)
+    scenario   uniform | dense | plummer | galaxies | galaxy | "file:PATH" (a saved state)
+    pipeline   naive | scattered | coherent | rows | tree | verlet (see ``pipelines()``)
+    engine     "cpu" or "cuda"
+    seed       the scenario's random seed
+    neighbours dense: mean neighbours per boid, which sizes the world (``--neighbours``)
+    params     a dict with the keys of the ``--params`` JSON (``param_table()`` lists them),
+               applied below the options above, as a ``--params`` file is
+    """
+
+    def __init__(self, n: Optional[int] = None, force: Optional[str] = None, scenario: Optional[str] = None,
+                 pipeline: Optional[str] = None, engine: Optional[str] = None, seed: Optional[int] = None,
+                 params: Optional[Dict[str, Any]] = None, neighbours: Optional[float] = None):
+        args: List[str] = []
+        if n is not None:
+            args += ["--n", _count("n", n)]
+        for opt, name, value in (("--force", "force", force), ("--scenario", "scenario", scenario),
+                                 ("--pipeline", "pipeline", pipeline), ("--engine", "engine", engine)):
+            if value is not None:
+                args += [opt, _name(name, value)]
+        if seed is not None:
+            args += ["--seed", _count("seed", seed)]
+        if neighbours is not None:
+            if isinstance(neighbours, bool) or not isinstance(neighbours, (int, float, np.number)):
+                raise TypeError(f"neighbours must be a number, not {type(neighbours).__name__}")
+            args += ["--neighbours", repr(float(neighbours))]
+        pj = None if params is None else _params_json(params)
+        given = pipeline is not None or (isinstance(params, dict) and "pipeline" in params)
+        self._s = _native.Simulation(args, pj, given)
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike], engine: Optional[str] = None,
+             pipeline: Optional[str] = None) -> "Simulation":
+        """A simulation from a state file (``save``, ``--out``): its bodies, parameters and step count."""
+        return cls(scenario="file:" + os.fspath(path), engine=engine, pipeline=pipeline)
+
+    # --- stepping and parameters -------------------------------------------------------------
+    def step(self, k: int = 1) -> None:
+        """Advances k steps and waits for them. Releases the GIL; Ctrl-C raises KeyboardInterrupt
+        between two steps (the steps done so far stay done and count in ``step_count``)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"step: k must be an int, not {type(k).__name__}")
+        self._s.step(int(k))
+
+    @property
+    def params(self) -> Dict[str, Any]:
+        """Every parameter as a dict with the keys of the ``--params`` JSON (a copy)."""
+        return _shortest(json.loads(self._s.params_json()))
+
+    def set_params(self, params: Dict[str, Any]) -> None:
+        """Changes the parameters given (a partial dict is fine), validated as ``--params`` is;
+        takes effect on the next step. On an error nothing changes."""
+        self._s.set_params(_params_json(params))
+
+    # --- the state: host copies ----------------------------------------------------------------
+    @property
+    def positions(self) -> np.ndarray:
+        """float32 (n, 3), row i is body i (id order): a copy."""
+        return self._s.positions()
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """float32 (n, 3) in id order: a copy."""
+        return self._s.velocities()
+
+    @property
+    def masses(self) -> np.ndarray:
+        """float32 (n,) in id order: a copy."""
+        return self._s.masses()
+
+    def set_state(self, positions: Any = None, velocities: Any = None, masses: Any = None) -> None:
+        """Replaces the arrays given, in id order; None keeps that array.
+
+        NumPy (or anything np.asarray takes): positions and velocities (n, 3), masses (n,), float32
+        or float64 (rounded to float32); the values are copied. On the CUDA engine the arrays may
+        instead all be GPU arrays (CuPy, PyTorch, DeviceArray; float32, any strides): they are
+        copied on the device and scattered into the engine by id, nothing passes through the host.
+        Values must be finite and masses >= 0. On an error the state is unchanged.
+        """
+        given = [a for a in (positions, velocities, masses) if a is not None]
+        if not given:
+            return
+        gpu = [_is_gpu_array(a) for a in given]
+        if any(gpu):
+            if self.engine != "cuda":
+                raise ValueError(f"set_state: GPU arrays need the cuda engine (this simulation runs on {self.engine})")
+            if not all(gpu):
+                raise ValueError("set_state: mixes host and GPU arrays (give all on the GPU, or all as NumPy)")
+            self._s.set_state_device(positions, velocities, masses)
+            return
+        n = self.n
+        self._s.set_state_host(None if positions is None else _host_array("positions", positions, n, 3),
+                               None if velocities is None else _host_array("velocities", velocities, n, 3),
+                               None if masses is None else _host_array("masses", masses, n, 0))
+
+    # --- the state on the GPU: views ------------------------------------------------------------
+    def _device(self, velocities: bool, framework: Optional[str]) -> Any:
+        if self.engine != "cuda" or not hasattr(self._s, "device_array"):
+            raise ValueError(f"device arrays: the {self.engine} engine keeps the state on the host "
+                             "(use engine=\"cuda\")")
+        if framework is None:
+            nd = self._s.device_array(velocities)
+            return DeviceArray(nd, self._s.device_pointer(velocities), self.n, self)
+        if framework == "cupy":
+            return self._s.device_array_cupy(velocities)
+        if framework == "torch":
+            return self._s.device_array_torch(velocities)
+        raise ValueError(f"framework {framework!r} is invalid: one of: None, cupy, torch")
+
+    def device_positions(self, framework: Optional[str] = None) -> Any:
+        """CUDA engine: the positions on the GPU in id order, a view (no host copy).
+
+        Returns a DeviceArray (``framework=None``), or a CuPy array or PyTorch tensor over the same
+        memory (``"cupy"``, ``"torch"``). The buffer is owned by the simulation and gathered by id
+        on the GPU when asked for; writes through it are applied before the next step.
+        """
+        return self._device(False, framework)
+
+    def device_velocities(self, framework: Optional[str] = None) -> Any:
+        """CUDA engine: the velocities on the GPU in id order, a view (see device_positions)."""
+        return self._device(True, framework)
+
+    # --- pictures and files --------------------------------------------------------------------
+    def render(self, width: int = 1280, height: int = 720, draw: Optional[str] = None,
+               colour: Optional[str] = None) -> np.ndarray:
+        """One frame of the current state, offscreen (EGL): uint8 (height, width, 3), a new array.
+
+        draw: boids | points | sprites | splat (default: the viewer's for the force and N); colour:
+        velocity | speed | id. The camera frames the state of the first render of a size and mode
+        and then stays, so that frames of a run line up. RuntimeError when no OpenGL context can be
+        made here.
+        """
+        if not getattr(_native, "has_render", False):
+            raise RuntimeError("render: this build has no renderer")
+        w, h = _count("width", width), _count("height", height)
+        return self._s.render(int(w), int(h), "" if draw is None else _name("draw", draw),
+                              "" if colour is None else _name("colour", colour))
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the state as ``--out`` does (id order, header with the step and parameters)."""
+        self._s.save(os.fspath(path))
+
+    # --- what it is ------------------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return self._s.n
+
+    @property
+    def step_count(self) -> int:
+        """Steps simulated so far (a loaded state continues its count)."""
+        return self._s.step_count
+
+    @property
+    def engine(self) -> str:
+        return self._s.engine
+
+    @property
+    def device(self) -> str:
+        """The GPU's name, or the CPU engine's description."""
+        return self._s.device
+
+    @property
+    def pipeline(self) -> str:
+        return self._s.pipeline
+
+    @property
+    def force(self) -> str:
+        return self._s.force
+
+    @property
+    def scenario(self) -> str:
+        return self._s.scenario
+
+    def __repr__(self) -> str:
+        if "_s" not in self.__dict__:
+            return "Simulation(<not constructed>)"
+        return (f"Simulation(n={self.n}, force={self.force!r}, pipeline={self.pipeline!r}, "
+                f"engine={self.engine!r}, step_count={self.step_count})")
+
+
+def _list(name: str, value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    items = [value] if isinstance(value, (str, int, np.integer)) else list(value)
+    if not items:
+        raise ValueError(f"{name}: an empty list")
+    return ",".join(str(int(v)) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
+                    for v in items)
+
+
+def _cell(text: str) -> Any:
+    if text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        v = float(text)
+        return v if math.isfinite(v) else text
+    except ValueError:
+        return text
+
+
+def bench(force: Union[str, Sequence[str], None] = None, n: Union[int, Iterable[int], None] = None,
+          pipeline: Union[str, Sequence[str], None] = None, engine: Optional[str] = None,
+          scenario: Optional[str] = None, block_size: Union[int, Iterable[int], None] = None,
+          cell_width: Union[int, Iterable[int], None] = None, steps: Optional[int] = None,
+          warmup: Optional[int] = None, repeats: Optional[int] = None, max_seconds: Optional[float] = None,
+          preset: Optional[str] = None, csv_path: Union[str, os.PathLike, None] = None) -> List[Dict[str, Any]]:
+    """Runs ``murmur bench`` over the product of the lists and returns its rows as dicts.
+
+    The keys are the columns of the bench CSV (docs/design.md, "The benchmark CSV schema"); numbers
+    are int or float, cells that do not apply None. csv_path keeps the CSV (and its JSON sidecar).
+    """
+    args: List[str] = []
+    for opt, name, value in (("--force", "force", force), ("--n", "n", n), ("--pipeline", "pipeline", pipeline),
+                             ("--block-size", "block_size", block_size), ("--cell-width", "cell_width", cell_width)):
+        text = _list(name, value)
+        if text is not None:
+            args += [opt, text]
+    for opt, name, value in (("--engine", "engine", engine), ("--scenario", "scenario", scenario),
+                             ("--preset", "preset", preset)):
+        if value is not None:
+            args += [opt, _name(name, value)]
+    for opt, name, value in (("--steps", "steps", steps), ("--warmup", "warmup", warmup),
+                             ("--repeats", "repeats", repeats)):
+        if value is not None:
+            args += [opt, _count(name, value)]
+    if max_seconds is not None:
+        args += ["--max-seconds", repr(float(max_seconds))]
+    with tempfile.TemporaryDirectory(prefix="murmur-bench-") as tmp:
+        path = os.fspath(csv_path) if csv_path is not None else os.path.join(tmp, "bench.csv")
+        status = _native.run_bench(args + ["--csv", path])
+        if status != 0:
+            raise RuntimeError(f"murmur bench ended with status {status}")
+        with open(path, newline="") as f:
+            return [{k: _cell(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def pipelines() -> List[Dict[str, Any]]:
+    """The pipeline table (name, key, forces served, stages, whether it sorts, reorders, keeps lists,
+    visits all pairs, a one-line summary), as the command line and the benchmark read it."""
+    return _native.pipelines()
+
+
+def scenarios() -> List[str]:
+    """The scenario names (a saved state is "file:PATH")."""
+    return list(_native.scenarios())
+
+
+def param_table() -> List[Dict[str, Any]]:
+    """Every parameter: its ``--params`` key, option, label, unit, help, default and allowed values."""
+    return _native.param_table()
+
+
+def cuda_available() -> bool:
+    """True when this build has the CUDA engine and a CUDA device is present."""
+    return bool(_native.cuda_available()[0])

@@ -1,0 +1,119 @@
+"""The CUDA engine from Python (skipped without a CUDA device): a run equals the command line to
+the bit, the device arrays are zero-copy views that CuPy and PyTorch share, writes through them
+reach the next step, GPU arrays set the state, and the per-call cost of step(1)."""
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+import murmuration as mm
+
+pytestmark = pytest.mark.gpu
+
+
+def cuda_sim(**kw):
+    args = dict(n=20000, scenario="dense", pipeline="rows", engine="cuda", seed=2)
+    args.update(kw)
+    return mm.Simulation(**args)
+
+
+@pytest.mark.parametrize("force, scenario, pipeline", [("boids", "dense", "rows"), ("boids", "dense", "verlet"),
+                                                       ("gravity", "plummer", "tree")])
+def test_a_cuda_run_equals_the_command_line_to_the_bit(force, scenario, pipeline, murmur_exe, tmp_path):
+    cli_out = tmp_path / "cli.txt"
+    subprocess.run([murmur_exe, "--headless", "--no-render", "--engine", "cuda", "--n", "30000", "--force", force,
+                    "--scenario", scenario, "--pipeline", pipeline, "--seed", "5", "--steps", "20", "--out",
+                    str(cli_out)], check=True, capture_output=True)
+    sim = mm.Simulation(n=30000, force=force, scenario=scenario, pipeline=pipeline, engine="cuda", seed=5)
+    sim.step(20)
+    sim.save(tmp_path / "py.txt")
+    assert (tmp_path / "py.txt").read_bytes() == cli_out.read_bytes()
+
+
+def test_device_arrays_are_id_ordered_views():
+    sim = cuda_sim()
+    sim.step(3)
+    d = sim.device_positions()
+    assert d.shape == (sim.n, 3) and d.strides == (16, 4)
+    cai = d.__cuda_array_interface__
+    assert cai["data"][0] == d.ptr and cai["typestr"] == "<f4"
+    assert d.__dlpack_device__()[0] == 2
+    assert sim.device_positions().ptr == d.ptr  # the same persistent buffer
+
+
+def test_cupy_zero_copy_and_writes_reach_the_next_step():
+    cp = pytest.importorskip("cupy")
+    sim = cuda_sim()
+    sim.step(2)
+    d = sim.device_positions()
+    c = cp.asarray(d)
+    assert c.data.ptr == d.ptr
+    np.testing.assert_array_equal(cp.asnumpy(c), sim.positions)
+    assert isinstance(sim.device_velocities("cupy"), cp.ndarray)
+    # Reverse every velocity on the GPU; the CPU engine from the same state agrees after a step.
+    v = sim.device_velocities("cupy")
+    v *= -1
+    expected_v = sim.velocities
+    cpu = mm.Simulation(n=sim.n, scenario="dense", pipeline="rows", engine="cpu", seed=2)
+    cpu.set_state(positions=sim.positions, velocities=expected_v)
+    sim.step(2)
+    cpu.step(2)
+    np.testing.assert_allclose(sim.positions, cpu.positions, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(sim.velocities, cpu.velocities, rtol=1e-5, atol=1e-5)
+
+
+def test_set_state_from_gpu_arrays():
+    cp = pytest.importorskip("cupy")
+    sim = cuda_sim(n=5000)
+    p = cp.random.uniform(-3, 3, (5000, 3), dtype=cp.float32)
+    v = cp.zeros((5000, 3), dtype=cp.float32)
+    sim.set_state(positions=p, velocities=v)
+    np.testing.assert_array_equal(sim.positions, cp.asnumpy(p))
+    wide = cp.ones((5000, 6), dtype=cp.float32)
+    strided = wide[:, ::2]  # a view with a row stride of 6 floats and a column stride of 2
+    assert not strided.flags.c_contiguous
+    sim.set_state(velocities=strided)
+    np.testing.assert_array_equal(sim.velocities, np.ones((5000, 3), np.float32))
+    before = sim.positions
+    bad = p.copy()
+    bad[7, 2] = cp.nan
+    with pytest.raises(ValueError, match="not finite"):
+        sim.set_state(positions=bad)
+    with pytest.raises(TypeError, match="float32"):
+        sim.set_state(positions=p.astype(cp.float64))
+    with pytest.raises(ValueError, match="shape"):
+        sim.set_state(positions=p[:10])
+    with pytest.raises(ValueError, match="mixes"):
+        sim.set_state(positions=p, velocities=np.zeros((5000, 3), np.float32))
+    np.testing.assert_array_equal(sim.positions, before)
+
+
+def test_torch_sees_the_same_memory():
+    torch = pytest.importorskip("torch")
+    sim = cuda_sim()
+    d = sim.device_positions()
+    t = torch.from_dlpack(d)
+    assert t.data_ptr() == d.ptr and t.is_cuda and tuple(t.shape) == (sim.n, 3)
+    assert sim.device_velocities("torch").data_ptr() == sim.device_velocities().ptr
+    t[:, 0] += 1.0
+    torch.cuda.synchronize()
+    expected = t.cpu().numpy()
+    np.testing.assert_array_equal(sim.positions, expected)
+
+
+def test_per_call_overhead_of_step_one_at_100k_boids():
+    sim = mm.Simulation(n=100_000, scenario="dense", pipeline="rows", engine="cuda", seed=1)
+    sim.step(20)
+    k = 200
+    t0 = time.perf_counter()
+    sim.step(k)
+    engine_ms = (time.perf_counter() - t0) * 1e3 / k
+    t0 = time.perf_counter()
+    for _ in range(k):
+        sim.step(1)
+    python_ms = (time.perf_counter() - t0) * 1e3 / k
+    overhead = (python_ms - engine_ms) / engine_ms * 100
+    print(f"\nstep(1) from Python: {python_ms:.4f} ms per call; step({k}): {engine_ms:.4f} ms per step; "
+          f"overhead {overhead:+.1f}%")
+    assert python_ms - engine_ms < 0.1  # under 100 us per call

@@ -1,0 +1,301 @@
+"""The Python module on the CPU engine: shapes, id order, the command line's results to the bit,
+parameters, state files, the tables, the benchmark, rendering, and every error."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import murmuration as mm
+
+
+def small(**kw):
+    args = dict(n=800, scenario="dense", pipeline="rows", engine="cpu", seed=3)
+    args.update(kw)
+    return mm.Simulation(**args)
+
+
+def read_state(path):
+    rows = np.loadtxt(path, comments="#", dtype=np.float64, ndmin=2)
+    return rows[:, 1:4].astype(np.float32), rows[:, 4:7].astype(np.float32), rows[:, 0].astype(np.float32)
+
+
+def test_shapes_dtypes_and_copies():
+    sim = small()
+    assert (sim.n, sim.engine, sim.force, sim.pipeline, sim.step_count) == (800, "cpu", "boids", "rows", 0)
+    p, v, m = sim.positions, sim.velocities, sim.masses
+    assert p.shape == (800, 3) and v.shape == (800, 3) and m.shape == (800,)
+    assert p.dtype == v.dtype == m.dtype == np.float32
+    p[:] = 0  # a copy: the simulation is unchanged
+    assert np.any(sim.positions != 0)
+    sim.step(3)
+    assert sim.step_count == 3
+    assert "CPU" in sim.device
+
+
+def test_id_order_matches_the_state_file(tmp_path):
+    sim = small(pipeline="coherent")  # keeps the state in cell order inside the engine
+    sim.step(5)
+    sim.save(tmp_path / "s.txt")
+    p, v, m = read_state(tmp_path / "s.txt")
+    np.testing.assert_array_equal(sim.positions, p)
+    np.testing.assert_array_equal(sim.velocities, v)
+    np.testing.assert_array_equal(sim.masses, m)
+
+
+CASES = [
+    dict(force="boids", scenario="dense", pipeline="rows", n=1500),
+    dict(force="boids", scenario="dense", pipeline="verlet", n=1500),
+    dict(force="boids", scenario="uniform", pipeline="coherent", n=1200),
+    dict(force="boids", scenario="dense", pipeline="naive", n=700),
+    dict(force="gravity", scenario="plummer", pipeline="tree", n=600),
+    dict(force="gravity", scenario="galaxies", pipeline="naive", n=500),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['force']}-{c['scenario']}-{c['pipeline']}")
+def test_a_python_run_equals_the_command_line_to_the_bit(case, murmur_exe, tmp_path):
+    steps, seed = 12, 7
+    cli_out = tmp_path / "cli.txt"
+    cmd = [murmur_exe, "--headless", "--no-render", "--engine", "cpu", "--n", str(case["n"]), "--force",
+           case["force"], "--scenario", case["scenario"], "--pipeline", case["pipeline"], "--seed", str(seed),
+           "--steps", str(steps), "--out", str(cli_out)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    sim = mm.Simulation(engine="cpu", seed=seed, **case)
+    sim.step(steps)
+    sim.save(tmp_path / "py.txt")
+    assert (tmp_path / "py.txt").read_bytes() == cli_out.read_bytes()
+    p, v, _ = read_state(cli_out)
+    np.testing.assert_array_equal(sim.positions, p)
+    np.testing.assert_array_equal(sim.velocities, v)
+
+
+def test_the_default_world_equals_the_command_line(murmur_exe, tmp_path):
+    cli_out = tmp_path / "cli.txt"
+    subprocess.run([murmur_exe, "--headless", "--no-render", "--engine", "cpu", "--n", "1000", "--steps", "5",
+                    "--out", str(cli_out)], check=True, capture_output=True)
+    sim = mm.Simulation(n=1000, engine="cpu")
+    assert (sim.scenario, sim.pipeline) == ("dense", "verlet")
+    sim.step(5)
+    sim.save(tmp_path / "py.txt")
+    assert (tmp_path / "py.txt").read_bytes() == cli_out.read_bytes()
+
+
+def test_params_round_trip_and_take_effect():
+    sim = small()
+    params = sim.params
+    assert params["boids"]["maxSpeed"] == 1.0 and params["pipeline"] == "rows"
+    keys = {row["key"] for row in mm.param_table()}
+    flat = {f"{g}.{k}" for g, sub in params.items() if isinstance(sub, dict) for k in sub}
+    flat |= {k for k, v in params.items() if not isinstance(v, dict)}
+    assert flat == keys
+    sim.set_params({"boids": {"maxSpeed": 0.25}})
+    assert sim.params["boids"]["maxSpeed"] == 0.25
+    sim.step(2)
+    assert np.linalg.norm(sim.velocities, axis=1).max() <= 0.25 * (1 + 1e-6)
+    again = mm.Simulation(n=800, scenario="dense", engine="cpu", seed=3, params=sim.params)
+    assert again.params == sim.params
+    sim.set_params({"pipeline": "coherent"})
+    assert sim.pipeline == "coherent"
+
+
+def test_options_beat_params_as_they_beat_a_params_file():
+    sim = mm.Simulation(n=500, engine="cpu", pipeline="coherent", params={"pipeline": "naive", "force": "boids"})
+    assert sim.pipeline == "coherent"
+    sim = mm.Simulation(n=500, engine="cpu", scenario="plummer", params={"force": "boids"})
+    assert sim.force == "boids"
+
+
+def test_set_state_round_trip_and_masses():
+    sim = small()
+    rng = np.random.default_rng(1)
+    p = rng.uniform(-5, 5, (800, 3)).astype(np.float32)
+    v = rng.uniform(-0.5, 0.5, (800, 3))  # float64: rounded to float32
+    sim.set_state(positions=p, velocities=v, masses=np.full(800, 2.0, np.float32))
+    np.testing.assert_array_equal(sim.positions, p)
+    np.testing.assert_array_equal(sim.velocities, v.astype(np.float32))
+    np.testing.assert_array_equal(sim.masses, np.full(800, 2.0, np.float32))
+    sim.set_state(velocities=np.zeros((800, 3), np.float32))
+    np.testing.assert_array_equal(sim.positions, p)
+    sim.step(1)
+
+
+def test_save_and_load(tmp_path):
+    sim = small()
+    sim.step(4)
+    sim.save(tmp_path / "s.txt")
+    back = mm.Simulation.load(tmp_path / "s.txt", engine="cpu")
+    assert (back.n, back.step_count, back.force, back.pipeline) == (800, 4, "boids", "rows")
+    np.testing.assert_array_equal(back.positions, sim.positions)
+    assert back.params == sim.params
+    # The loaded engine starts in id order, the running one in cell order: neighbours are summed in
+    # another order, as after --out and file: on the command line.
+    sim.step(3)
+    back.step(3)
+    np.testing.assert_allclose(back.positions, sim.positions, rtol=1e-5, atol=1e-5)
+
+
+def test_tables():
+    names = [p["name"] for p in mm.pipelines()]
+    assert names == ["naive", "scattered", "coherent", "rows", "tree", "verlet"]
+    tree = mm.pipelines()[4]
+    assert tree["gravity"] and not tree["boids"]
+    assert {"uniform", "dense", "plummer", "galaxies", "galaxy"} <= set(mm.scenarios())
+    row = next(r for r in mm.param_table() if r["key"] == "boids.maxSpeed")
+    assert row["option"] == "--max-speed" and row["default"] == "1"
+
+
+def test_bench_rows():
+    rows = mm.bench(force="boids", n=[1500], pipeline=["coherent", "rows"], engine="cpu", steps=2, warmup=1,
+                    repeats=1)
+    assert [r["pipeline"] for r in rows] == ["coherent", "rows"]
+    for r in rows:
+        assert r["engine"] == "cpu" and r["n"] == 1500 and r["force"] == "boids"
+        assert r["sim_ms_median"] > 0 and r["block_size"] is None
+        assert list(r)[:3] == ["timestamp", "git_sha", "gpu"]
+
+
+def test_render_offscreen():
+    sim = small(n=2000)
+    try:
+        img = sim.render(width=160, height=120, draw="points")
+    except RuntimeError as e:
+        if "no offscreen" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert img.shape == (120, 160, 3) and img.dtype == np.uint8
+    assert (img.reshape(-1, 3) != img[0, 0]).any(axis=1).sum() > 50  # bodies were drawn
+    sim.step(1)
+    assert sim.render(width=160, height=120, draw="points").shape == (120, 160, 3)
+    assert sim.render(width=64, height=48, draw="splat").shape == (48, 64, 3)
+
+
+def test_ctrl_c_stops_between_steps():
+    sim = small(n=300)
+    # Python's own handler, also where SIGINT was ignored at start (a background job of a script).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sim.step(10_000_000)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    done = sim.step_count
+    assert 0 < done < 10_000_000
+    sim.step(1)  # still usable
+    assert sim.step_count == done + 1
+
+
+@pytest.mark.parametrize("kwargs, exc, words", [
+    (dict(n=0), ValueError, "--n 0"),
+    (dict(n="100"), TypeError, "n must be an int"),
+    (dict(pipeline="fast"), ValueError, "--pipeline fast"),
+    (dict(scenario="swarm"), ValueError, "--scenario swarm"),
+    (dict(force="magnetism"), ValueError, "--force magnetism"),
+    (dict(engine="tpu"), ValueError, "--engine tpu"),
+    (dict(force="boids", pipeline="tree"), ValueError, "pipeline tree: gravity only"),
+    (dict(scenario="uniform", neighbours=4), ValueError, "--neighbours 4"),
+    (dict(params={"boids": {"maxSpeed": -1}}), ValueError, "maxSpeed"),
+    (dict(params={"boids": {"speed": 1}}), ValueError, "speed"),
+    (dict(params={"blockSize": 48}), ValueError, "blockSize"),
+    (dict(params=[1, 2]), TypeError, "params must be a dict"),
+    (dict(params={"halfSize": float("nan")}), ValueError, "params"),
+    (dict(params={"halfSize": {1, 2}}), TypeError, "params"),
+    (dict(scenario="file:/nonexistent/state.txt"), ValueError, "/nonexistent/state.txt"),
+])
+def test_bad_arguments_raise_one_line(kwargs, exc, words):
+    args = dict(n=500, engine="cpu")
+    args.update(kwargs)
+    with pytest.raises(exc) as e:
+        mm.Simulation(**args)
+    assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_size_that_does_not_fit_raises_memory_error():
+    # 2^30 bodies in a world of 1.7e9 grid cells: hundreds of GiB, refused before anything is allocated.
+    with pytest.raises(MemoryError, match="needs"):
+        mm.Simulation(n=2**30, scenario="uniform", pipeline="coherent", engine="cpu", params={"halfSize": 3000})
+
+
+def test_a_world_that_does_not_fit_is_refused_by_set_params():
+    # A 3000 half-size world is a grid of 1.7e9 cells (about 14 GB): refused under a 6 GB limit on
+    # the address space (ulimit -v, which the memory check reads), whatever the machine has.
+    code = """
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+import murmuration as mm
+sim = mm.Simulation(n=800, scenario="dense", pipeline="coherent", engine="cpu", seed=3)
+before = sim.params
+try:
+    sim.set_params({"halfSize": 3000})
+except MemoryError as e:
+    assert "needs" in str(e), e
+    assert sim.params == before
+    sim.step(1)
+    print("refused")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "refused"
+
+
+def test_cuda_engine_without_a_device_is_a_value_error():
+    if mm.cuda_available():
+        pytest.skip("a CUDA device is present")
+    with pytest.raises(ValueError, match="--engine cuda is not available"):
+        mm.Simulation(n=100, engine="cuda")
+
+
+def test_failed_calls_leave_the_simulation_as_it_was():
+    sim = small()
+    sim.step(2)
+    p, v, params = sim.positions, sim.velocities, sim.params
+    bad_p = p.copy()
+    bad_p[5, 1] = np.nan
+    cases = [
+        (ValueError, lambda: sim.set_state(positions=bad_p)),
+        (ValueError, lambda: sim.set_state(positions=p[:10])),
+        (ValueError, lambda: sim.set_state(positions=p.T)),
+        (TypeError, lambda: sim.set_state(positions=p.astype(np.int32))),
+        (ValueError, lambda: sim.set_state(masses=-np.ones(800, np.float32))),
+        (ValueError, lambda: sim.set_params({"boids": {"dt": 0}})),
+        (ValueError, lambda: sim.set_params({"pipeline": "tree"})),
+        (ValueError, lambda: sim.set_params({"nonsense": 1})),
+        (TypeError, lambda: sim.set_params("maxSpeed=2")),
+        (ValueError, lambda: sim.step(-1)),
+        (TypeError, lambda: sim.step(1.5)),
+        (ValueError, lambda: sim.device_positions()),
+        (ValueError, lambda: sim.render(width=4, height=4)),
+        (ValueError, lambda: sim.render(width=64, height=64, draw="voxels")),
+        (ValueError, lambda: sim.save("/nonexistent-dir/state.txt")),
+    ]
+    for exc, call in cases:
+        with pytest.raises(exc) as e:
+            call()
+        assert "\n" not in str(e.value)
+        np.testing.assert_array_equal(sim.positions, p)
+        np.testing.assert_array_equal(sim.velocities, v)
+        assert sim.params == params and sim.step_count == 2
+
+
+def test_the_gil_is_released_and_other_threads_calls_are_refused_meanwhile():
+    sim = small(n=300)
+    worker = threading.Thread(target=sim.step, args=(20000,))
+    worker.start()
+    refused = ran_meanwhile = 0
+    while worker.is_alive():
+        ran_meanwhile += 1  # Python runs while the engine steps
+        try:
+            sim.positions
+        except RuntimeError as e:
+            assert "stepping in another thread" in str(e)
+            refused += 1
+            break
+    worker.join()
+    assert refused == 1 and ran_meanwhile >= 1
+    assert sim.step_count == 20000 and sim.positions.shape == (300, 3)
