@@ -223,7 +223,10 @@ struct Writer::Impl {
       std::snprintf(t, sizeof t, "%.17g", frameTimes[k]);
       x << "   <Grid Name=\"frame " << k << "\" GridType=\"Uniform\">\n"
         << "    <Time Value=\"" << t << "\"/>\n"
-        << "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\"/>\n"
+        << "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\">\n"
+        << "     <DataItem Dimensions=\"" << n << " 1\" NumberType=\"UInt\" Precision=\"4\" Format=\"HDF\">" << f
+        << ":/connectivity</DataItem>\n"
+        << "    </Topology>\n"
         << "    <Geometry GeometryType=\"XYZ\">\n"
         << "     <DataItem Dimensions=\"" << n << " 3\" NumberType=\"Float\" Precision=\"4\" Format=\"HDF\">" << f << ":"
         << g << "/positions</DataItem>\n"
@@ -278,7 +281,12 @@ void Writer::frame(const Bodies& b, uint64_t step, double time) {
     std::vector<float> mass(n);
     for (size_t i = 0; i < n; ++i) mass[i] = b.pos[i].w;
     writeScalarAttr<uint64_t>(w.file, "bodies", H5T_NATIVE_UINT64, n);
+    // The Polyvertex topology's connectivity: point i is vertex i (some XDMF readers need it
+    // spelled out).
+    std::vector<uint32_t> vertex(n);
+    for (size_t i = 0; i < n; ++i) vertex[i] = static_cast<uint32_t>(i);
     if (!writeArray(w.file, "ids", H5T_STD_U32LE, H5T_NATIVE_UINT32, b.id.data(), n, 0) ||
+        !writeArray(w.file, "connectivity", H5T_STD_U32LE, H5T_NATIVE_UINT32, vertex.data(), n, 1) ||
         !writeArray(w.file, "masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, mass.data(), n, 0))
       w.fail("writing ids and masses");
   } else if (n != w.n) {

@@ -7,6 +7,7 @@
 //                           params (the JSON that --params reads)
 //   /ids                    uint32 (n)           the bodies' ids (0..n-1)
 //   /masses                 float32 (n)
+//   /connectivity           uint32 (n, 1)        0..n-1: the XDMF Polyvertex topology
 //   /step, /time            uint64, float64 (frames): one entry per complete frame
 //   /frames/000000/         one group per frame, attributes step and time
 //       positions           float32 (n, 3), chunked

@@ -167,7 +167,7 @@ size_t checkXdmf(const std::string& xdmfPath, const std::string& h5Path) {
   H5Fclose(file);
   size_t frames = 0;
   for (size_t at = x.find("<Time "); at != std::string::npos; at = x.find("<Time ", at + 1)) ++frames;
-  EXPECT_EQ(items, 4 * frames);
+  EXPECT_EQ(items, 5 * frames);  // topology, geometry, velocity, id, mass
   return frames;
 }
 
