@@ -240,7 +240,8 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     m.neighbours = engine.neighbourStats();
     m.hasNeighbours = true;
   }
-  m.observed = o.bench.observe;
+  // The textbook baseline is not an engine of ours: it has no observables.
+  m.observed = o.bench.observe && !c.textbook;
   m.observedFlocks = o.bench.observeFlocks && c.force == ForceMode::Boids;
 
   timeSteps(o, engine, view.get(), m);

@@ -299,7 +299,7 @@ struct DeviceObserver::Buffers {
   uint32_t cells = 0;
   DeviceBuffer<uint32_t> keys[2], index[2], cellStart, cellEnd, parent;
   DeviceBuffer<Vec4> spos, svel;
-  DeviceBuffer<double> flockAcc, sums, cum;
+  DeviceBuffer<double> flockAcc, sums, massIn, cum;
   DeviceBuffer<float> radius[2], mass[2];
   DeviceBuffer<unsigned long long> counters;
   DeviceBuffer<GridSpec> grid;
@@ -309,7 +309,7 @@ struct DeviceObserver::Buffers {
     if (n <= capacity) return;
     for (auto* b : {&keys[0], &keys[1], &index[0], &index[1], &parent}) b->allocate(n);
     spos.allocate(n), svel.allocate(n);
-    flockAcc.allocate(8 * n), cum.allocate(n);
+    flockAcc.allocate(8 * n), massIn.allocate(n), cum.allocate(n);
     for (auto* b : {&radius[0], &radius[1], &mass[0], &mass[1]}) b->allocate(n);
     capacity = n;
   }
@@ -432,15 +432,15 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
   cub::DoubleBuffer<float> keys(B.radius[0].get(), B.radius[1].get()), vals(B.mass[0].get(), B.mass[1].get());
   size_t sortBytes = 0, scanBytes = 0;
   MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, vals, static_cast<int>(n)));
-  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scanBytes, B.cum.get(), B.cum.get(), static_cast<int>(n)));
+  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scanBytes, B.massIn.get(), B.cum.get(), static_cast<int>(n)));
   B.ensureTemp(std::max(sortBytes, scanBytes));
   MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(B.temp.get(), sortBytes, keys, vals, static_cast<int>(n), 0,
                                                     int(sizeof(float) * 8), stream));
   MURMUR_CUDA_LAUNCH_CHECK();
-  toDoubleKernel<<<blocks, lc.block, 0, stream>>>(vals.Current(), n, B.cum.get());
+  toDoubleKernel<<<blocks, lc.block, 0, stream>>>(vals.Current(), n, B.massIn.get());
   MURMUR_CUDA_LAUNCH_CHECK();
-  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(B.temp.get(), scanBytes, B.cum.get(), B.cum.get(), static_cast<int>(n),
-                                                  stream));
+  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(B.temp.get(), scanBytes, B.massIn.get(), B.cum.get(),
+                                                  static_cast<int>(n), stream));
   MURMUR_CUDA_LAUNCH_CHECK();
   lagrangeKernel<<<blocks, lc.block, 0, stream>>>(keys.Current(), B.cum.get(), n, B.sums.get());
   MURMUR_CUDA_LAUNCH_CHECK();
