@@ -90,6 +90,7 @@ struct Viewer {
   std::vector<float> obsHistory;  // the plotted value, oldest first, at most kObsHistory
   double observeMs = 0;
   static constexpr size_t kObsHistory = 300;
+  static constexpr size_t kViewerCpuPotentialMaxN = 16384;
 
   // Mouse drag state.
   bool dragging = false, panning = false;

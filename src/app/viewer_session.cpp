@@ -92,6 +92,9 @@ void Viewer::observeIfDue() {
   try {
     core::ObserveRequest req;
     req.flocks = opts.observeFlocks && params.force == core::ForceMode::Boids;
+    // The window waits for a sample: on the CPU engine the all-pairs potential stops at
+    // kViewerCpuPotentialMaxN bodies (a fraction of a second on a few cores).
+    if (engine->kind() == core::EngineKind::Cpu) req.potentialMaxN = kViewerCpuPotentialMaxN;
     const auto t0 = Clock::now();
     const double time = double(stepsDone) * double(core::activeDt(params));
     obsLast = obsSeries.add(engine->observe(req), time);

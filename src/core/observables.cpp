@@ -30,20 +30,28 @@ std::vector<Obs> observedColumns(ForceMode force, bool flocks) {
   return out;
 }
 
+GridSpec observablesGrid(const SimParams& p, size_t n) {
+  SimParams q = p;
+  const double limit = std::max(4.0 * double(n), double(1 << 21));
+  for (int f = 1;; ++f) {
+    q.cellWidthFactor = f;
+    const GridSpec g = boidGrid(q);
+    if (double(g.dims.x) * g.dims.y * g.dims.z <= limit || g.dims.x <= 1) return g;
+  }
+}
+
 namespace {
 
-// The observables' boids grid: the world at cell width = the largest rule radius (27 cells reach
-// every neighbour), whatever the pipeline's own grid is.
+// The observables' boids grid (observablesGrid), whatever the pipeline's own grid is, with its
+// cells sorted.
 struct ObsGrid {
   GridSpec g;
   std::vector<uint32_t> keys, counts, sortedKeys, sortedIndex, cellStart, cellEnd;
 };
 
 ObsGrid buildObsGrid(const std::vector<Vec4>& pos, const SimParams& p) {
-  SimParams q = p;
-  q.cellWidthFactor = 1;
   ObsGrid o;
-  o.g = boidGrid(q);
+  o.g = observablesGrid(p, pos.size());
   labelCells(o.g, pos, o.keys);
   sortByCell(o.g, o.keys, o.counts, o.sortedKeys, o.sortedIndex);
   findCellBounds(o.g, o.sortedKeys, o.cellStart, o.cellEnd);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/bodies.h"
+#include "core/grid.h"
 #include "core/params.h"
 
 namespace murmur::core {
@@ -109,6 +110,11 @@ struct Observables {
 
 // The columns a run of this force writes (flocks: with the flock columns): the table's order.
 std::vector<Obs> observedColumns(ForceMode force, bool flocks);
+
+// The grid both engines search for the boids observables: the world (not across the wrap) at cell
+// width = the largest rule radius, or a whole multiple of it where that grid would have more than
+// max(4 N, 2^21) cells (a sparse, huge world), so that its cell arrays stay small.
+GridSpec observablesGrid(const SimParams& p, size_t n);
 
 // The reference implementation (the CPU engine's): `b` in any order. Boids use the boids grid of
 // `p` at cell width 1 (the rule radii, not across the wrap: docs/design.md#the-boundary-rule);

@@ -346,9 +346,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
   };
 
   if (p.force == core::ForceMode::Boids) {
-    core::SimParams q = p;
-    q.cellWidthFactor = 1;
-    const GridSpec g = core::boidGrid(q);
+    const GridSpec g = core::observablesGrid(p, n);
     if (g.numCells > B.cells) {
       B.cellStart.allocate(g.numCells), B.cellEnd.allocate(g.numCells);
       B.cells = g.numCells;
