@@ -234,7 +234,7 @@ void Viewer::drawObservablesSection() {
     char label[64];
     std::snprintf(label, sizeof label, "%s", plottedName());
     ImGui::PlotLines("##history", obsHistory.data(), int(obsHistory.size()), 0, label, FLT_MAX, FLT_MAX,
-                     ImVec2(-1, 60));
+                     ImVec2(ImGui::GetContentRegionAvail().x, 60));
   }
 }
 
