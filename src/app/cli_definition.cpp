@@ -226,7 +226,7 @@ void defineMainOptions(CommandLine& cl, Options& o) {
   app.set_help_all_flag("--help-all", "Show help for all subcommands");
   app.add_flag("--headless", cl.headless, "Run without a window (EGL offscreen if rendering)");
   app.add_flag("--no-render", cl.noRender, "With --headless: simulate only, no GL at all");
-  addValue(app, cl.given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH (default: dense, 4 neighbours; uniform with --half-size)");
+  addValue(app, cl.given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH | file:RUN.h5@last or @K (default: dense, 4 neighbours; uniform with --half-size)");
   addValue(app, cl.given, "--params", "JSON file with simulation parameters (options override it)");
   addAppValues(app, cl.given, false);
   addParamOptions(app, cl.given);
@@ -237,12 +237,13 @@ void defineMainOptions(CommandLine& cl, Options& o) {
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.add_option("--observables", o.observables,
                  "Headless: write the observables (polarization, flocks, energies...) every --observe-every steps "
-                 "to this CSV (docs/observables.md)");
+                 "to this CSV (docs/observables.md); over several ranks each sample gathers on rank 0 and is "
+                 "computed there on the CPU");
   app.add_flag("--observables-flocks", o.observeFlocks,
                "Boids: also count flocks (connected components within the cohesion radius) and their milling");
   app.add_option("--trajectory", o.trajectory,
                  "Headless: write positions and velocities every --trajectory-every steps to this HDF5 file, with "
-                 "an XDMF index beside it for ParaView (FILE.xdmf)");
+                 "an XDMF index beside it for ParaView (FILE.xdmf); --scenario file:FILE.h5@last restarts");
   app.fallthrough();
 }
 

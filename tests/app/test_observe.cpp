@@ -119,6 +119,40 @@ TEST(ObservablesCsv, BadInputsAreOneLineAndStatusTwo) {
   EXPECT_EQ(v.status, 2) << v.out;
 }
 
+TEST(ObservablesBench, ObserveAddsItsCostAndTheLastValues) {
+  Scratch s("bench");
+  const std::string csv = s.path("b.csv");
+  const test::Result r = test::runCommand(kExe + " bench --engine cpu --n 2000 --pipeline rows,coherent --steps 4 "
+                                          "--repeats 1 --warmup 1 --observe --observe-flocks --csv " + csv);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto b = lines(csv);
+  ASSERT_EQ(b.size(), 3u);
+  const auto head = split(b[0]);
+  const size_t ms = size_t(std::find(head.begin(), head.end(), "observe_ms") - head.begin());
+  const size_t fl = size_t(std::find(head.begin(), head.end(), "observe_flocks") - head.begin());
+  ASSERT_LT(ms, head.size());
+  ASSERT_LT(fl, head.size());
+  // The gpu cell holds a quoted comma on the CPU engine: the last columns are counted from the end.
+  const auto cell = [&](const std::string& line, size_t col) {
+    const auto cells = split(line);
+    return cells[cells.size() - (head.size() - col)];
+  };
+  for (int row : {1, 2}) {
+    EXPECT_GT(std::stod(cell(b[size_t(row)], ms)), 0.0) << b[size_t(row)];
+    EXPECT_EQ(cell(b[size_t(row)], fl), "1");
+  }
+  std::ifstream side(csv + ".json");
+  std::stringstream ss;
+  ss << side.rdbuf();
+  EXPECT_NE(ss.str().find("\"observe_over_step\""), std::string::npos);
+  EXPECT_NE(ss.str().find("\"polarization\""), std::string::npos);
+  // Without --observe the columns stay empty.
+  const test::Result plain = test::runCommand(kExe + " bench --engine cpu --n 500 --pipeline rows --steps 2 --repeats 1 "
+                                              "--warmup 1 --csv " + s.path("p.csv"));
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  EXPECT_EQ(cell(lines(s.path("p.csv"))[1], ms), "");
+}
+
 #if defined(MURMUR_HAVE_HDF5)
 
 // The dataset's shape, or empty when it does not exist.
