@@ -224,7 +224,9 @@ void observeGravity(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, 
     if (w != 0) out[Obs::VirialRatio] = 2.0 * k / std::fabs(w);
   }
   // Lagrangian radii: the distance from the centre of mass at which the cumulative mass, taken
-  // outwards, first reaches 10, 50 and 90% of the total.
+  // outwards, first reaches 10, 50 and 90% of the total (within kLagrangeSlack, so that equal
+  // masses, whose sums land on the fraction exactly, pick the same body whatever the summation
+  // order: the GPU scans in another).
   std::vector<std::pair<double, double>> rm(n);
   const double cx = rx / m, cy = ry / m, cz = rz / m;
 #pragma omp parallel for schedule(static)
@@ -239,7 +241,7 @@ void observeGravity(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, 
   int next = 0;
   for (long i = 0; i < n && next < 3; ++i) {
     cum += rm[i].second;
-    while (next < 3 && cum >= fr[next] * m) out[col[next++]] = rm[i].first;
+    while (next < 3 && cum >= fr[next] * m * kLagrangeSlack) out[col[next++]] = rm[i].first;
   }
 }
 

@@ -116,6 +116,9 @@ std::vector<Obs> observedColumns(ForceMode force, bool flocks);
 // max(4 N, 2^21) cells (a sparse, huge world), so that its cell arrays stay small.
 GridSpec observablesGrid(const SimParams& p, size_t n);
 
+// A cumulative mass within this factor of a Lagrangian radius' fraction counts as reaching it.
+constexpr double kLagrangeSlack = 1.0 - 1e-9;
+
 // The reference implementation (the CPU engine's): `b` in any order. Boids use the boids grid of
 // `p` at cell width 1 (the rule radii, not across the wrap: docs/design.md#the-boundary-rule);
 // gravity uses G and the softening of `p`. Parallel over bodies (OpenMP), sums in double.

@@ -282,11 +282,12 @@ __global__ void toDoubleKernel(const float* __restrict__ m, uint32_t n, double* 
   if (i < n) out[i] = m[i];
 }
 
-// The first sorted body at which the cumulative mass reaches each fraction of the total.
+// The first sorted body at which the cumulative mass reaches each fraction of the total (within
+// core::kLagrangeSlack, as the CPU reference).
 __global__ void lagrangeKernel(const float* __restrict__ r, const double* __restrict__ cum, uint32_t n, double* sums) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
-  const double total = cum[n - 1], prev = i > 0 ? cum[i - 1] : 0.0;
+  const double total = cum[n - 1] * core::kLagrangeSlack, prev = i > 0 ? cum[i - 1] : 0.0;
   const double fr[3] = {0.1, 0.5, 0.9};
   for (int f = 0; f < 3; ++f)
     if (prev < fr[f] * total && cum[i] >= fr[f] * total) sums[kLag10 + f] = r[i];
