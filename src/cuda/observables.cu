@@ -296,7 +296,9 @@ __global__ void lagrangeKernel(const float* __restrict__ r, const double* __rest
 }  // namespace
 
 struct DeviceObserver::Buffers {
-  size_t capacity = 0;
+  // Each array is allocated on the first sample that needs it and when N grows: boids 48 bytes
+  // per body and 8 per cell (+ 68 per body with flocks), gravity 32 per body.
+  size_t gridN = 0, flocksN = 0, gravityN = 0;
   uint32_t cells = 0;
   DeviceBuffer<uint32_t> keys[2], index[2], cellStart, cellEnd, parent;
   DeviceBuffer<Vec4> spos, svel;
@@ -306,13 +308,22 @@ struct DeviceObserver::Buffers {
   DeviceBuffer<GridSpec> grid;
   DeviceBuffer<unsigned char> temp;
 
-  void ensure(size_t n) {
-    if (n <= capacity) return;
-    for (auto* b : {&keys[0], &keys[1], &index[0], &index[1], &parent}) b->allocate(n);
-    spos.allocate(n), svel.allocate(n);
-    flockAcc.allocate(8 * n), massIn.allocate(n), cum.allocate(n);
+  void ensureBoids(size_t n, bool withFlocks) {
+    if (n > gridN) {
+      for (auto* b : {&keys[0], &keys[1], &index[0], &index[1]}) b->allocate(n);
+      spos.allocate(n), svel.allocate(n);
+      gridN = n;
+    }
+    if (withFlocks && n > flocksN) {
+      parent.allocate(n), flockAcc.allocate(8 * n);
+      flocksN = n;
+    }
+  }
+  void ensureGravity(size_t n) {
+    if (n <= gravityN) return;
     for (auto* b : {&radius[0], &radius[1], &mass[0], &mass[1]}) b->allocate(n);
-    capacity = n;
+    massIn.allocate(n), cum.allocate(n);
+    gravityN = n;
   }
   void ensureTemp(size_t bytes) {
     if (bytes > temp.size()) temp.allocate(bytes);
@@ -332,7 +343,6 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
   const uint32_t n = static_cast<uint32_t>(b.n);
   if (n == 0) return out;
   Buffers& B = *buf_;
-  B.ensure(n);
   const LaunchConfig lc{b.blockSize > 0 ? b.blockSize : 256, stream};
   const unsigned blocks = lc.blocksFor(n);
   MURMUR_CUDA_CHECK(cudaMemsetAsync(B.sums.get(), 0, B.sums.bytes(), stream));
@@ -347,6 +357,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
   };
 
   if (p.force == core::ForceMode::Boids) {
+    B.ensureBoids(n, req.flocks);
     const GridSpec g = core::observablesGrid(p, n);
     if (g.numCells > B.cells) {
       B.cellStart.allocate(g.numCells), B.cellEnd.allocate(g.numCells);
@@ -414,6 +425,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     return out;
   }
 
+  B.ensureGravity(n);
   gravitySumsKernel<<<blocks, lc.block, 0, stream>>>(b.pos, b.vel, n, B.sums.get());
   MURMUR_CUDA_LAUNCH_CHECK();
   const bool exact = n <= req.potentialMaxN;
