@@ -80,8 +80,15 @@ bool available() { return true; }
 
 namespace {
 
-// HDF5 prints its own error stack by default; murmur reports one line instead.
-void quietHdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+// HDF5 prints its own error stack by default; murmur reports one line instead. And HDF5 closes
+// what is still open when the process exits, which after a failed write (a full disk) writes
+// more metadata over a file we gave up on, or crashes in HDF5 1.10: the writer closes its own
+// handles, or abandons them on purpose, so the library's exit handler is switched off (before
+// the library's first use; later calls are harmless no-ops that fail).
+void quietHdf5() {
+  H5dont_atexit();
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 // Closes an HDF5 handle of any kind when it goes out of scope.
 class Handle {
@@ -100,6 +107,14 @@ class Handle {
     if (h_ >= 0) H5Idec_ref(h_);
     h_ = -1;
   }
+  // Closes and reports whether HDF5 managed to (a dataset writes its cached chunks at close).
+  bool close() {
+    const bool ok = h_ < 0 || H5Idec_ref(h_) >= 0;
+    h_ = -1;
+    return ok;
+  }
+  // Forgets the handle without closing it (a file given up after a failed write).
+  void abandon() { h_ = -1; }
   operator hid_t() const { return h_; }
   bool ok() const { return h_ >= 0; }
 
@@ -181,7 +196,8 @@ bool writeArray(hid_t loc, const char* name, hid_t fileType, hid_t memType, cons
   Handle props(H5Pcreate(H5P_DATASET_CREATE));
   H5Pset_chunk(props, rank, chunk);
   Handle d(H5Dcreate2(loc, name, fileType, space, H5P_DEFAULT, props, H5P_DEFAULT));
-  return d.ok() && H5Dwrite(d, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
+  if (!d.ok() || H5Dwrite(d, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) return false;
+  return d.close();
 }
 
 hsize_t lengthOf(hid_t file, const char* name) {
@@ -202,13 +218,26 @@ struct Writer::Impl {
   uint64_t frames = 0;
   std::vector<std::string> obsColumns;
   std::vector<double> frameTimes;
+  bool failed = false;
 
-  [[noreturn]] void fail(const std::string& what) const {
+  ~Impl() {
+    // After a failed write the file is left as the last successful flush left it: closing it
+    // would flush again over it.
+    if (failed) {
+      for (Handle* h : {&obs, &time, &step, &file}) h->abandon();
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what) {
+    failed = true;
     throw WriteError(option + " " + path + ": " + what + " failed" + (errno ? std::string(" (") + std::strerror(errno) + ")" : ""));
   }
 
   void flush() {
     if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) fail("flushing the file");
+  }
+  void requireUsable() const {
+    if (failed) throw WriteError(option + " " + path + ": an earlier write failed");
   }
 
   // The index of every complete frame, replaced atomically.
@@ -274,6 +303,7 @@ uint64_t Writer::frames() const { return impl_->frames; }
 
 void Writer::frame(const Bodies& b, uint64_t step, double time) {
   Impl& w = *impl_;
+  w.requireUsable();
   const size_t n = b.size();
   errno = 0;  // a failed write's reason, when the system gives one
   if (w.frames == 0) {
@@ -300,10 +330,16 @@ void Writer::frame(const Bodies& b, uint64_t step, double time) {
   if (!writeArray(group, "positions", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz.data(), n, 3)) w.fail("writing positions");
   for (size_t i = 0; i < n; ++i) xyz[3 * i] = b.vel[i].x, xyz[3 * i + 1] = b.vel[i].y, xyz[3 * i + 2] = b.vel[i].z;
   if (!writeArray(group, "velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz.data(), n, 3)) w.fail("writing velocities");
-  writeScalarAttr<uint64_t>(group, "step", H5T_NATIVE_UINT64, step);
-  writeScalarAttr<double>(group, "time", H5T_NATIVE_DOUBLE, time);
-  group.reset();
-  // The frame counts once /step holds it.
+  try {
+    writeScalarAttr<uint64_t>(group, "step", H5T_NATIVE_UINT64, step);
+    writeScalarAttr<double>(group, "time", H5T_NATIVE_DOUBLE, time);
+  } catch (const WriteError&) {
+    w.fail("writing the frame's step and time");
+  }
+  if (!group.close()) w.fail("closing " + g);
+  // Two flushes: the frame on disk first, then the index that counts it. A write that fails in
+  // the first leaves /step as it was; one that fails in the second leaves a complete frame.
+  w.flush();
   if (!appendRow(w.step, H5T_NATIVE_UINT64, &step, 0) || !appendRow(w.time, H5T_NATIVE_DOUBLE, &time, 0))
     w.fail("writing the frame index");
   w.flush();
@@ -314,6 +350,7 @@ void Writer::frame(const Bodies& b, uint64_t step, double time) {
 
 void Writer::observables(const std::vector<std::string>& columns, const std::vector<double>& row) {
   Impl& w = *impl_;
+  w.requireUsable();
   if (!w.obs.ok()) {
     w.obsColumns = columns;
     w.obs = createGrowing(w.file, "observables", H5T_IEEE_F64LE, columns.size(), 64);
@@ -334,6 +371,16 @@ struct OpenFrame {
   uint64_t index = 0, frames = 0;
 };
 
+// True when frame k's group and both arrays open (their shapes are checked when read).
+bool frameReadable(hid_t file, uint64_t k) {
+  const std::string g = frameName(k);
+  if (H5Lexists(file, "frames", H5P_DEFAULT) <= 0 || H5Lexists(file, g.c_str(), H5P_DEFAULT) <= 0) return false;
+  Handle group(H5Gopen2(file, g.c_str(), H5P_DEFAULT));
+  if (!group.ok()) return false;
+  Handle p(H5Dopen2(group, "positions", H5P_DEFAULT)), v(H5Dopen2(group, "velocities", H5P_DEFAULT));
+  return p.ok() && v.ok();
+}
+
 void openFrame(const std::string& spec, OpenFrame& o) {
   quietHdf5();
   const auto [path, frame] = splitSpec(spec);
@@ -345,7 +392,12 @@ void openFrame(const std::string& spec, OpenFrame& o) {
   o.frames = lengthOf(o.file, "/step");
   if (o.frames == 0) throw UsageError("--scenario " + name + ": the trajectory holds no complete frame");
   if (frame.empty() || frame == "last") {
-    o.index = o.frames - 1;
+    // The last frame that reads whole: a write that failed on a full disk may leave the index one
+    // frame ahead of what the file holds.
+    o.index = o.frames;
+    while (o.index > 0 && !frameReadable(o.file, o.index - 1)) --o.index;
+    if (o.index == 0) throw UsageError("--scenario " + name + ": no frame of the trajectory is readable");
+    --o.index;
   } else {
     char* end = nullptr;
     errno = 0;

@@ -14,9 +14,10 @@
 //       velocities          float32 (n, 3), chunked
 //   /observables            float64 (samples, columns), attribute columns ("step,time,...")
 //
-// A frame is complete once /step holds it: its group is written first, then /step and /time grow
-// by one, then the file is flushed and the XDMF (which names only complete frames) replaced
-// atomically. A run stopped by a signal, a full disk or a crash leaves every completed frame
+// A frame is complete once /step holds it: its group is written and flushed first, then /step and
+// /time grow by one and the file is flushed again, then the XDMF (which names only complete frames)
+// is replaced atomically. After a failed write the writer abandons the file as the last flush left
+// it. A run stopped by a signal, a full disk or a crash leaves every completed frame
 // readable. Memory does not grow with the frame count: each frame is written and released.
 //
 // Built without HDF5 (libhdf5-dev absent at configure time), available() is false and every entry

@@ -278,6 +278,23 @@ TEST(Trajectory, AKilledRunLeavesEveryCompletedFrameReadable) {
   EXPECT_EQ(again.status, 0) << again.out;
 }
 
+TEST(Trajectory, AFullDiskLeavesEveryCompletedFrameReadable) {
+  // A full disk simulated by the file-size limit (SIGXFSZ ignored, so that writes past it fail
+  // with EFBIG): the run ends with status 1 and one line, the frames the index names all read,
+  // and file:@last restarts from the last whole one.
+  Scratch s("full");
+  const std::string h5 = s.path("run.h5");
+  const test::Result r = test::runCommand("bash -c \"trap '' XFSZ; ulimit -f 600; exec " + kExe + kHeadless +
+                                          "--n 2000 --steps 400 --trajectory " + h5 + " --trajectory-every 5\"");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("murmur: error: --trajectory " + h5), std::string::npos) << r.out;
+  const size_t frames = checkXdmf(s.path("run.xdmf"), h5);
+  EXPECT_GE(frames, 2u);
+  for (size_t k = 0; k < frames; ++k) EXPECT_EQ(core::readBodiesFile(h5 + "@" + std::to_string(k)).size(), 2000u);
+  const test::Result again = test::runCommand(kExe + kHeadless + "--scenario file:" + h5 + "@last --steps 1");
+  EXPECT_EQ(again.status, 0) << again.out;
+}
+
 TEST(Trajectory, UnwritableFolderIsRefusedBeforeTheRun) {
   if (geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders";
   Scratch s("ro");
