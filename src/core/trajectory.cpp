@@ -35,26 +35,6 @@ std::string baseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string xmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string frameName(uint64_t k) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "/frames/%06llu", static_cast<unsigned long long>(k));
-  return buf;
-}
-
 }  // namespace
 
 bool isTrajectorySpec(const std::string& spec) { return hasH5Extension(splitSpec(spec).first); }
@@ -88,6 +68,26 @@ namespace {
 void quietHdf5() {
   H5dont_atexit();
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+std::string xmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string frameName(uint64_t k) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "/frames/%06llu", static_cast<unsigned long long>(k));
+  return buf;
 }
 
 // Closes an HDF5 handle of any kind when it goes out of scope.
