@@ -308,9 +308,11 @@ TEST(Trajectory, UnwritableFolderIsRefusedBeforeTheRun) {
 #else
 
 TEST(Trajectory, RefusedWithoutHdf5) {
-  const test::Result r = test::runCommand(kExe + kHeadless + "--n 100 --steps 5 --trajectory /tmp/t.h5");
+  Scratch s("nohdf5");
+  const test::Result r = test::runCommand(kExe + kHeadless + "--n 100 --steps 5 --trajectory " + s.path("t.h5"));
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("HDF5"), std::string::npos) << r.out;
+  EXPECT_EQ(s.listing(), "");
 }
 
 #endif
