@@ -58,6 +58,17 @@ add_library(murmur_imgui INTERFACE)
 target_include_directories(murmur_imgui INTERFACE ${MURMUR_IMGUI_INCLUDE} ${MURMUR_IMGUI_INCLUDE}/backends)
 target_link_libraries(murmur_imgui INTERFACE ${MURMUR_IMGUI_LIB} murmur_stb glfw OpenGL::GL ${CMAKE_DL_LIBS})
 
+# Trajectories (--trajectory, file:run.h5): the HDF5 C library. Optional: without it the build
+# has no trajectories and says so.
+find_package(HDF5 QUIET COMPONENTS C)
+if(HDF5_FOUND)
+  set(MURMUR_HAVE_HDF5 ON)
+else()
+  set(MURMUR_HAVE_HDF5 OFF)
+  message(STATUS "HDF5 not found: building without trajectories (--trajectory, file:run.h5); "
+                 "install the Debian package libhdf5-dev (or run scripts/install-deps.sh) for them")
+endif()
+
 if(MURMUR_BUILD_TESTS)
   find_package(GTest CONFIG QUIET)
   if(NOT GTest_FOUND)

@@ -171,7 +171,37 @@ void checkParamApplies(const std::string& option, const std::string& value, cons
   }
 }
 
+namespace {
+
+// The observables and trajectory options (docs/observables.md): each needs the file it shapes,
+// and the flock count needs boids.
+void checkObserveOptions(const Options& o, const RunTarget& t) {
+  const bool bench = o.mode == Mode::Bench;
+  const bool boids = contains(t.forces, core::ForceMode::Boids);
+  if (bench) {
+    if (o.observeFlocks) throw UsageError(std::string("--observables-flocks") + kNotInBench + "; its sweep takes --observe-flocks");
+    if (o.bench.observeFlocks && !o.bench.observe) throw UsageError("--observe-flocks applies with --observe only");
+    if (o.bench.observeFlocks && !boids) throw UsageError("--observe-flocks applies to boids only" + t.forceContext);
+    return;
+  }
+  for (const auto& [name, value] : o.typed) {
+    if (name == "--observe-every" && o.observables.empty())
+      throw UsageError(name + " " + value + " applies with --observables only (headless; the viewer's panel takes it too)");
+    if (name == "--trajectory-every" && o.trajectory.empty())
+      throw UsageError(name + " " + value + " applies with --trajectory only");
+  }
+  if (o.observeFlocks && !boids) throw UsageError("--observables-flocks applies to boids only" + t.forceContext);
+  if (o.observeFlocks && o.observables.empty())
+    throw UsageError("--observables-flocks applies with --observables only (headless; the viewer's panel takes it too)");
+}
+
+}  // namespace
+
 void checkOptionsApply(const Options& o) {
+  if (o.mode == Mode::Viewer) {
+    if (!o.observables.empty()) throw UsageError("--observables " + o.observables + " applies to headless runs only (--headless)");
+    if (!o.trajectory.empty()) throw UsageError("--trajectory " + o.trajectory + " applies to headless runs only (--headless)");
+  }
   if (o.mode != Mode::Headless && o.mode != Mode::Bench) return;
   const bool bench = o.mode == Mode::Bench;
   const bool renders = bench ? o.bench.render : o.render;
@@ -194,6 +224,7 @@ void checkOptionsApply(const Options& o) {
       throw UsageError(given + " applies with --record only");
     checkParamApplies(name, value, target, false);
   }
+  checkObserveOptions(o, target);
 }
 
 void checkAccuracyOptions(const Options& o, const std::vector<std::pair<std::string, std::string>>& outputs) {

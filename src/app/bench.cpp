@@ -193,6 +193,14 @@ void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Meas
         if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
         repeatMs.push_back(msBetween(t0, Clock::now()));
         m.stageMean += engine.lastProfile();
+        if (m.observed) {
+          // Untimed in the step: its own wall time, the sums back on the host included.
+          const auto o0 = Clock::now();
+          core::ObserveRequest req;
+          req.flocks = m.observedFlocks;
+          m.lastObservables = engine.observe(req);
+          m.observeMs.push_back(msBetween(o0, Clock::now()));
+        }
         if (view) renderMs.push_back(view->renderFrame(engine));
       }
     }
@@ -232,6 +240,9 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     m.neighbours = engine.neighbourStats();
     m.hasNeighbours = true;
   }
+  // The textbook baseline is not an engine of ours: it has no observables.
+  m.observed = o.bench.observe && !c.textbook;
+  m.observedFlocks = o.bench.observeFlocks && c.force == ForceMode::Boids;
 
   timeSteps(o, engine, view.get(), m);
   // Known only once a frame has been filled.
@@ -405,6 +416,17 @@ void addMeasured(json& entry, const Measurement& m, const StepStats& st) {
     entry["render_ms"] = m.renderMs;
     entry["interop"] = m.interop;
   }
+  if (m.observed && !m.observeMs.empty()) {
+    const StepStats os = stepStats(m.observeMs);
+    entry["observe_ms_median"] = os.median;
+    entry["observe_ms_p90"] = os.p90;
+    entry["observe_over_step"] = os.median / st.median;
+    entry["observe_flocks"] = m.observedFlocks;
+    json values = json::object();
+    for (const core::ObservableDesc& d : core::observableTable())
+      if (m.lastObservables.has(d.id)) values[d.column] = m.lastObservables[d.id];
+    entry["observables_last"] = values;
+  }
   entry["params"] = json::parse(paramsToJson(m.params));
 }
 
@@ -456,6 +478,11 @@ int runBench(const Options& o) {
       if (m.rendered)
         std::fprintf(stderr, ", render %s ms (%s fps)", shortNumber(m.renderMs).c_str(),
                      shortNumber(1000.0 / (st.median + m.renderMs)).c_str());
+      if (m.observed && !m.observeMs.empty()) {
+        const double om = stepStats(m.observeMs).median;
+        std::fprintf(stderr, ", observe %s ms (%s of a step)", shortNumber(om).c_str(),
+                     (shortNumber(100.0 * om / st.median) + "%").c_str());
+      }
       std::fprintf(stderr, "  [%s elapsed, ~%s left]\n", clockText(msBetween(sweepStart, Clock::now()) / 1000).c_str(),
                    left < 0 ? "?" : clockText(left).c_str());
     }

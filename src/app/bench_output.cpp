@@ -88,6 +88,10 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
     if (core::pipelineInfo(core::effectivePipeline(c.pipeline, c.force)).lists)
       row.set("list_steps", static_cast<long long>(core::verletPlan(m.params).steps));
   }
+  if (m.observed && !m.observeMs.empty()) {
+    row.set("observe_ms", stepStats(m.observeMs).median);
+    row.set("observe_flocks", static_cast<long long>(m.observedFlocks ? 1 : 0));
+  }
   if (m.rendered) {
     row.set("render_ms", m.renderMs);
     row.set("frame_fps", 1000.0 / (st.median + m.renderMs));

@@ -10,6 +10,7 @@
 #include "app/bench.h"
 #include "core/csv.h"
 #include "core/engine.h"
+#include "core/observables.h"
 
 namespace murmur::app {
 
@@ -30,6 +31,11 @@ struct Measurement {
   core::NeighbourStats neighbours;
   core::SimParams params{};
   int warmup = 0;  // warm-up steps actually run
+  // bench --observe: the observables sampled after every timed step (untimed in stepMs), each
+  // sample's wall time, and the last sample's values (docs/observables.md).
+  bool observed = false, observedFlocks = false;
+  std::vector<double> observeMs;
+  core::Observables lastObservables;
 };
 
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.

@@ -8,6 +8,7 @@
 #include "app/parse.h"
 #include "core/errors.h"
 #include "core/param_table.h"
+#include "core/trajectory.h"
 
 namespace murmur::app::cli {
 
@@ -106,6 +107,10 @@ const std::vector<AppValue>& appValues() {
        namesOf(kOffOn), [](Options& o, double v) { o.warpReduce = v != 0; }, false},
       {"--record-every", "record every", "Headless: record one frame every K steps (default 1)", core::intRange(1, 1000000),
        [](Options& o, double v) { o.recordEvery = static_cast<int>(v); }, false},
+      {"--observe-every", "observe every", "Sample the observables every K steps: --observables, the viewer's panel (default 10)",
+       core::intRange(1, 100000000), [](Options& o, double v) { o.observeEvery = static_cast<int>(v); }, false},
+      {"--trajectory-every", "trajectory every", "Headless: write a trajectory frame every K steps (default 10)",
+       core::intRange(1, 100000000), [](Options& o, double v) { o.trajectoryEvery = static_cast<int>(v); }, false},
       {"--neighbours", "dense neighbours", "Scenario dense: mean boids within the largest rule radius, sets the world size (default 8; 4 with no --scenario)",
        core::floatAbove(0, 1000), [](Options& o, double v) { o.scenario.denseNeighbours = v; }, false},
       {"--steps", "steps", "Timed steps per repeat (default 30)", core::intRange(1, 100000000),
@@ -185,6 +190,9 @@ void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
   bench.add_flag("--render", b.render, "Also draw an offscreen frame per step (render_ms, frame_fps)");
   bench.add_flag("--append", b.append, "Append to the CSV instead of overwriting");
   bench.add_flag("--cpu-baseline", b.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
+  bench.add_flag("--observe", b.observe,
+                 "Also sample the observables after every timed step (untimed; their cost in observe_ms, one rank only)");
+  bench.add_flag("--observe-flocks", b.observeFlocks, "With --observe: the flock count too (boids)");
   bench.add_flag("--reference", b.reference,
                  "Also time all-pairs gravity as NVIDIA's nbody sample writes it (pipeline sample-reference)");
 }
@@ -218,7 +226,7 @@ void defineMainOptions(CommandLine& cl, Options& o) {
   app.set_help_all_flag("--help-all", "Show help for all subcommands");
   app.add_flag("--headless", cl.headless, "Run without a window (EGL offscreen if rendering)");
   app.add_flag("--no-render", cl.noRender, "With --headless: simulate only, no GL at all");
-  addValue(app, cl.given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH (default: dense, 4 neighbours; uniform with --half-size)");
+  addValue(app, cl.given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH | file:RUN.h5@last or @K (default: dense, 4 neighbours; uniform with --half-size)");
   addValue(app, cl.given, "--params", "JSON file with simulation parameters (options override it)");
   addAppValues(app, cl.given, false);
   addParamOptions(app, cl.given);
@@ -227,6 +235,15 @@ void defineMainOptions(CommandLine& cl, Options& o) {
   app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or to PNG files: a path with %d (frames/f%05d.png)");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
   app.add_flag("--profile", o.profile, "Print per-stage times");
+  app.add_option("--observables", o.observables,
+                 "Headless: write the observables (polarization, flocks, energies...) every --observe-every steps "
+                 "to this CSV (docs/observables.md); over several ranks each sample gathers on rank 0 and is "
+                 "computed there on the CPU");
+  app.add_flag("--observables-flocks", o.observeFlocks,
+               "Boids: also count flocks (connected components within the cohesion radius) and their milling");
+  app.add_option("--trajectory", o.trajectory,
+                 "Headless: write positions and velocities every --trajectory-every steps to this HDF5 file, with "
+                 "an XDMF index beside it for ParaView (FILE.xdmf); --scenario file:FILE.h5@last restarts");
   app.fallthrough();
 }
 
@@ -296,7 +313,10 @@ bool parseCommandLine(CommandLine& cl, int argc, char** argv) {
 }
 
 std::vector<std::pair<std::string, std::string>> namedOutputs(const Options& o) {
-  return {{"--out", o.out}, {"--csv", o.csv}, {"--screenshot", o.screenshot}, {"--record", o.record}};
+  return {{"--out", o.out},         {"--csv", o.csv},
+          {"--screenshot", o.screenshot}, {"--record", o.record},
+          {"--observables", o.observables}, {"--trajectory", o.trajectory},
+          {"--trajectory (its XDMF index)", o.trajectory.empty() ? std::string() : core::trajectory::xdmfPathFor(o.trajectory)}};
 }
 
 }  // namespace murmur::app::cli

@@ -11,6 +11,7 @@
 #include "app/bench_output.h"
 #include "app/engine_factory.h"
 #include "app/git_sha.h"
+#include "app/observe_output.h"
 #include "app/params_json.h"
 #include "app/progress.h"
 #include "app/run.h"
@@ -91,6 +92,7 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   if (!o.csv.empty()) core::checkWritable("--csv", o.csv);
   if (!o.screenshot.empty()) core::checkWritable("--screenshot", o.screenshot);
   if (!o.record.empty()) core::checkWritable("--record", o.record);
+  checkObserveOutputs(o);
   if (!o.render && (!o.screenshot.empty() || !o.record.empty()))
     throw core::UsageError((o.screenshot.empty() ? "--record " + o.record : "--screenshot " + o.screenshot) +
                            ": needs rendering (drop --no-render)");
@@ -271,6 +273,9 @@ int runHeadless(const Options& o) {
   // Untimed steps first, so the medians describe a settled flock.
   engine->step(o.warmup);
   engine->synchronize();
+  // Observables and trajectory frames: sampled between steps, outside the timed part.
+  ObserveOutput observed(o, params, speaker);
+  if (observed.active()) observed.atStep(*engine, static_cast<uint64_t>(o.warmup));
   HeadlessResult r;
   r.stepMs.reserve(static_cast<size_t>(iterations));
   // From here on a signal stops the loop after the step in progress; everything below still runs.
@@ -288,6 +293,8 @@ int runHeadless(const Options& o) {
     engine->synchronize();
     r.stepMs.push_back(core::msSince(a) / o.stepsPerFrame);
     if (o.profile) r.stageSum += engine->lastProfile();
+    if (observed.active())
+      observed.atStep(*engine, static_cast<uint64_t>(o.warmup) + static_cast<uint64_t>(r.done + 1) * o.stepsPerFrame);
     // Over several ranks only the final frame is drawn, after the loop (a frame is a gather).
     if (pictures.active() && !ranks && (renderEveryStep || r.done + 1 == iterations))
       pictures.draw(*engine, r.done, r.renderMs);
@@ -314,6 +321,7 @@ int runHeadless(const Options& o) {
     }
   }
   if (!speaker) return 0;
+  observed.finish();
   writeHeadlessOutputs(o, params, *engine, r);
   return r.interrupted ? StopSignal::exitStatus() : 0;
 }

@@ -77,7 +77,7 @@ void recordTyped(const cli::CommandLine& cl, Options& o) {
     if (g.given()) o.typed.emplace_back(name, g.text);
   for (const auto& [name, g] : cl.benchGiven)
     if (g.given()) o.benchTyped.emplace_back(name, g.text);
-  for (const char* flag : {"--render", "--append", "--cpu-baseline", "--reference"})
+  for (const char* flag : {"--render", "--append", "--cpu-baseline", "--reference", "--observe", "--observe-flocks"})
     if (cl.bench->get_option(flag)->count() > 0) o.benchTyped.emplace_back(flag, "");
 }
 

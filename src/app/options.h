@@ -38,6 +38,9 @@ struct BenchOptions {
   bool append = false;   // append rows to an existing CSV (no second header)
   bool cpuBaseline = false;  // repeat the configurations with N <= kCpuBaselineMaxN on the CPU engine
   bool reference = false;    // also time NVIDIA's nbody formulation next to every CUDA naive gravity row
+  // --observe: sample the scalar observables after every timed step (observe_ms, untimed in
+  // sim_ms); --observe-flocks: the flock count too (boids)
+  bool observe = false, observeFlocks = false;
   std::string csv = "bench.csv";  // the sidecar is csv + ".json"
   std::string commandLine;        // argv, shell-quoted, for the sidecar
 };
@@ -64,6 +67,12 @@ struct Options {
   std::string record;     // --record FILE.mp4, or a PNG path pattern with %0Nd
   int recordEvery = 1;    // --record-every K steps
   std::string csv;        // --csv FILE (viewer FPS log; the benchmark's rows)
+  // Observables and trajectories (docs/observables.md)
+  std::string observables;     // --observables FILE.csv: one row per sample
+  int observeEvery = 10;       // --observe-every K steps (headless file; the viewer's panel)
+  bool observeFlocks = false;  // --observables-flocks: the flock columns too (boids)
+  std::string trajectory;      // --trajectory FILE.h5 (and FILE.xdmf beside it)
+  int trajectoryEvery = 10;    // --trajectory-every K steps
   // The options of the main command given on the command line, with their values as typed
   // (resolveDefaults refuses those the run would ignore).
   std::vector<std::pair<std::string, std::string>> typed;

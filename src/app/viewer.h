@@ -24,6 +24,7 @@
 #include "app/view_setup.h"
 #include "core/csv.h"
 #include "core/engine.h"
+#include "core/observables.h"
 #include "core/scenarios.h"
 #include "render/camera.h"
 #include "render/renderer.h"
@@ -77,6 +78,20 @@ struct Viewer {
   std::unique_ptr<core::CsvWriter> fpsLog;
   std::unique_ptr<render::VideoRecorder> video;
 
+  // Observables (docs/observables.md): sampled between steps every --observe-every steps while
+  // `observing`; the panel plots the recent history of one value (boids: polarization; gravity:
+  // the energy drift, or the kinetic energy where the exact potential is skipped) and the HUD
+  // shows the last one.
+  bool observing = true;
+  uint64_t stepsDone = 0, lastObserved = 0;
+  bool observedOnce = false;
+  core::ObservablesSeries obsSeries;
+  core::Observables obsLast;
+  std::vector<float> obsHistory;  // the plotted value, oldest first, at most kObsHistory
+  double observeMs = 0;
+  static constexpr size_t kObsHistory = 300;
+  static constexpr size_t kViewerCpuPotentialMaxN = 16384;
+
   // Mouse drag state.
   bool dragging = false, panning = false;
   double lastX = 0, lastY = 0;
@@ -100,6 +115,11 @@ struct Viewer {
   void toggleVideo();
   void logSecond();
   void frame();
+  void observeIfDue();
+  void clearObservables();
+  // The plotted value's name and value in `o` (NaN when not computed).
+  const char* plottedName() const;
+  double plottedValue(const core::Observables& o) const;
 
   // viewer_input.cpp
   void toggleForce();
@@ -116,6 +136,7 @@ struct Viewer {
   void saveParams();
   void loadParams();
   void drawViewSection();
+  void drawObservablesSection();
   void drawHud();
 
  private:

@@ -4,6 +4,8 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -66,6 +68,7 @@ void Viewer::drawPanel() {
     ImGui::TextWrapped("GL: %s | interop %s%s%s", glRenderer.c_str(), source->interop() ? "on" : "off",
                        source->interop() ? "" : ": ", source->interop() ? "" : source->interopOffReason().c_str());
   }
+  if (ImGui::CollapsingHeader("observables", ImGuiTreeNodeFlags_DefaultOpen)) drawObservablesSection();
   if (ImGui::CollapsingHeader("simulation", ImGuiTreeNodeFlags_DefaultOpen)) drawSimulationSection();
   if (ImGui::CollapsingHeader("boids")) paramWidgets("boids");
   if (ImGui::CollapsingHeader("gravity")) paramWidgets("gravity");
@@ -206,6 +209,35 @@ void Viewer::drawViewSection() {
                      ImGuiSliderFlags_Logarithmic);
 }
 
+// The last sample's values and the recent history of the plotted one (docs/observables.md).
+void Viewer::drawObservablesSection() {
+  ImGui::Checkbox("observe", &observing);
+  ImGui::SameLine();
+  ImGui::Text("every %d steps, %.2f ms", opts.observeEvery, observeMs);
+  if (!observedOnce) return;
+  using core::Obs;
+  const core::Observables& o = obsLast;
+  if (params.force == core::ForceMode::Boids) {
+    ImGui::Text("polarization %.3f  speed %.3f", o[Obs::Polarization], o[Obs::MeanSpeed]);
+    ImGui::Text("neighbours %.2f  nearest %.3f", o[Obs::NeighboursCohesion], o[Obs::NearestDistance]);
+    if (o.has(Obs::Flocks))
+      ImGui::Text("flocks %.0f  largest %.1f%%  milling %.2f", o[Obs::Flocks], 100.0 * o[Obs::LargestFlockShare],
+                  o[Obs::Milling]);
+    else
+      ImGui::TextDisabled("flocks: --observables-flocks");
+  } else {
+    ImGui::Text("K %.5g  W %.5g", o[Obs::Kinetic], o[Obs::Potential]);
+    ImGui::Text("E %.6g  drift %.2e", o[Obs::TotalEnergy], o[Obs::EnergyDrift]);
+    ImGui::Text("2K/|W| %.3f  r50 %.3f", o[Obs::VirialRatio], o[Obs::Lagrange50]);
+  }
+  if (!obsHistory.empty()) {
+    char label[64];
+    std::snprintf(label, sizeof label, "%s", plottedName());
+    ImGui::PlotLines("##history", obsHistory.data(), int(obsHistory.size()), 0, label, FLT_MAX, FLT_MAX,
+                     ImVec2(ImGui::GetContentRegionAvail().x, 60));
+  }
+}
+
 // The HUD sits at the top of the view area, right of the panel, with the last message (paths
 // written, errors) under it where it is read.
 void Viewer::drawHud() {
@@ -217,9 +249,12 @@ void Viewer::drawHud() {
   ImGui::Begin("hud", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
-  ImGui::Text("%s | %s | N=%zu | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s",
+  char observed[64] = "";
+  if (observing && observedOnce && !std::isnan(plottedValue(obsLast)))
+    std::snprintf(observed, sizeof observed, " | %s %.4g", plottedName(), plottedValue(obsLast));
+  ImGui::Text("%s | %s | N=%zu | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s%s",
               core::toString(params.pipeline), core::toString(params.force), engine->numBodies(), simMs, stepsPerS,
-              frameMs, fps, source->interop() ? "on" : "off", paused ? " | paused" : "",
+              frameMs, fps, source->interop() ? "on" : "off", observed, paused ? " | paused" : "",
               stepper.busy() && simMs > frameMs ? " | stepping" : "", fpsLog ? " | REC fps" : "",
               video ? " | REC video" : "");
   if (!message.empty() && msBetween(messageTime, Clock::now()) < (messageIsError ? 10000 : 6000)) {

@@ -67,6 +67,48 @@ void Viewer::resetScenario() {
   renderer->setSpriteAlpha(style.spriteAlpha);
 }
 
+void Viewer::clearObservables() {
+  obsSeries = core::ObservablesSeries{};
+  obsHistory.clear();
+  obsLast = core::Observables{};
+  observedOnce = false;
+  stepsDone = lastObserved = 0;
+}
+
+const char* Viewer::plottedName() const {
+  if (params.force == core::ForceMode::Boids) return "polarization";
+  return obsLast.has(core::Obs::EnergyDrift) ? "energy drift" : "kinetic energy";
+}
+
+double Viewer::plottedValue(const core::Observables& o) const {
+  if (params.force == core::ForceMode::Boids) return o[core::Obs::Polarization];
+  return o.has(core::Obs::EnergyDrift) ? o[core::Obs::EnergyDrift] : o[core::Obs::Kinetic];
+}
+
+// Between steps only (the engine is idle): the CUDA engine computes on its device and returns a
+// few sums; the CPU engine takes its own time, shown in the panel.
+void Viewer::observeIfDue() {
+  if (!observing || (observedOnce && stepsDone - lastObserved < uint64_t(opts.observeEvery))) return;
+  try {
+    core::ObserveRequest req;
+    req.flocks = opts.observeFlocks && params.force == core::ForceMode::Boids;
+    // The window waits for a sample: on the CPU engine the all-pairs potential stops at
+    // kViewerCpuPotentialMaxN bodies (a fraction of a second on a few cores).
+    if (engine->kind() == core::EngineKind::Cpu) req.potentialMaxN = kViewerCpuPotentialMaxN;
+    const auto t0 = Clock::now();
+    const double time = double(stepsDone) * double(core::activeDt(params));
+    obsLast = obsSeries.add(engine->observe(req), time);
+    observeMs = msBetween(t0, Clock::now());
+    observedOnce = true;
+    lastObserved = stepsDone;
+    obsHistory.push_back(float(plottedValue(obsLast)));
+    if (obsHistory.size() > kObsHistory) obsHistory.erase(obsHistory.begin());
+  } catch (const std::exception& e) {
+    observing = false;
+    say(std::string("observables off: ") + e.what(), true);
+  }
+}
+
 void Viewer::applyParams() {
   try {
     engine->setParams(params);
@@ -166,6 +208,7 @@ bool Viewer::betweenSteps() {
     resetPending = false;
     try {
       resetScenario();
+      clearObservables();
       nText = std::to_string(scenario.n);
       freshState = true;
       say("reset: " + scenario.name + ", N=" + std::to_string(scenario.n));
@@ -197,6 +240,7 @@ bool Viewer::betweenSteps() {
     freshState = false;
     newFrame = true;
   }
+  observeIfDue();
   if (!paused || stepOnce) {
     stepper.start(*engine);
     stepOnce = false;
@@ -231,6 +275,7 @@ void Viewer::frame() {
   double ms = 0;
   try {
     if (stepper.poll(&ms)) {
+      ++stepsDone;
       simMs = ms;
       secondSimMs.push_back(ms);
       freshState = true;

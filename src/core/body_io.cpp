@@ -1,4 +1,5 @@
 #include "core/body_io.h"
+#include "core/trajectory.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,6 +159,8 @@ Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header
 }
 
 Bodies readBodiesFile(const std::string& path, StateHeader* header) {
+  // A saved frame of a trajectory: PATH.h5[@last|@K] (core/trajectory.h).
+  if (trajectory::isTrajectorySpec(path)) return trajectory::readFrame(path, header);
   requireRegularFile("--scenario file:" + path, path);
   std::ifstream in(path);
   if (!in) throw UsageError("--scenario file:" + path + ": cannot open (" + std::strerror(errno) + ")");
@@ -165,6 +168,7 @@ Bodies readBodiesFile(const std::string& path, StateHeader* header) {
 }
 
 StateHeader readStateHeader(const std::string& path) {
+  if (trajectory::isTrajectorySpec(path)) return trajectory::readHeader(path);
   requireRegularFile("--scenario file:" + path, path);
   std::ifstream in(path);
   if (!in) throw UsageError("--scenario file:" + path + ": cannot open (" + std::strerror(errno) + ")");

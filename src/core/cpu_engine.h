@@ -34,6 +34,7 @@ class CpuEngine final : public Engine {
   std::vector<Vec4> computeAccelerations() override;
   NeighbourStats neighbourStats() override;
   int stepsPerCycle() const override;
+  Observables observe(const ObserveRequest& r) override { return observeBodies(s_.pos, s_.vel, s_.params, r); }
 
   // Grid state after the last grid build, for invariant tests: keys and body indices in sorted
   // order, and per-cell [start, end) into that order (kEmptyCell when empty).

@@ -20,7 +20,8 @@ const std::vector<std::string>& benchCsvColumns() {
       "warmup_steps",    "steps",        "sim_ms_median", "sim_ms_min",  "sim_ms_p90",
       "steps_per_s",     "frame_fps",    "label_ms",     "sort_ms",      "bounds_ms",
       "reorder_ms",      "force_ms",     "integrate_ms", "render_ms",    "interactions_per_s",
-      "gflops",          "draw",         "list_ms",      "list_steps"};
+      "gflops",          "draw",         "list_ms",      "list_steps",   "observe_ms",
+      "observe_flocks"};
   return cols;
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/bodies.h"
+#include "core/errors.h"
+#include "core/observables.h"
 #include "core/params.h"
 #include "core/stages.h"
 
@@ -152,6 +154,12 @@ class Engine {
 
   // Boids neighbour statistics of the current state (current pipeline's candidate set).
   virtual NeighbourStats neighbourStats() = 0;
+
+  // Observables of the current state (core/observables.h), computed where the state lives (the
+  // GPU engine does not copy the state to the host). An engine without them throws UsageError.
+  virtual Observables observe(const ObserveRequest&) {
+    throw UsageError("observables: not available on the " + deviceName() + " engine");
+  }
 
   // Capabilities (null where the engine has none): the state on a GPU; several ranks.
   virtual DeviceAccess* deviceAccess() { return nullptr; }

@@ -23,6 +23,7 @@
 #include "cuda/grid_build.h"
 #include "cuda/id_order.h"
 #include "cuda/memory_plan.h"
+#include "cuda/observables.h"
 #include "cuda/stage_timer.h"
 
 namespace murmur::cuda {
@@ -41,6 +42,8 @@ struct CudaEngine::Impl {
   // The gravity method of the current pipeline, for gravity steps and computeAccelerations (which
   // boids parameters may call too).
   std::unique_ptr<CudaPipeline> gravity;
+  // The observables' scratch buffers (cuda/observables.h), made on the first sample.
+  std::unique_ptr<DeviceObserver> observer;
 
   void stepGravity() {
     const LaunchConfig lc = s.launch();
@@ -203,6 +206,11 @@ core::NeighbourStats CudaEngine::neighbourStats() {
   s.timer.beginStep(false, s.stream);
   s.beginNeighbourCount();
   return impl_->stepper->neighbourStats(s);
+}
+
+core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
+  if (!impl_->observer) impl_->observer = std::make_unique<DeviceObserver>();
+  return impl_->observer->observe(deviceBodies(), impl_->s.params, r, impl_->s.stream);
 }
 
 void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {

@@ -69,6 +69,8 @@ class CudaEngine final : public core::Engine, public core::DeviceAccess {
   std::vector<core::Vec4> computeAccelerations() override;
   core::NeighbourStats neighbourStats() override;
   int stepsPerCycle() const override;
+  // On the device, in place (cuda/observables.h).
+  core::Observables observe(const core::ObserveRequest& r) override;
 
   // Tests only: the verlet lists get room for `entries` per body (rounded up to whole quads) from
   // the next step on, and keep it (longer lists take the overflow path). Call after reset().

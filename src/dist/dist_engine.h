@@ -60,6 +60,9 @@ class DistEngine final : public core::Engine, public core::RankAccess {
   std::vector<core::Vec4> computeAccelerations() override;
   // Not available over several ranks: throws core::UsageError.
   core::NeighbourStats neighbourStats() override;
+  // Collective: the state gathered on rank 0 (as readBodies) and the CPU reference there
+  // (core::observeBodies); the other ranks get empty values. Not computed on the ranks' GPUs.
+  core::Observables observe(const core::ObserveRequest& r) override;
 
   // Several ranks (core::RankAccess): clients ask rankAccess() instead of casting to this class.
   const core::RankAccess* rankAccess() const override { return this; }

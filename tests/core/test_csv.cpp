@@ -19,14 +19,16 @@ std::vector<std::string> readLines(const std::string& path) {
 
 TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   const auto& c = benchCsvColumns();
-  ASSERT_EQ(c.size(), 34u);
+  ASSERT_EQ(c.size(), 36u);
   EXPECT_EQ(c.front(), "timestamp");
   EXPECT_EQ(c[10], "n");
   EXPECT_EQ(c[17], "sim_ms_median");
   EXPECT_EQ(c[30], "gflops");
   EXPECT_EQ(c[31], "draw");  // appended later: older CSVs still read
   EXPECT_EQ(c[32], "list_ms");
-  EXPECT_EQ(c.back(), "list_steps");
+  EXPECT_EQ(c[33], "list_steps");
+  EXPECT_EQ(c[34], "observe_ms");  // bench --observe (docs/observables.md)
+  EXPECT_EQ(c.back(), "observe_flocks");
 }
 
 TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
@@ -48,7 +50,7 @@ TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
   const auto lines = readLines(path);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0].rfind("timestamp,git_sha,gpu", 0), 0u);
-  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 33);
+  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 35);
   EXPECT_NE(lines[1].find(",cpu,"), std::string::npos);
   EXPECT_NE(lines[1].find(",1000,"), std::string::npos);
   EXPECT_NE(lines[2].find("\"A, \"\"quoted\"\" GPU\""), std::string::npos);

@@ -26,6 +26,30 @@ for pipeline in coherent rows default; do
   done
 done
 
+# Observables and trajectories over ranks (docs/observables.md): every sample gathers on rank 0.
+# The flock counts equal one rank's exactly; the trajectory's last frame, read back through
+# file:, is one rank's --out to the bit.
+col() {  # col FILE NAME: the named column of a CSV
+  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
+}
+obs=(--observe-every 5 --observables-flocks)
+"$murmur" "${args[@]}" "${obs[@]}" --observables "$dir/one.csv" >/dev/null 2>&1 || { echo "one rank observables failed"; fail=1; }
+traj=()  # a build without HDF5 has no trajectories
+if "$murmur" --headless --no-render --engine cpu --n 10 --steps 0 --trajectory "$dir/probe.h5" >/dev/null 2>&1; then
+  traj=(--trajectory "$dir/many.h5" --trajectory-every 25)
+fi
+mpi "${args[@]}" "${obs[@]}" --observables "$dir/many.csv" "${traj[@]}" \
+  >"$dir/many_obs.log" 2>&1 || { echo "$ranks ranks observables failed"; cat "$dir/many_obs.log"; fail=1; }
+[ "$(wc -l <"$dir/many.csv")" = 7 ] || { echo "expected 6 samples over $ranks ranks"; fail=1; }
+for c in flocks largest_flock_share neighbours_cohesion; do
+  [ "$(col "$dir/one.csv" $c)" = "$(col "$dir/many.csv" $c)" ] || { echo "$c differs between 1 and $ranks ranks"; fail=1; }
+done
+if ((${#traj[@]})); then
+  "$murmur" --headless --no-render --engine cpu --scenario "file:$dir/many.h5@last" --steps 0 --out "$dir/from_h5.txt" \
+    >/dev/null 2>&1 || { echo "restart from the trajectory failed"; fail=1; }
+  cmp "$dir/one.txt" "$dir/from_h5.txt" || { echo "the trajectory's last frame differs from one rank's --out"; fail=1; }
+fi
+
 expect_usage() {  # expect_usage WHAT ARGS...: status 2 and exactly one murmur: line
   local what=$1
   shift

@@ -1,0 +1,474 @@
+// Observables on the GPU (cuda/observables.h). Compiled without FMA contraction (CMakeLists.txt):
+// the observables' grid decides cells and search ranges with the CPU reference's roundings, so
+// the neighbour counts, the nearest neighbours and the flock graph are the CPU's exactly; only
+// the order of the double sums differs.
+#include "cuda/observables.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/grid.h"
+#include "core/physics.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_buffer.h"
+#include "cuda/device_utils.cuh"
+#include "cuda/grid_build.h"
+#include "cuda/launch.h"
+
+namespace murmur::cuda {
+
+using core::GridSpec;
+using core::Obs;
+using core::Vec3;
+using core::Vec4;
+
+namespace {
+
+// The sums one sample adds up on the device (doubles) and its counters.
+enum Sum {
+  kPolX, kPolY, kPolZ, kSpeed, kNearest, kCount1, kCount2, kCount3,  // boids
+  kMillSum, kMillWeight,                                             // flocks
+  kMass, kKinetic, kRx, kRy, kRz, kPx, kPy, kPz, kLx, kLy, kLz,      // gravity
+  kPotential, kLag10, kLag50, kLag90,
+  kNumSums
+};
+enum Counter { kFlockCount, kLargest, kBin1, kBin2, kBin10, kBin100, kBin1000, kChanged, kNumCounters };
+
+// Adds K per-thread values over the block and then atomically into out[0..K) (thread 0).
+template <int K>
+__device__ void blockAtomicAdd(double (&v)[K], double* out) {
+  __shared__ double partial[K][kMaxWarpsPerBlock];
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    for (int o = kWarpSize / 2; o > 0; o /= 2) v[k] += __shfl_down_sync(kFullWarpMask, v[k], o);
+  if (lane == 0)
+    for (int k = 0; k < K; ++k) partial[k][warp] = v[k];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+    for (int k = 0; k < K; ++k) {
+      double s = 0;
+      for (int w = 0; w < warps; ++w) s += partial[k][w];
+      atomicAdd(out + k, s);
+    }
+  }
+}
+
+__global__ void gatherKernel(const uint32_t* __restrict__ index, uint32_t n, const Vec4* __restrict__ pos,
+                             const Vec4* __restrict__ vel, Vec4* __restrict__ spos, Vec4* __restrict__ svel) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  const uint32_t i = index[k];
+  st4(spos + k, ldg4(pos + i));
+  st4(svel + k, ldg4(vel + i));
+}
+
+struct GridRef {
+  GridSpec g;
+  const uint32_t* start;
+  const uint32_t* end;
+};
+
+template <typename F>
+__device__ void forEachInCell(const GridRef& r, int cx, int cy, int cz, F&& f) {
+  const uint32_t key = core::cellKey(r.g, cx, cy, cz);
+  const uint32_t s = r.start[key];
+  if (s == core::kEmptyCell) return;
+  const uint32_t e = r.end[key];
+  for (uint32_t q = s; q < e; ++q) f(q);
+}
+
+// As the CPU reference (core/observables.cpp): cells at Chebyshev distance k from c.
+template <typename F>
+__device__ void forEachInShell(const GridRef& r, core::Int3 c, int k, F&& f) {
+  const core::Int3 d = r.g.dims;
+  for (int cz = max(c.z - k, 0); cz <= min(c.z + k, d.z - 1); ++cz)
+    for (int cy = max(c.y - k, 0); cy <= min(c.y + k, d.y - 1); ++cy) {
+      const bool face = abs(cz - c.z) == k || abs(cy - c.y) == k;
+      for (int cx = max(c.x - k, 0); cx <= min(c.x + k, d.x - 1); ++cx) {
+        if (!face && abs(cx - c.x) != k) continue;
+        forEachInCell(r, cx, cy, cz, f);
+      }
+    }
+}
+
+// Per boid (sorted slot k): unit velocity, speed, neighbours within each rule radius, the nearest
+// other boid's distance.
+__global__ void boidsStatsKernel(GridRef r, const Vec4* __restrict__ spos, const Vec4* __restrict__ svel, uint32_t n,
+                                 core::BoidRadii2 r2, float rMax, double* sums) {
+  const uint32_t k = globalThreadIndex();
+  double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (k < n) {
+    const Vec4 vk = ldg4(svel + k);
+    const double s = sqrt(double(vk.x) * vk.x + double(vk.y) * vk.y + double(vk.z) * vk.z);
+    v[3] = s;
+    if (s > 0) v[0] = vk.x / s, v[1] = vk.y / s, v[2] = vk.z / s;
+    const Vec3 p = core::xyz(ldg4(spos + k));
+    const core::CellRange cr = core::cellRangeForRadius(r.g, p, rMax);
+    unsigned c1 = 0, c2 = 0, c3 = 0;
+    for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
+      for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
+        for (int cx = cr.lo.x; cx <= cr.hi.x; ++cx)
+          forEachInCell(r, cx, cy, cz, [&](uint32_t q) {
+            if (q == k) return;
+            const float d2 = core::distance2(core::xyz(ldg4(spos + q)) - p);
+            c1 += d2 < r2.r1, c2 += d2 < r2.r2, c3 += d2 < r2.r3;
+          });
+    v[5] = c1, v[6] = c2, v[7] = c3;
+    if (n > 1) {
+      const core::Int3 c = core::cellOf(r.g, p);
+      const core::Int3 d = r.g.dims;
+      const int maxK = max(max(max(c.x, c.y), max(c.z, d.x - 1 - c.x)), max(d.y - 1 - c.y, d.z - 1 - c.z));
+      float best = INFINITY;
+      for (int sh = 0; sh <= maxK; ++sh) {
+        forEachInShell(r, c, sh, [&](uint32_t q) {
+          if (q != k) best = fminf(best, core::distance2(core::xyz(ldg4(spos + q)) - p));
+        });
+        const float bound = float(sh) * r.g.cellWidth * (1.0f - 1e-4f);
+        if (best < bound * bound) break;
+      }
+      v[4] = sqrt(double(best));
+    }
+  }
+  blockAtomicAdd<8>(v, sums + kPolX);
+}
+
+__device__ __forceinline__ uint32_t findRoot(const uint32_t* parent, uint32_t a) {
+  for (;;) {
+    const uint32_t p = *reinterpret_cast<const volatile uint32_t*>(parent + a);
+    if (p == a) return a;
+    a = p;
+  }
+}
+
+// Hooking: for every edge (k, q) of the flock graph, the larger root points at the smaller one.
+// Parents only decrease, so the forest stays acyclic; a pass that changes nothing leaves every
+// edge inside one tree.
+__global__ void hookKernel(GridRef r, const Vec4* __restrict__ spos, uint32_t n, float radius, float r1sq,
+                           uint32_t* parent, unsigned long long* counters) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  const Vec3 p = core::xyz(ldg4(spos + k));
+  const core::CellRange cr = core::cellRangeForRadius(r.g, p, radius);
+  bool changed = false;
+  for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
+    for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
+      for (int cx = cr.lo.x; cx <= cr.hi.x; ++cx)
+        forEachInCell(r, cx, cy, cz, [&](uint32_t q) {
+          if (q <= k || !(core::distance2(core::xyz(ldg4(spos + q)) - p) < r1sq)) return;
+          const uint32_t a = findRoot(parent, k), b = findRoot(parent, q);
+          if (a == b) return;
+          const uint32_t hi = max(a, b), lo = min(a, b);
+          if (atomicMin(parent + hi, lo) > lo) changed = true;
+        });
+  if (changed) counters[kChanged] = 1;
+}
+
+__global__ void iotaKernel(uint32_t* parent, uint32_t n) {
+  const uint32_t k = globalThreadIndex();
+  if (k < n) parent[k] = k;
+}
+
+__global__ void compressKernel(uint32_t* parent, uint32_t n) {
+  const uint32_t k = globalThreadIndex();
+  if (k < n) parent[k] = findRoot(parent, k);
+}
+
+// Per flock (at its root): size, then centre sums.
+__global__ void flockSumsKernel(const uint32_t* __restrict__ parent, const Vec4* __restrict__ spos, uint32_t n,
+                                double* acc) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  const uint32_t f = parent[k];
+  const Vec4 p = ldg4(spos + k);
+  atomicAdd(acc + 8 * size_t(f) + 0, 1.0);
+  atomicAdd(acc + 8 * size_t(f) + 1, double(p.x));
+  atomicAdd(acc + 8 * size_t(f) + 2, double(p.y));
+  atomicAdd(acc + 8 * size_t(f) + 3, double(p.z));
+}
+
+__global__ void flockSpinKernel(const uint32_t* __restrict__ parent, const Vec4* __restrict__ spos,
+                                const Vec4* __restrict__ svel, uint32_t n, double* acc) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  const uint32_t f = parent[k];
+  const double* a = acc + 8 * size_t(f);
+  const Vec4 p = ldg4(spos + k), v = ldg4(svel + k);
+  const double dx = p.x - a[1] / a[0], dy = p.y - a[2] / a[0], dz = p.z - a[3] / a[0];
+  const double vx = v.x, vy = v.y, vz = v.z;
+  double* o = acc + 8 * size_t(f);
+  atomicAdd(o + 4, dy * vz - dz * vy);
+  atomicAdd(o + 5, dz * vx - dx * vz);
+  atomicAdd(o + 6, dx * vy - dy * vx);
+  atomicAdd(o + 7, sqrt(dx * dx + dy * dy + dz * dz) * sqrt(vx * vx + vy * vy + vz * vz));
+}
+
+__global__ void flockTallyKernel(const uint32_t* __restrict__ parent, const double* __restrict__ acc, uint32_t n,
+                                 uint32_t minSize, double* sums, unsigned long long* counters) {
+  const uint32_t k = globalThreadIndex();
+  double v[2] = {0, 0};
+  if (k < n && parent[k] == k) {
+    const double* a = acc + 8 * size_t(k);
+    const unsigned long long size = static_cast<unsigned long long>(a[0]);
+    atomicAdd(counters + kFlockCount, 1ull);
+    atomicMax(counters + kLargest, size);
+    const int bin = size < 2 ? kBin1 : size < 10 ? kBin2 : size < 100 ? kBin10 : size < 1000 ? kBin100 : kBin1000;
+    atomicAdd(counters + bin, 1ull);
+    if (size >= minSize) {
+      v[1] = a[0];
+      if (a[7] > 0) v[0] = a[0] * sqrt(a[4] * a[4] + a[5] * a[5] + a[6] * a[6]) / a[7];
+    }
+  }
+  blockAtomicAdd<2>(v, sums + kMillSum);
+}
+
+__global__ void gravitySumsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, double* sums) {
+  const uint32_t i = globalThreadIndex();
+  double v[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (i < n) {
+    const Vec4 p = ldg4(pos + i), u = ldg4(vel + i);
+    const double m = p.w, x = p.x, y = p.y, z = p.z, vx = u.x, vy = u.y, vz = u.z;
+    v[0] = m, v[1] = 0.5 * m * (vx * vx + vy * vy + vz * vz);
+    v[2] = m * x, v[3] = m * y, v[4] = m * z;
+    v[5] = m * vx, v[6] = m * vy, v[7] = m * vz;
+    v[8] = m * (y * vz - z * vy), v[9] = m * (z * vx - x * vz), v[10] = m * (x * vy - y * vx);
+  }
+  blockAtomicAdd<11>(v, sums + kMass);
+}
+
+// W = -G/2 sum_i m_i sum_{j != i} m_j / sqrt(r^2 + eps^2): each pair in float, each tile's sum
+// added to a per-body double.
+__global__ void potentialKernel(const Vec4* __restrict__ pos, uint32_t n, float eps2, double G, double* sums) {
+  extern __shared__ Vec4 tile[];
+  const uint32_t i = globalThreadIndex();
+  const Vec4 pi = i < n ? ldg4(pos + i) : Vec4{0, 0, 0, 0};
+  double phi = 0;
+  for (uint32_t base = 0; base < n; base += blockDim.x) {
+    const uint32_t j = base + threadIdx.x;
+    tile[threadIdx.x] = j < n ? ldg4(pos + j) : Vec4{0, 0, 0, 0};
+    __syncthreads();
+    float t = 0;
+    const uint32_t count = min(uint32_t(blockDim.x), n - base);
+    for (uint32_t q = 0; q < count; ++q) {
+      if (base + q == i) continue;
+      const Vec4 pj = tile[q];
+      const float dx = pj.x - pi.x, dy = pj.y - pi.y, dz = pj.z - pi.z;
+      t += pj.w * rsqrtf(dx * dx + dy * dy + dz * dz + eps2);
+    }
+    phi += t;
+    __syncthreads();
+  }
+  double v[1] = {i < n ? -0.5 * G * double(pi.w) * phi : 0.0};
+  blockAtomicAdd<1>(v, sums + kPotential);
+}
+
+__global__ void radiusKernel(const Vec4* __restrict__ pos, uint32_t n, double cx, double cy, double cz, float* r,
+                             float* m) {
+  const uint32_t i = globalThreadIndex();
+  if (i >= n) return;
+  const Vec4 p = ldg4(pos + i);
+  const double dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
+  r[i] = float(sqrt(dx * dx + dy * dy + dz * dz));
+  m[i] = p.w;
+}
+
+__global__ void toDoubleKernel(const float* __restrict__ m, uint32_t n, double* out) {
+  const uint32_t i = globalThreadIndex();
+  if (i < n) out[i] = m[i];
+}
+
+// The first sorted body at which the cumulative mass reaches each fraction of the total (within
+// core::kLagrangeSlack, as the CPU reference).
+__global__ void lagrangeKernel(const float* __restrict__ r, const double* __restrict__ cum, uint32_t n, double* sums) {
+  const uint32_t i = globalThreadIndex();
+  if (i >= n) return;
+  const double total = cum[n - 1] * core::kLagrangeSlack, prev = i > 0 ? cum[i - 1] : 0.0;
+  const double fr[3] = {0.1, 0.5, 0.9};
+  for (int f = 0; f < 3; ++f)
+    if (prev < fr[f] * total && cum[i] >= fr[f] * total) sums[kLag10 + f] = r[i];
+}
+
+}  // namespace
+
+struct DeviceObserver::Buffers {
+  // Each array is allocated on the first sample that needs it and when N grows: boids 48 bytes
+  // per body and 8 per cell (+ 68 per body with flocks), gravity 32 per body.
+  size_t gridN = 0, flocksN = 0, gravityN = 0;
+  uint32_t cells = 0;
+  DeviceBuffer<uint32_t> keys[2], index[2], cellStart, cellEnd, parent;
+  DeviceBuffer<Vec4> spos, svel;
+  DeviceBuffer<double> flockAcc, sums, massIn, cum;
+  DeviceBuffer<float> radius[2], mass[2];
+  DeviceBuffer<unsigned long long> counters;
+  DeviceBuffer<GridSpec> grid;
+  DeviceBuffer<unsigned char> temp;
+
+  void ensureBoids(size_t n, bool withFlocks) {
+    if (n > gridN) {
+      for (auto* b : {&keys[0], &keys[1], &index[0], &index[1]}) b->allocate(n);
+      spos.allocate(n), svel.allocate(n);
+      gridN = n;
+    }
+    if (withFlocks && n > flocksN) {
+      parent.allocate(n), flockAcc.allocate(8 * n);
+      flocksN = n;
+    }
+  }
+  void ensureGravity(size_t n) {
+    if (n <= gravityN) return;
+    for (auto* b : {&radius[0], &radius[1], &mass[0], &mass[1]}) b->allocate(n);
+    massIn.allocate(n), cum.allocate(n);
+    gravityN = n;
+  }
+  void ensureTemp(size_t bytes) {
+    if (bytes > temp.size()) temp.allocate(bytes);
+  }
+};
+
+DeviceObserver::DeviceObserver() : buf_(std::make_unique<Buffers>()) {
+  buf_->sums.allocate(kNumSums);
+  buf_->counters.allocate(kNumCounters);
+  buf_->grid.allocate(1);
+}
+DeviceObserver::~DeviceObserver() = default;
+
+core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, const core::SimParams& p,
+                                          const core::ObserveRequest& req, cudaStream_t stream) {
+  core::Observables out;
+  const uint32_t n = static_cast<uint32_t>(b.n);
+  if (n == 0) return out;
+  Buffers& B = *buf_;
+  const LaunchConfig lc{b.blockSize > 0 ? b.blockSize : 256, stream};
+  const unsigned blocks = lc.blocksFor(n);
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.sums.get(), 0, B.sums.bytes(), stream));
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.counters.get(), 0, B.counters.bytes(), stream));
+  std::vector<double> sums(kNumSums);
+  std::vector<unsigned long long> counters(kNumCounters);
+  const auto download = [&] {
+    MURMUR_CUDA_CHECK(cudaMemcpyAsync(sums.data(), B.sums.get(), B.sums.bytes(), cudaMemcpyDeviceToHost, stream));
+    MURMUR_CUDA_CHECK(cudaMemcpyAsync(counters.data(), B.counters.get(), B.counters.bytes(), cudaMemcpyDeviceToHost,
+                                      stream));
+    MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+
+  if (p.force == core::ForceMode::Boids) {
+    B.ensureBoids(n, req.flocks);
+    const GridSpec g = core::observablesGrid(p, n);
+    if (g.numCells > B.cells) {
+      B.cellStart.allocate(g.numCells), B.cellEnd.allocate(g.numCells);
+      B.cells = g.numCells;
+    }
+    launchStoreGrid(B.grid.get(), g, lc);
+    launchLabelCells(b.pos, n, B.grid.get(), B.keys[0].get(), B.index[0].get(), lc);
+    const int bits = keyBitsFor(g.numCells);
+    const size_t tempBytes = sortTempBytes(n, bits);
+    B.ensureTemp(tempBytes);
+    const SortBuffers sb{{B.keys[0].get(), B.keys[1].get()}, {B.index[0].get(), B.index[1].get()}, B.temp.get(),
+                         tempBytes};
+    const int sel = sortByCell(sb, n, bits, lc);
+    launchFindCellBounds(B.keys[sel].get(), n, g.numCells, B.cellStart.get(), B.cellEnd.get(), lc);
+    gatherKernel<<<blocks, lc.block, 0, stream>>>(B.index[sel].get(), n, b.pos, b.vel, B.spos.get(), B.svel.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+    const GridRef ref{g, B.cellStart.get(), B.cellEnd.get()};
+    boidsStatsKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), B.svel.get(), n, core::boidRadii2(p.boids),
+                                                      core::maxRuleRadius(p.boids), B.sums.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+    if (req.flocks) {
+      iotaKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
+      MURMUR_CUDA_LAUNCH_CHECK();
+      for (;;) {
+        unsigned long long changed = 0;
+        MURMUR_CUDA_CHECK(cudaMemsetAsync(B.counters.get() + kChanged, 0, sizeof(unsigned long long), stream));
+        hookKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), n, p.boids.cohesionRadius,
+                                                    core::boidRadii2(p.boids).r1, B.parent.get(), B.counters.get());
+        MURMUR_CUDA_LAUNCH_CHECK();
+        compressKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
+        MURMUR_CUDA_LAUNCH_CHECK();
+        MURMUR_CUDA_CHECK(cudaMemcpyAsync(&changed, B.counters.get() + kChanged, sizeof changed,
+                                          cudaMemcpyDeviceToHost, stream));
+        MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (!changed) break;
+      }
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(B.flockAcc.get(), 0, 8 * size_t(n) * sizeof(double), stream));
+      flockSumsKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), n, B.flockAcc.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+      flockSpinKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), B.svel.get(), n,
+                                                       B.flockAcc.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+      flockTallyKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.flockAcc.get(), n, req.millingMinSize,
+                                                        B.sums.get(), B.counters.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+    }
+    download();
+    const double inv = 1.0 / n;
+    out[Obs::Polarization] = std::sqrt(sums[kPolX] * sums[kPolX] + sums[kPolY] * sums[kPolY] + sums[kPolZ] * sums[kPolZ]) * inv;
+    out[Obs::MeanSpeed] = sums[kSpeed] * inv;
+    if (n > 1) out[Obs::NearestDistance] = sums[kNearest] * inv;
+    out[Obs::NeighboursCohesion] = sums[kCount1] * inv;
+    out[Obs::NeighboursSeparation] = sums[kCount2] * inv;
+    out[Obs::NeighboursAlignment] = sums[kCount3] * inv;
+    if (req.flocks) {
+      out[Obs::Flocks] = double(counters[kFlockCount]);
+      out[Obs::LargestFlockShare] = double(counters[kLargest]) * inv;
+      out[Obs::Flocks1] = double(counters[kBin1]);
+      out[Obs::Flocks2to9] = double(counters[kBin2]);
+      out[Obs::Flocks10to99] = double(counters[kBin10]);
+      out[Obs::Flocks100to999] = double(counters[kBin100]);
+      out[Obs::Flocks1000Plus] = double(counters[kBin1000]);
+      if (sums[kMillWeight] > 0) out[Obs::Milling] = sums[kMillSum] / sums[kMillWeight];
+    }
+    return out;
+  }
+
+  B.ensureGravity(n);
+  gravitySumsKernel<<<blocks, lc.block, 0, stream>>>(b.pos, b.vel, n, B.sums.get());
+  MURMUR_CUDA_LAUNCH_CHECK();
+  const bool exact = n <= req.potentialMaxN;
+  if (exact) {
+    const double eps = p.gravity.softening;
+    potentialKernel<<<blocks, lc.block, lc.block * sizeof(Vec4), stream>>>(b.pos, n, float(eps * eps), p.gravity.G,
+                                                                           B.sums.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+  }
+  download();
+  const double m = sums[kMass];
+  const double cx = sums[kRx] / m, cy = sums[kRy] / m, cz = sums[kRz] / m;
+  radiusKernel<<<blocks, lc.block, 0, stream>>>(b.pos, n, cx, cy, cz, B.radius[0].get(), B.mass[0].get());
+  MURMUR_CUDA_LAUNCH_CHECK();
+  cub::DoubleBuffer<float> keys(B.radius[0].get(), B.radius[1].get()), vals(B.mass[0].get(), B.mass[1].get());
+  size_t sortBytes = 0, scanBytes = 0;
+  MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, vals, static_cast<int>(n)));
+  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scanBytes, B.massIn.get(), B.cum.get(), static_cast<int>(n)));
+  B.ensureTemp(std::max(sortBytes, scanBytes));
+  MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(B.temp.get(), sortBytes, keys, vals, static_cast<int>(n), 0,
+                                                    int(sizeof(float) * 8), stream));
+  MURMUR_CUDA_LAUNCH_CHECK();
+  toDoubleKernel<<<blocks, lc.block, 0, stream>>>(vals.Current(), n, B.massIn.get());
+  MURMUR_CUDA_LAUNCH_CHECK();
+  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(B.temp.get(), scanBytes, B.massIn.get(), B.cum.get(),
+                                                  static_cast<int>(n), stream));
+  MURMUR_CUDA_LAUNCH_CHECK();
+  lagrangeKernel<<<blocks, lc.block, 0, stream>>>(keys.Current(), B.cum.get(), n, B.sums.get());
+  MURMUR_CUDA_LAUNCH_CHECK();
+  download();
+  out[Obs::Mass] = m;
+  out[Obs::Kinetic] = sums[kKinetic];
+  out[Obs::ComX] = cx, out[Obs::ComY] = cy, out[Obs::ComZ] = cz;
+  out[Obs::MomentumX] = sums[kPx], out[Obs::MomentumY] = sums[kPy], out[Obs::MomentumZ] = sums[kPz];
+  out[Obs::AngularMomentumX] = sums[kLx], out[Obs::AngularMomentumY] = sums[kLy], out[Obs::AngularMomentumZ] = sums[kLz];
+  if (exact) {
+    const double w = sums[kPotential];
+    out[Obs::Potential] = w;
+    out[Obs::TotalEnergy] = sums[kKinetic] + w;
+    if (w != 0) out[Obs::VirialRatio] = 2.0 * sums[kKinetic] / std::fabs(w);
+  }
+  out[Obs::Lagrange10] = sums[kLag10], out[Obs::Lagrange50] = sums[kLag50], out[Obs::Lagrange90] = sums[kLag90];
+  return out;
+}
+
+}  // namespace murmur::cuda
