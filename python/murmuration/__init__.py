@@ -19,7 +19,7 @@ import json
 import math
 import os
 import tempfile
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union, Tuple
 
 import numpy as np
 
@@ -100,8 +100,9 @@ class DeviceArray:
     the same buffer in place. The simulation outlives every array over it.
     """
 
-    def __init__(self, native_array: Any, ptr: int, n: int, sim: "Simulation"):
-        self._nd = native_array
+    def __init__(self, velocities: bool, ptr: int, n: int, sim: "Simulation", device_id: int):
+        self._velocities = velocities
+        self._device_id = device_id
         self.ptr = ptr  #: the device address of the buffer (row 0, x)
         self.shape = (n, 3)
         self.strides = (16, 4)  #: in bytes
@@ -115,10 +116,12 @@ class DeviceArray:
                 "version": 3, "stream": 1}
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._nd.__dlpack__(*args, **kwargs)
+        # A fresh DLPack capsule over the same buffer each time (a consumer uses a capsule up). The
+        # engine works on the legacy default stream, which orders itself with a consumer's stream.
+        return self._sim._s.device_array(self._velocities)
 
-    def __dlpack_device__(self) -> Any:
-        return self._nd.__dlpack_device__()
+    def __dlpack_device__(self) -> Tuple[int, int]:
+        return (2, self._device_id)  # (kDLCUDA, the device ordinal)
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -173,11 +176,17 @@ class Simulation:
 
     # --- stepping and parameters -------------------------------------------------------------
     def step(self, k: int = 1) -> None:
-        """Advances k steps and waits for them. Releases the GIL; Ctrl-C raises KeyboardInterrupt
-        between two steps (the steps done so far stay done and count in ``step_count``)."""
+        """Advances k steps. Releases the GIL; Ctrl-C raises KeyboardInterrupt between two steps
+        (the steps done so far stay done and count in ``step_count``). On the CUDA engine the steps
+        are queued on the GPU and this returns once they are queued: reading the state, saving,
+        rendering or ``synchronize()`` waits for them (a device error surfaces there)."""
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise TypeError(f"step: k must be an int, not {type(k).__name__}")
         self._s.step(int(k))
+
+    def synchronize(self) -> None:
+        """Waits for the steps queued on the GPU (nothing to wait for on the CPU engine)."""
+        self._s.synchronize()
 
     @property
     def params(self) -> Dict[str, Any]:
@@ -236,8 +245,7 @@ class Simulation:
             raise ValueError(f"device arrays: the {self.engine} engine keeps the state on the host "
                              "(use engine=\"cuda\")")
         if framework is None:
-            nd = self._s.device_array(velocities)
-            return DeviceArray(nd, self._s.device_pointer(velocities), self.n, self)
+            return DeviceArray(velocities, self._s.device_pointer(velocities), self.n, self, self._s.cuda_device())
         if framework == "cupy":
             return self._s.device_array_cupy(velocities)
         if framework == "torch":

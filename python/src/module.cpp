@@ -138,7 +138,10 @@ class Simulation {
     stepCount_ = o_.startStep;
   }
 
-  // Steps with the GIL released; Ctrl-C (a pending signal) stops between steps and raises.
+  // Steps with the GIL released; Ctrl-C (a pending signal) stops between steps and raises. The
+  // CUDA engine queues the steps and this returns once they are queued (a read, a save or
+  // synchronize() waits for them); within a long call it waits every 32 steps so that Ctrl-C acts
+  // within a few steps. A step(1) per call then costs Python no wait for the GPU.
   void step(long long k) {
     if (k < 0) throw core::UsageError("step: the number of steps must be >= 0, not " + std::to_string(k));
     notBusy("step");
@@ -151,7 +154,6 @@ class Simulation {
       for (long long i = 0; i < k; ++i) {
         engine_->step(1);
         ++stepCount_;
-        // The CUDA engine queues steps: wait now and then so that Ctrl-C acts within a few steps.
         if ((i + 1) % 32 == 0) engine_->synchronize();
         nb::gil_scoped_acquire acquire;
         if (PyErr_CheckSignals() != 0) {
@@ -159,9 +161,16 @@ class Simulation {
           break;
         }
       }
-      engine_->synchronize();
+      if (interrupted) engine_->synchronize();
     }
     if (interrupted) throw nb::python_error();
+  }
+
+  // Waits for the queued steps (the CUDA engine); a device error surfaces here at the latest.
+  void synchronize() {
+    notBusy("synchronize");
+    nb::gil_scoped_release release;
+    engine_->synchronize();
   }
 
   HostArray positions() {
@@ -269,6 +278,11 @@ class Simulation {
     cudaGetDevice(&device);
     return nb::ndarray<Framework, float, nb::ndim<2>>(p, 2, shape, owner, strides, nb::dtype<float>(),
                                                       nb::device::cuda::value, device);
+  }
+  int cudaDevice() const {
+    int device = 0;
+    cudaGetDevice(&device);
+    return device;
   }
   uintptr_t devicePointer(bool velocities) {
     ensureIdBuffers(deviceAccess("device_pointer"));
@@ -489,6 +503,7 @@ NB_MODULE(_murmuration, m) {
   sim.def(nb::init<const std::vector<std::string>&, const std::optional<std::string>&, bool>(), "args"_a,
           "params_json"_a.none(), "pipeline_given"_a)
       .def("step", &Simulation::step, "k"_a)
+      .def("synchronize", &Simulation::synchronize)
       .def("positions", &Simulation::positions)
       .def("velocities", &Simulation::velocities)
       .def("masses", &Simulation::masses)
@@ -511,6 +526,7 @@ NB_MODULE(_murmuration, m) {
            [](nb::handle self, bool velocities) {
              return nb::cast<Simulation&>(self).deviceArray<nb::no_framework>(velocities, self);
            })
+      .def("cuda_device", &Simulation::cudaDevice)
       .def("device_array_cupy",
            [](nb::handle self, bool velocities) {
              return nb::cast<Simulation&>(self).deviceArray<nb::cupy>(velocities, self);

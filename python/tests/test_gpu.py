@@ -105,13 +105,16 @@ def test_torch_sees_the_same_memory():
 def test_per_call_overhead_of_step_one_at_100k_boids():
     sim = mm.Simulation(n=100_000, scenario="dense", pipeline="rows", engine="cuda", seed=1)
     sim.step(20)
-    k = 200
+    sim.synchronize()
+    k = 1000
     t0 = time.perf_counter()
     sim.step(k)
+    sim.synchronize()
     engine_ms = (time.perf_counter() - t0) * 1e3 / k
     t0 = time.perf_counter()
     for _ in range(k):
         sim.step(1)
+    sim.synchronize()
     python_ms = (time.perf_counter() - t0) * 1e3 / k
     overhead = (python_ms - engine_ms) / engine_ms * 100
     print(f"\nstep(1) from Python: {python_ms:.4f} ms per call; step({k}): {engine_ms:.4f} ms per step; "
