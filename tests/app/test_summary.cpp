@@ -1,0 +1,91 @@
+// The headless summary line and the progress estimate, as functions (no process started).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "app/progress.h"
+#include "app/summary.h"
+
+namespace murmur::app {
+namespace {
+
+RunSummary boidsRun(core::EngineKind engine, core::Pipeline pipeline, core::ForceMode force) {
+  RunSummary s;
+  s.engine = engine;
+  s.params.pipeline = pipeline;
+  s.params.force = force;
+  s.params.blockSize = 128;
+  s.params.cellWidthFactor = 2;
+  s.scenario.name = "dense";
+  s.n = 1000;
+  s.steps = 3;
+  s.stepMs = {1.0, 1.0, 1.0};
+  return s;
+}
+
+TEST(Summary, BlockOnlyOnTheCudaEngine) {
+  EXPECT_NE(summaryLine(boidsRun(core::EngineKind::Cpu, core::Pipeline::Coherent, core::ForceMode::Boids)).find(" block=- "),
+            std::string::npos);
+  EXPECT_NE(summaryLine(boidsRun(core::EngineKind::Cuda, core::Pipeline::Coherent, core::ForceMode::Boids)).find(" block=128 "),
+            std::string::npos);
+}
+
+TEST(Summary, CellWidthOnlyWithABoidsGrid) {
+  const auto line = [](core::Pipeline p, core::ForceMode f) {
+    return summaryLine(boidsRun(core::EngineKind::Cpu, p, f));
+  };
+  EXPECT_NE(line(core::Pipeline::Coherent, core::ForceMode::Boids).find(" cell_width=2 "), std::string::npos);
+  EXPECT_NE(line(core::Pipeline::Naive, core::ForceMode::Boids).find(" cell_width=- "), std::string::npos);
+  EXPECT_NE(line(core::Pipeline::Tree, core::ForceMode::Gravity).find(" cell_width=- "), std::string::npos);
+  EXPECT_NE(line(core::Pipeline::Coherent, core::ForceMode::Gravity).find(" cell_width=- "), std::string::npos);
+}
+
+TEST(Summary, FramesDrawnAndWrittenAndNoRateFromOneFrame) {
+  RunSummary s = boidsRun(core::EngineKind::Cpu, core::Pipeline::Coherent, core::ForceMode::Boids);
+  EXPECT_EQ(summaryLine(s).find("fps="), std::string::npos) << "no frames, no frame keys";
+  s.rendered = true;
+  s.renderMs = {4.0};
+  s.framesWritten = 1;
+  std::string l = summaryLine(s);
+  EXPECT_NE(l.find(" fps=- "), std::string::npos) << l;
+  EXPECT_NE(l.find(" frames_drawn=1 frames_written=1"), std::string::npos) << l;
+  s.renderMs = {4.0, 4.0, 4.0};
+  s.framesWritten = 0;
+  l = summaryLine(s);
+  EXPECT_NE(l.find(" fps=200.0 "), std::string::npos) << l;
+  EXPECT_NE(l.find(" frames_drawn=3 frames_written=0"), std::string::npos) << l;
+}
+
+// A run whose steps slow down, as a collapsing galaxy's do: the first tenth at 20 steps/s, the rest
+// at 5 steps/s. Once a tenth is done and the slow rate has run a while, the estimate is within 20%.
+TEST(ProgressEstimate, EstimateFollowsTheRecentRate) {
+  double clock = 0;
+  Progress p("steps", 600, [&clock] { return clock; });
+  const auto secondsPerStep = [](long i) { return i < 60 ? 0.05 : 0.2; };
+  double total = 0;
+  for (long i = 0; i < 600; ++i) total += secondsPerStep(i);
+  for (long done = 0; done < 600; ++done) {
+    p.update(done);
+    if (done >= 90) {
+      const double trueLeft = total - clock;
+      EXPECT_NEAR(p.secondsLeft(), trueLeft, 0.2 * trueLeft) << "after " << done << " steps at " << clock << " s";
+    }
+    clock += secondsPerStep(done);
+  }
+}
+
+TEST(ProgressEstimate, SteadyRunIsExact) {
+  double clock = 0;
+  Progress p("steps", 1000, [&clock] { return clock; });
+  for (long done = 0; done < 1000; ++done) {
+    p.update(done);
+    if (done >= 100) {
+      EXPECT_NEAR(p.secondsLeft(), 0.01 * double(1000 - done), 1e-6);
+    }
+    clock += 0.01;
+  }
+}
+
+}  // namespace
+}  // namespace murmur::app
