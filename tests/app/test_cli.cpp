@@ -285,6 +285,42 @@ TEST(Cli, SubcommandHelpListsTheOptionsThatApply) {
   EXPECT_EQ(bench.status, 0);
   for (const char* opt : {"--n", "--pipeline", "--csv", "--steps", "--preset"})
     EXPECT_NE(bench.out.find(opt), std::string::npos) << opt << "\n" << bench.out;
+  // murmur's own options that a sweep takes are listed too; those it refuses are not.
+  for (const char* opt : {"--engine ", "--scenario ", "--seed ", "--neighbours ", "--theta ", "--width "})
+    EXPECT_NE(bench.out.find(opt), std::string::npos) << opt << "\n" << bench.out;
+  for (const char* opt : {"--out ", "--screenshot ", "--frames ", "--trajectory "})
+    EXPECT_EQ(bench.out.find(opt), std::string::npos) << opt << "\n" << bench.out;
+}
+
+// Every value in --help is named by what it is, never CLI11's TEXT.
+TEST(Cli, HelpNamesTheValues) {
+  const Result all = run("--help-all");
+  ASSERT_EQ(all.status, 0);
+  EXPECT_EQ(all.out.find("TEXT"), std::string::npos) << all.out;
+  for (const char* named : {"--n N ", "--zoom X ", "--pipeline NAME ", "--out FILE ", "--params FILE ", "--scenario NAME "})
+    EXPECT_NE(all.out.find(named), std::string::npos) << named;
+  const Result bench = run("bench --help");
+  EXPECT_NE(bench.out.find("--n LIST "), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find("--csv FILE "), std::string::npos) << bench.out;
+}
+
+// A misspelt option is named with the closest one murmur has; a word unlike any option is not.
+TEST(Cli, MisspeltOptionSuggestsTheClosest) {
+  const struct {
+    std::string args, says;
+  } cases[] = {
+      {"--pipline rows", "--pipline: no such option; did you mean --pipeline?"},
+      {kHeadless + "--stpes 3", "--stpes: no such option; did you mean --steps?"},
+      {"bench --enigne cpu", "--enigne: no such option; did you mean --engine?"},
+      {"bench --repeat 2", "--repeat: no such option; did you mean --repeats?"},
+      {"--frobnicate 3", "--frobnicate: no such option (murmur --help lists them)"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(lineCount(r.out), 1) << c.args << "\n" << r.out;
+  }
 }
 
 TEST(Cli, UnknownScenarioListsFilePaths) {
