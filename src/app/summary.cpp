@@ -9,6 +9,13 @@
 
 namespace murmur::app {
 
+std::string scenarioLabel(const std::string& name, double denseNeighbours) {
+  if (name != "dense") return name;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "dense:%g", denseNeighbours);
+  return buf;
+}
+
 std::string summaryLine(const RunSummary& s) {
   const double med = s.stepMs.empty() ? 0.0 : stepStats(s.stepMs).median;
   // The block size is a CUDA launch setting; the cell width belongs to the boids grids.
@@ -20,7 +27,7 @@ std::string summaryLine(const RunSummary& s) {
                 "engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%s cell_width=%s "
                 "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
                 core::toString(s.engine), core::toString(s.params.force), core::toString(s.params.pipeline),
-                s.scenario.name.c_str(), s.n, s.steps, block.c_str(), cellWidth.c_str(), med, s.totalMs,
+                scenarioLabel(s.scenario).c_str(), s.n, s.steps, block.c_str(), cellWidth.c_str(), med, s.totalMs,
                 s.checksum);
   std::string line = buf;
   if (s.rendered) {

@@ -26,6 +26,13 @@ struct RunSummary {
   int framesWritten = 0;  // --record frames (video or PNG files) and the --screenshot
 };
 
+// The scenario as the summary line, the bench CSV's scenario column and the viewer's HUD name it:
+// "dense:K" for the dense world at K neighbours per boid (the default world of the viewer,
+// headless runs and a boids sweep is dense:4; --scenario dense alone is dense:8), the scenario's
+// name otherwise.
+std::string scenarioLabel(const std::string& name, double denseNeighbours);
+inline std::string scenarioLabel(const core::ScenarioSpec& s) { return scenarioLabel(s.name, s.denseNeighbours); }
+
 // The summary line without its newline (and without " interrupted=...", which the caller adds).
 std::string summaryLine(const RunSummary& s);
 

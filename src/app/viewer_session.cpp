@@ -13,6 +13,7 @@
 #include "app/bench.h"
 #include "app/engine_factory.h"
 #include "app/git_sha.h"
+#include "app/summary.h"
 #include "app/viewer.h"
 #include "render/screenshot.h"
 
@@ -175,7 +176,7 @@ void Viewer::logSecond() {
     r.set("engine", std::string(core::toString(engine->kind())));
     r.set("force", std::string(core::toString(params.force)));
     r.set("pipeline", std::string(core::toString(params.pipeline)));
-    r.set("scenario", scenario.name);
+    r.set("scenario", scenarioLabel(scenario));
     r.set("n", static_cast<long long>(engine->numBodies()));
     // The CPU engine has no block size; an empty cell says so, as in bench rows.
     if (engine->kind() == core::EngineKind::Cuda) r.set("block_size", static_cast<long long>(params.blockSize));

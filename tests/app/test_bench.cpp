@@ -17,6 +17,7 @@
 #include "app/bench.h"
 #include "app/bench_output.h"
 #include "app/options.h"
+#include "app/summary.h"
 #include "core/csv.h"
 #include "core/errors.h"
 #include "core/pipeline_table.h"
@@ -139,7 +140,9 @@ TEST(BenchPlan, DefaultsPerEngine) {
     EXPECT_EQ(c.force, core::ForceMode::Boids);
     EXPECT_EQ(c.pipeline, boidsPipes[i]);
     EXPECT_EQ(c.n, 10000u);
-    EXPECT_EQ(c.scenario, "uniform");
+    // The viewer's world: dense at 4 neighbours per boid.
+    EXPECT_EQ(c.scenario, "dense");
+    EXPECT_EQ(c.denseNeighbours, 4.0);
     EXPECT_EQ(c.blockSize, 0) << "the CPU engine has no block size";
     EXPECT_EQ(c.cellWidth, core::hasCellWidth(c.pipeline, c.force) ? 1 : 0) << app::describe(c);
     EXPECT_TRUE(c.skipReason.empty());
@@ -199,6 +202,25 @@ TEST(BenchRow, StageColumnsFollowThePipelineTable) {
       for (int k = 0; k < core::kStageCount; ++k) EXPECT_TRUE(bare.get(core::kStageColumns[k]).empty());
     }
   }
+}
+
+// A boids sweep's default world is the viewer's (dense:4); --scenario dense is dense:8, a
+// --neighbours count is taken by either, and a --half-size asks for the uniform cube.
+TEST(BenchPlan, DefaultWorldIsTheViewers) {
+  const auto scen = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"bench", "--engine", "cpu", "--pipeline", "naive"});
+    const auto plan = app::planBench(parsed(args));
+    return plan.at(0).scenario + ":" + std::to_string(int(plan.at(0).denseNeighbours));
+  };
+  EXPECT_EQ(scen({}), "dense:4");
+  EXPECT_EQ(scen({"--scenario", "dense"}), "dense:8");
+  EXPECT_EQ(scen({"--neighbours", "6"}), "dense:6");
+  EXPECT_EQ(scen({"--scenario", "dense", "--neighbours", "6"}), "dense:6");
+  EXPECT_EQ(scen({"--half-size", "20"}).rfind("uniform:", 0), 0u);
+  EXPECT_EQ(scen({"--preset", "constant-density"}), "dense:8");
+  EXPECT_EQ(app::scenarioLabel("dense", 4), "dense:4");
+  EXPECT_EQ(app::scenarioLabel("dense", 2.5), "dense:2.5");
+  EXPECT_EQ(app::scenarioLabel("uniform", 4), "uniform");
 }
 
 TEST(BenchPlan, PresetsAndCommandLineOverrides) {
@@ -303,7 +325,7 @@ TEST(BenchRun, TinySweepWritesOneRowPerConfiguration) {
     ns.insert(row.at("n"));
     EXPECT_EQ(row.at("engine"), "cpu");
     EXPECT_EQ(row.at("force"), "boids");
-    EXPECT_EQ(row.at("scenario"), "uniform");
+    EXPECT_EQ(row.at("scenario"), "dense:4");
     EXPECT_FALSE(row.at("gpu").empty());
     EXPECT_EQ(row.at("timestamp").size(), 20u) << row.at("timestamp");  // 2025-01-01T00:00:00Z
     EXPECT_EQ(row.at("steps"), "6");

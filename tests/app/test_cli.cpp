@@ -92,13 +92,16 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
 TEST(Cli, DefaultWorldIsDenseUnlessAWorldSizeIsGiven) {
   const Result dense = run(kHeadless + "--n 2000 --steps 1");
   EXPECT_EQ(dense.status, 0) << dense.out;
-  EXPECT_NE(dense.out.find("scenario=dense"), std::string::npos) << dense.out;
+  // Named with its neighbours: the default world is dense:4, --scenario dense alone dense:8.
+  EXPECT_NE(dense.out.find("scenario=dense:4 "), std::string::npos) << dense.out;
   EXPECT_NE(dense.out.find("pipeline=verlet"), std::string::npos) << dense.out;
   const Result four = run(kHeadless + "--n 2000 --steps 1 --scenario dense --neighbours 4 --pipeline verlet");
   const auto sum = [](const std::string& s) { return s.substr(s.find("checksum="), 25); };
   EXPECT_EQ(sum(dense.out), sum(four.out));
   const Result rows = run(kHeadless + "--n 2000 --steps 1 --pipeline rows");
-  EXPECT_NE(rows.out.find("scenario=dense"), std::string::npos) << rows.out;
+  EXPECT_NE(rows.out.find("scenario=dense:4 "), std::string::npos) << rows.out;
+  const Result eight = run(kHeadless + "--n 2000 --steps 1 --scenario dense");
+  EXPECT_NE(eight.out.find("scenario=dense:8 "), std::string::npos) << eight.out;
   EXPECT_NE(rows.out.find("pipeline=rows"), std::string::npos) << rows.out;
   const Result cube = run(kHeadless + "--n 2000 --steps 1 --half-size 30");
   EXPECT_EQ(cube.status, 0) << cube.out;
