@@ -273,12 +273,13 @@ void Viewer::writeCaptures(bool newFrame, int viewW, int h) {
 
 void Viewer::frame() {
   const auto t0 = Clock::now();
-  double ms = 0;
+  TimedStep done;
   try {
-    if (stepper.poll(&ms)) {
+    if (stepper.poll(&done)) {
       ++stepsDone;
-      simMs = ms;
-      secondSimMs.push_back(ms);
+      simMs = done.ms;
+      simProfile = done.profile;
+      secondSimMs.push_back(done.ms);
       freshState = true;
     }
   } catch (const std::exception& e) {
