@@ -459,6 +459,8 @@ TEST(BenchPlot, WritesEveryPlotFromASmallCsv) {
   ASSERT_EQ(files.size(), 5u) << r.out;
   for (const char* name : {"steps_vs_n", "steps_vs_block_size", "stages", "gravity_ms_vs_n", "gravity_interactions"})
     EXPECT_TRUE(isPng(dir + "/small_" + name + ".png")) << name << "\n" << r.out;
+  // No rendered rows: the frame-rate plots say so.
+  EXPECT_NE(r.out.find("skipped fps_vs_n: no rendered rows"), std::string::npos) << r.out;
 }
 
 TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
@@ -474,6 +476,41 @@ TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
   const auto files = pngLines(r.out);
   ASSERT_EQ(files.size(), 2u) << r.out;
   for (const auto& f : files) EXPECT_TRUE(isPng(f)) << f;
+}
+
+// The frame-rate plots: from a rendered CPU sweep (EGL, Mesa here) frame and step rate against N;
+// against the block size only where the CUDA engine measured more than one.
+TEST(BenchPlot, FrameRatePlotsFromARenderedCpuSweep) {
+  const std::string csv = tempPath("fps_cpu.csv");
+  const Result b = bench("--render --n 5k,10k --pipeline coherent,rows --steps 3 --repeats 1 --warmup 1 --width 64 "
+                         "--height 48 --csv " + csv);
+  if (b.out.find("OpenGL") != std::string::npos || b.out.find("rendering off") != std::string::npos)
+    GTEST_SKIP() << "no offscreen OpenGL context here\n" << b.out;
+  ASSERT_EQ(b.status, 0) << b.out;
+  const std::string dir = tempPath("plots_fps_cpu");
+  const Result r = plot(csv + " --out " + dir + " --prefix cpu");
+  if (r.status == -2) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(isPng(dir + "/cpu_fps_vs_n.png")) << r.out;
+  EXPECT_NE(r.out.find("skipped fps_vs_block: no rendered rows with a block size"), std::string::npos) << r.out;
+}
+
+TEST(BenchPlot, FrameRatePlotsFromASmallCudaCsv) {
+  const std::string data = std::string(MURMUR_TEST_DATA) + "/bench_render_small.csv";
+  const std::string dir = tempPath("plots_fps");
+  const Result r = plot(data + " --out " + dir + " --prefix r");
+  if (r.status == -2) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(isPng(dir + "/r_fps_vs_n.png")) << r.out;
+  EXPECT_TRUE(isPng(dir + "/r_fps_vs_block.png")) << r.out;
+  // A chosen block size and N; ones the CSV lacks are named in the skip.
+  const Result chosen = plot(data + " --out " + dir + " --prefix c --block-size 128 --fps-n 100k");
+  ASSERT_EQ(chosen.status, 0) << chosen.out;
+  EXPECT_TRUE(isPng(dir + "/c_fps_vs_n.png")) << chosen.out;
+  EXPECT_TRUE(isPng(dir + "/c_fps_vs_block.png")) << chosen.out;
+  const Result missing = plot(data + " --out " + dir + " --prefix m --block-size 96 --fps-n 5k");
+  EXPECT_NE(missing.out.find("skipped fps_vs_n: no rendered rows at block size 96"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("skipped fps_vs_block: no rendered rows at N=5k"), std::string::npos) << missing.out;
 }
 
 // The default world (no --scenario, --pipeline or --params) runs the fastest exact pipeline for
