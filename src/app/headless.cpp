@@ -47,6 +47,7 @@ core::CsvRow headlessRow(const Options& o, const core::SimParams& params, core::
   c.force = params.force;
   c.pipeline = params.pipeline;
   c.scenario = o.scenario.name;
+  c.denseNeighbours = o.scenario.denseNeighbours;
   c.n = n;
   if (o.engine == core::EngineKind::Cuda) c.blockSize = params.blockSize;
   if (core::hasCellWidth(params.pipeline, params.force)) c.cellWidth = params.cellWidthFactor;
