@@ -14,6 +14,7 @@
 #include "app/parse.h"
 #include "app/summary.h"
 #include "app/viewer.h"
+#include "app/viewer_state.h"
 #include "core/param_table.h"
 #include "core/stages.h"
 
@@ -244,9 +245,9 @@ void Viewer::drawHud() {
   char observed[64] = "";
   if (observing && observedOnce && !std::isnan(plottedValue(obsLast)))
     std::snprintf(observed, sizeof observed, " | %s %.4g", plottedName(), plottedValue(obsLast));
-  ImGui::Text("%s | %s | %s | N=%zu | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s%s",
-              scenarioLabel(scenario).c_str(), core::toString(params.pipeline), core::toString(params.force),
-              engine->numBodies(), simMs, stepsPerS,
+  const std::string runs = runDescription(scenario, engine->numBodies(), params, render::toString(style.draw),
+                                          render::toString(style.colour), stepsDone);
+  ImGui::Text("%s | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s%s", runs.c_str(), simMs, stepsPerS,
               frameMs, fps, source->interop() ? "on" : "off", observed, paused ? " | paused" : "",
               stepper.busy() && simMs > frameMs ? " | stepping" : "", fpsLog ? " | REC fps" : "",
               video ? " | REC video" : "");

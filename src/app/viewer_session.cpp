@@ -48,6 +48,8 @@ void Viewer::resetScenario() {
   if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params, &scenario);
   const core::Scenario built = core::makeScenario(scenario, params);
   const core::Bodies& bodies = built.bodies;
+  // A file's world has the file's N (the panel's N field and the HUD show it).
+  if (scenario.name.rfind("file:", 0) == 0) scenario.n = bodies.size();
   params.halfSize = built.halfSize;
   engine->setParams(params);
   engine->reset(bodies);
@@ -212,7 +214,7 @@ bool Viewer::betweenSteps() {
       clearObservables();
       nText = std::to_string(scenario.n);
       freshState = true;
-      say("reset: " + scenario.name + ", N=" + std::to_string(scenario.n));
+      say("reset: " + scenarioLabel(scenario) + ", N=" + std::to_string(scenario.n));
     } catch (const std::exception& e) {
       say(e.what(), true);
     }

@@ -6,6 +6,7 @@
 
 #include "app/progress.h"
 #include "app/summary.h"
+#include "app/viewer_state.h"
 
 namespace murmur::app {
 namespace {
@@ -85,6 +86,45 @@ TEST(ProgressEstimate, SteadyRunIsExact) {
     }
     clock += 0.01;
   }
+}
+
+// G twice returns to the starting world; a file's state stays under either force.
+TEST(ViewerState, ForceSwitchReturnsToTheStartingWorld) {
+  core::ScenarioSpec start;
+  start.name = "dense";
+  start.denseNeighbours = 4;
+  start.n = 20000;
+  const core::ScenarioSpec gravity = worldForForce(start, start, core::ForceMode::Boids, core::ForceMode::Gravity);
+  EXPECT_EQ(gravity.name, "plummer");
+  EXPECT_EQ(gravity.n, 20000u);
+  const core::ScenarioSpec back = worldForForce(gravity, start, core::ForceMode::Boids, core::ForceMode::Boids);
+  EXPECT_EQ(scenarioLabel(back), "dense:4");
+  EXPECT_EQ(back.n, 20000u);
+  // Started in a galaxy collision: boids get the uniform cube, gravity the galaxies again.
+  core::ScenarioSpec galaxies;
+  galaxies.name = "galaxies";
+  const auto boids = worldForForce(galaxies, galaxies, core::ForceMode::Gravity, core::ForceMode::Boids);
+  EXPECT_EQ(boids.name, "uniform");
+  EXPECT_EQ(worldForForce(boids, galaxies, core::ForceMode::Gravity, core::ForceMode::Gravity).name, "galaxies");
+  core::ScenarioSpec file;
+  file.name = "file:state.txt";
+  EXPECT_EQ(worldForForce(file, file, core::ForceMode::Gravity, core::ForceMode::Boids).name, "file:state.txt");
+}
+
+// The HUD names the pipeline that runs, not only the one asked for.
+TEST(ViewerState, HudNamesWhatRuns) {
+  core::SimParams p = core::defaultParams();
+  core::ScenarioSpec s;
+  s.name = "dense";
+  s.denseNeighbours = 4;
+  p.force = core::ForceMode::Boids;
+  p.pipeline = core::Pipeline::Verlet;
+  EXPECT_EQ(runDescription(s, 10000, p, "splat", "velocity", 12),
+            "dense:4 | N=10000 | boids on verlet | splat, velocity | step 12");
+  p.force = core::ForceMode::Gravity;
+  s.name = "plummer";
+  EXPECT_EQ(runDescription(s, 5000, p, "sprites", "speed", 0),
+            "plummer | N=5000 | gravity on coherent (verlet asked) | sprites, speed | step 0");
 }
 
 }  // namespace
