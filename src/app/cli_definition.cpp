@@ -280,10 +280,10 @@ void printHelp(const CommandLine& cl, const char* argv0) {
   } else if (*cl.bench) {
     // bench takes murmur's options too (fallthrough): those a sweep reads are listed after its own;
     // the headless outputs and frame options, which a sweep refuses, and its own lists are not.
-    static const char* const kNotListed[] = {"--help-all", "--headless", "--out", "--screenshot", "--record",
-                                             "--observables", "--observables-flocks", "--trajectory",
-                                             "--trajectory-every", "--frames", "--steps-per-frame",
-                                             "--record-every", "--profile"};
+    static const char* const kNotListed[] = {"--help-all",          "--out",        "--screenshot",
+                                             "--record",            "--observables", "--observables-flocks",
+                                             "--trajectory",        "--trajectory-every", "--observe-every",
+                                             "--frames",            "--steps-per-frame",  "--record-every"};
     std::string shared;
     const CLI::Formatter format;
     for (const CLI::Option* opt : cl.app.get_options()) {

@@ -291,8 +291,14 @@ TEST(Cli, SubcommandHelpListsTheOptionsThatApply) {
   // murmur's own options that a sweep takes are listed too; those it refuses are not.
   for (const char* opt : {"--engine ", "--scenario ", "--seed ", "--neighbours ", "--theta ", "--width "})
     EXPECT_NE(bench.out.find(opt), std::string::npos) << opt << "\n" << bench.out;
-  for (const char* opt : {"--out ", "--screenshot ", "--frames ", "--trajectory "})
+  for (const char* opt : {"--out ", "--screenshot ", "--frames ", "--trajectory ", "--observe-every ", "--trajectory-every "})
     EXPECT_EQ(bench.out.find(opt), std::string::npos) << opt << "\n" << bench.out;
+  // Those it does not list it refuses rather than ignores.
+  for (const char* opt : {"--observe-every 3", "--trajectory-every 5"}) {
+    const Result r = run(std::string("bench --engine cpu --n 100 --steps 1 ") + opt);
+    EXPECT_EQ(r.status, 2) << opt << "\n" << r.out;
+    EXPECT_NE(r.out.find("does not apply to murmur bench"), std::string::npos) << opt << "\n" << r.out;
+  }
 }
 
 // Every value in --help is named by what it is, never CLI11's TEXT.
