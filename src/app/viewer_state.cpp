@@ -21,7 +21,7 @@ std::string runDescription(const core::ScenarioSpec& scenario, size_t n, const c
   std::string s = scenarioLabel(scenario) + " | N=" + std::to_string(n) + " | " + core::toString(params.force) +
                   " on " + core::toString(runs);
   if (runs != params.pipeline) s += std::string(" (") + core::toString(params.pipeline) + " asked)";
-  s += std::string(" | ") + drawMode + ", " + colourMode + " | step " + std::to_string(steps);
+  s += std::string(" | ") + drawMode + ", " + colourMode + " | " + std::to_string(steps) + " steps";
   return s;
 }
 

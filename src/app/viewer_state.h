@@ -16,8 +16,8 @@ namespace murmur::app {
 core::ScenarioSpec worldForForce(const core::ScenarioSpec& current, const core::ScenarioSpec& start,
                                  core::ForceMode startForce, core::ForceMode force);
 
-// The HUD's account of what runs: "dense:4 | N=10000 | boids on verlet | splat, velocity | step
-// 120"; a pipeline that runs another for this force says so ("gravity on coherent (verlet asked)").
+// The HUD's account of what runs: "dense:4 | N=10000 | boids on verlet | splat, velocity | 120
+// steps"; a pipeline that runs another for this force says so ("gravity on coherent (verlet asked)").
 std::string runDescription(const core::ScenarioSpec& scenario, size_t n, const core::SimParams& params,
                            const char* drawMode, const char* colourMode, uint64_t steps);
 

@@ -120,11 +120,11 @@ TEST(ViewerState, HudNamesWhatRuns) {
   p.force = core::ForceMode::Boids;
   p.pipeline = core::Pipeline::Verlet;
   EXPECT_EQ(runDescription(s, 10000, p, "splat", "velocity", 12),
-            "dense:4 | N=10000 | boids on verlet | splat, velocity | step 12");
+            "dense:4 | N=10000 | boids on verlet | splat, velocity | 12 steps");
   p.force = core::ForceMode::Gravity;
   s.name = "plummer";
   EXPECT_EQ(runDescription(s, 5000, p, "sprites", "speed", 0),
-            "plummer | N=5000 | gravity on coherent (verlet asked) | sprites, speed | step 0");
+            "plummer | N=5000 | gravity on coherent (verlet asked) | sprites, speed | 0 steps");
 }
 
 }  // namespace
