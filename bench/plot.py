@@ -2,8 +2,9 @@
 """Plots the CSV rows written by `murmur bench` (columns: docs/design.md#the-benchmark-csv-schema).
 
     python3 bench/plot.py results.csv [more.csv ...] --out images/ [--prefix name] [--n N]
+                          [--block-size B] [--fps-n N]
 
-Writes up to five PNG files and prints the path of each:
+Writes up to seven PNG files and prints the path of each:
   <prefix>_steps_vs_n.png          steps/s against N, log-log, one line per pipeline (and force,
                                    scenario, engine); the best block size and cell width per point
   <prefix>_steps_vs_block_size.png steps/s against the CUDA block size at the largest N measured
@@ -15,6 +16,11 @@ Writes up to five PNG files and prints the path of each:
   <prefix>_gravity_interactions.png
                                    gravity interactions/s (N^2 per step) against N, GFLOP/s (20
                                    per interaction) on the right axis
+  <prefix>_fps_vs_n.png            rendered rows (`murmur bench --render`): frame rate (frame_fps) and
+                                   step rate (steps_per_s) against N, log-log, one line per
+                                   pipeline; at --block-size B, else the best block size per point
+  <prefix>_fps_vs_block.png        the same two rates against the CUDA block size at one N (--fps-n,
+                                   else the largest N rendered with more than one block size)
 A plot the CSV has no data for is skipped with a message. Needs only Python 3 and matplotlib.
 """
 import argparse
@@ -355,6 +361,116 @@ def plot_gravity(plt, rows, path):
     return finish_line_plot(plt, fig, ax, path, legend_outside=False)
 
 
+def rendered_rows(rows):
+    """The rows that drew a frame per step: a frame rate beside the step rate."""
+    return [r for r in rows if number(r, "frame_fps")]
+
+
+def two_rate_axes(plt, title):
+    """Side by side: frame rate (left), step rate (right)."""
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
+    fig.suptitle(title, fontsize=11)
+    return fig, axes
+
+
+RATES = (("frame_fps", "frames per second (step + draw)"), ("_sps", "simulation steps per second"))
+
+
+def finish_two(plt, fig, axes, path):
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    save(plt, fig, path)
+    return None
+
+
+def rate(row, column):
+    return row["_sps"] if column == "_sps" else number(row, column)
+
+
+def plot_fps_vs_n(plt, rows, path, block):
+    rows = rendered_rows(rows)
+    if not rows:
+        return "no rendered rows (murmur bench --render writes frame_fps)"
+    if block is not None:
+        rows = [r for r in rows if number(r, "block_size") == block]
+        if not rows:
+            return f"no rendered rows at block size {block:g}"
+    # One row per point: at the chosen block size, or the one with the best frame rate.
+    best = {}
+    for r in rows:
+        k = series_key(r) + (r["_n"],)
+        if k not in best or number(r, "frame_fps") > number(best[k], "frame_fps"):
+            best[k] = r
+    fig, axes = two_rate_axes(plt, "Frame rate and step rate against N"
+                              + (f" (block size {block:g})" if block is not None else
+                                 (" (best block size per point)" if any(number(r, "block_size") for r in rows) else ""))
+                              + f"\n{device_title(rows)}")
+    ns = sorted({r["_n"] for r in best.values()})
+    for ax, (column, ylabel) in zip(axes, RATES):
+        series = defaultdict(list)
+        for k, r in best.items():
+            series[k[:4]].append((k[4], rate(r, column)))
+        ys = []
+        for key in sort_keys(series):
+            xs, vs = zip(*sorted(series[key]))
+            ys.extend(vs)
+            ax.plot(xs, vs, label=label_for(key, rows), **style_for(key, rows))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        label_count_axis(ax, ns)
+        label_log_axis(ax.yaxis, min(ys), max(ys))
+        ax.set_xlabel("bodies N")
+        ax.set_ylabel(ylabel)
+    return finish_two(plt, fig, axes, path)
+
+
+def plot_fps_vs_block(plt, rows, path, n_wanted):
+    rows = [r for r in rendered_rows(rows) if number(r, "block_size")]
+    if not rows:
+        return "no rendered rows with a block size (the CUDA engine's, murmur bench --render)"
+    blocks_at = defaultdict(set)
+    for r in rows:
+        blocks_at[r["_n"]].add(number(r, "block_size"))
+    if n_wanted is not None:
+        if len(blocks_at.get(n_wanted, ())) < 2:
+            return f"no rendered rows at N={count_text(n_wanted)} with more than one block size"
+        n = n_wanted
+    else:
+        ns = [k for k, b in blocks_at.items() if len(b) > 1]
+        if not ns:
+            return "no rendered rows measured with more than one block size"
+        n = max(ns)
+    at_n = [r for r in rows if r["_n"] == n]
+    best = {}
+    for r in at_n:
+        k = series_key(r) + (number(r, "block_size"),)
+        if k not in best or number(r, "frame_fps") > number(best[k], "frame_fps"):
+            best[k] = r
+    fig, axes = two_rate_axes(plt, f"Frame rate and step rate against block size at N={count_text(n)}\n"
+                              f"{device_title(at_n)}")
+    blocks = sorted(blocks_at[n])
+    for ax, (column, ylabel) in zip(axes, RATES):
+        series = defaultdict(list)
+        for k, r in best.items():
+            series[k[:4]].append((k[4], rate(r, column)))
+        ys = []
+        for key in sort_keys(series):
+            xs, vs = zip(*sorted(series[key]))
+            ys.extend(vs)
+            ax.plot(xs, vs, label=label_for(key, at_n), **style_for(key, at_n))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(blocks)
+        ax.set_xticklabels([str(int(b)) for b in blocks])
+        ax.minorticks_off()
+        ax.set_yscale("log")
+        label_log_axis(ax.yaxis, min(ys), max(ys))
+        ax.set_xlabel("CUDA block size (threads per block)")
+        ax.set_ylabel(ylabel)
+    return finish_two(plt, fig, axes, path)
+
+
 def parse_count(text):
     text = text.strip()
     mult = 1
@@ -371,6 +487,8 @@ def main(argv=None):
     ap.add_argument("--out", default=".", help="output folder (created if missing)")
     ap.add_argument("--prefix", help="file name prefix (default: the first CSV's name without .csv)")
     ap.add_argument("--n", type=parse_count, help="N of the per-stage plot, e.g. 1M (default: see above)")
+    ap.add_argument("--block-size", type=float, help="block size of fps_vs_n (default: the best per point)")
+    ap.add_argument("--fps-n", type=parse_count, help="N of fps_vs_block, e.g. 1M (default: see above)")
     args = ap.parse_args(argv)
     try:
         import matplotlib
@@ -400,7 +518,9 @@ def main(argv=None):
              ("steps_vs_block_size", lambda p: plot_steps_vs_block_size(plt, rows, p)),
              ("stages", lambda p: plot_stages(plt, rows, p, args.n)),
              ("gravity_ms_vs_n", lambda p: plot_ms_vs_n(plt, rows, p)),
-             ("gravity_interactions", lambda p: plot_gravity(plt, rows, p))]
+             ("gravity_interactions", lambda p: plot_gravity(plt, rows, p)),
+             ("fps_vs_n", lambda p: plot_fps_vs_n(plt, rows, p, args.block_size)),
+             ("fps_vs_block", lambda p: plot_fps_vs_block(plt, rows, p, args.fps_n))]
     wrote = 0
     for name, draw in plots:
         path = os.path.join(args.out, f"{prefix}_{name}.png" if prefix else f"{name}.png")

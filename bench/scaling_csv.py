@@ -69,8 +69,8 @@ def rows_of(runs, gpu, sha, timestamp):
         n, ms = int(s["n"]), float(s["ms_per_step"])
         row = {c: "" for c in COLUMNS}
         row.update({"timestamp": timestamp, "git_sha": sha, "gpu": gpu, "engine": s["engine"], "force": s["force"],
-                    "pipeline": s["pipeline"], "scenario": s["scenario"], "n": n, "block_size": s["block"],
-                    "cell_width_factor": s["cell_width"] if s["force"] == "boids" else "", "render": 0,
+                    "pipeline": s["pipeline"], "scenario": s["scenario"], "n": n, "block_size": "" if s["block"] == "-" else s["block"],
+                    "cell_width_factor": "" if s["cell_width"] == "-" else s["cell_width"], "render": 0,
                     "warmup_steps": arg(r["args"], "--warmup"), "steps": s["steps"], "sim_ms_median": ms,
                     "steps_per_s": round(1000.0 / ms, 4), "ranks": r["ranks"],
                     "comm_ms": st.get("comm", "0") if r["ranks"] > 1 else 0,

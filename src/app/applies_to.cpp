@@ -182,6 +182,11 @@ void checkObserveOptions(const Options& o, const RunTarget& t) {
     if (o.observeFlocks) throw UsageError(std::string("--observables-flocks") + kNotInBench + "; its sweep takes --observe-flocks");
     if (o.bench.observeFlocks && !o.bench.observe) throw UsageError("--observe-flocks applies with --observe only");
     if (o.bench.observeFlocks && !boids) throw UsageError("--observe-flocks applies to boids only" + t.forceContext);
+    for (const auto& [name, value] : o.typed) {
+      if (name == "--observe-every")
+        throw UsageError(name + " " + value + kNotInBench + "; its --observe samples after every timed step");
+      if (name == "--trajectory-every") throw UsageError(name + " " + value + kNotInBench);
+    }
     return;
   }
   for (const auto& [name, value] : o.typed) {

@@ -2,10 +2,33 @@
 
 #include <chrono>
 
+#include "core/stages.h"
+
 namespace murmur::app {
+
+TimedStep timeOneStep(core::Engine& engine) {
+  TimedStep t;
+  const auto t0 = std::chrono::steady_clock::now();
+  engine.step(1);
+  engine.synchronize();
+  t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  t.profile = engine.lastProfile();
+  return t;
+}
 
 // One long-lived worker rather than a thread per step: the CPU engine's OpenMP team belongs to the
 // thread that starts it, and a fresh thread each step would build a fresh team each step.
+std::vector<std::pair<std::string, double>> stageItems(const TimedStep& step) {
+  std::vector<std::pair<std::string, double>> items;
+  for (int i = 0; i < core::kStageCount; ++i) {
+    const auto s = static_cast<core::Stage>(i);
+    if (s == core::Stage::Comm && step.profile.at(s) == 0) continue;
+    items.emplace_back(s == core::Stage::Integrate ? "integ." : core::kStageNames[i], step.profile.at(s));
+  }
+  items.emplace_back("other", step.otherMs());
+  return items;
+}
+
 AsyncStepper::AsyncStepper() : worker_([this] { run(); }) {}
 
 AsyncStepper::~AsyncStepper() {
@@ -34,7 +57,7 @@ bool AsyncStepper::busy() const {
   return busy_;
 }
 
-bool AsyncStepper::poll(double* ms) {
+bool AsyncStepper::poll(TimedStep* step) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (error_) {
     std::exception_ptr e = error_;
@@ -44,7 +67,7 @@ bool AsyncStepper::poll(double* ms) {
   }
   if (!finished_) return false;
   finished_ = false;
-  if (ms) *ms = ms_;
+  if (step) *step = last_;
   return true;
 }
 
@@ -63,13 +86,10 @@ void AsyncStepper::run() {
       requested_ = false;
       engine = engine_;
     }
-    double ms = 0;
+    TimedStep done;
     std::exception_ptr error;
     try {
-      const auto t0 = std::chrono::steady_clock::now();
-      engine->step(1);
-      engine->synchronize();
-      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      done = timeOneStep(*engine);
     } catch (...) {
       error = std::current_exception();
     }
@@ -80,7 +100,7 @@ void AsyncStepper::run() {
         error_ = error;
       } else {
         finished_ = true;
-        ms_ = ms;
+        last_ = done;
       }
     }
     idle_.notify_all();

@@ -7,11 +7,31 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/engine.h"
 
 namespace murmur::app {
+
+// One step's wall time (step and synchronize) and the engine's stage times of that same step,
+// read on the thread that ran it before any other step can start: the panel shows the two
+// together, so its stages are those of the step it shows and add up to it (what the stages do
+// not cover is the rest: synchronising, the pipeline's own bookkeeping).
+struct TimedStep {
+  double ms = 0;
+  core::StepProfile profile;
+  // The step's time outside the stages (>= 0).
+  double otherMs() const { return ms > profile.totalMs() ? ms - profile.totalMs() : 0.0; }
+};
+TimedStep timeOneStep(core::Engine& engine);
+
+// The panel's items for a step: every stage of core/stages.h (the verlet list build included;
+// the ranks' communication only where it took time, never in a window), then "other", the step's
+// time outside them, so that the items add up to the step's time.
+std::vector<std::pair<std::string, double>> stageItems(const TimedStep& step);
 
 class AsyncStepper {
  public:
@@ -23,9 +43,10 @@ class AsyncStepper {
   // Begins one step of `engine` (which must outlive it). Only when !busy().
   void start(core::Engine& engine);
   bool busy() const;
-  // True once per finished step, with its wall-clock time (step and synchronize) in ms. An
-  // exception thrown by the step is rethrown here, on the caller's thread.
-  bool poll(double* ms);
+  // True once per finished step, with its wall-clock time (step and synchronize) in ms and its
+  // stage times (timeOneStep). An exception thrown by the step is rethrown here, on the caller's
+  // thread.
+  bool poll(TimedStep* step);
   // Blocks until no step is in flight (the finished step is still reported by poll()).
   void wait();
 
@@ -35,7 +56,7 @@ class AsyncStepper {
   std::condition_variable wake_, idle_;
   core::Engine* engine_ = nullptr;
   bool requested_ = false, busy_ = false, finished_ = false, quit_ = false;
-  double ms_ = 0;
+  TimedStep last_;
   std::exception_ptr error_;
   std::thread worker_;
 };

@@ -141,6 +141,7 @@ const core::Bodies& configBodies(const Options& o, const BenchConfig& c, Scenari
   if (cache.name != c.scenario || cache.n != c.n || cache.scenario.bodies.size() == 0) {
     core::ScenarioSpec spec = o.scenario;
     spec.name = c.scenario;
+    spec.denseNeighbours = c.denseNeighbours;
     if (c.n) spec.n = c.n;
     cache = ScenarioCache{};  // release the previous N before building the next
     if (c.n) checkFits(c.engine, c.n, m.params, &spec);  // UsageError: reported as skipped

@@ -69,6 +69,7 @@ struct BenchConfig {
   core::ForceMode force = core::ForceMode::Boids;
   core::Pipeline pipeline = core::Pipeline::Coherent;
   std::string scenario;
+  double denseNeighbours = 8;  // the dense scenario's neighbours per boid (scenarioLabel)
   uint64_t n = 0;
   int blockSize = 0;       // 0: not applicable (the CPU engine has no launch configuration)
   int cellWidth = 0;       // 0: not applicable (naive has no grid; gravity sizes its own grid)

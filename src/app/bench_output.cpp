@@ -1,5 +1,6 @@
 // `murmur bench`, the files: one CSV row per measured configuration and the JSON sidecar.
 #include "app/bench_output.h"
+#include "app/summary.h"
 
 #include <cmath>
 #include <cstdio>
@@ -63,7 +64,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   row.set("engine", std::string(core::toString(c.engine)));
   row.set("force", std::string(core::toString(c.force)));
   row.set("pipeline", pipelineName(c));
-  row.set("scenario", c.scenario);
+  row.set("scenario", scenarioLabel(c.scenario, c.denseNeighbours));
   row.set("n", static_cast<long long>(m.n));
   if (c.blockSize) row.set("block_size", static_cast<long long>(c.blockSize));
   if (c.cellWidth) row.set("cell_width_factor", static_cast<long long>(c.cellWidth));
@@ -111,7 +112,7 @@ json configJson(const BenchConfig& c, size_t n) {
   return json{{"engine", core::toString(c.engine)},
               {"force", core::toString(c.force)},
               {"pipeline", pipelineName(c)},
-              {"scenario", c.scenario},
+              {"scenario", scenarioLabel(c.scenario, c.denseNeighbours)},
               {"n", n},
               {"block_size", c.blockSize ? json(c.blockSize) : json(nullptr)},
               {"cell_width_factor", c.cellWidth ? json(c.cellWidth) : json(nullptr)}};

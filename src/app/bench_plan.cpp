@@ -147,7 +147,12 @@ std::string sizeLimitReason(EngineKind engine, ForceMode force, Pipeline pipelin
 }
 
 namespace {
-std::string defaultScenario(ForceMode f) { return f == ForceMode::Boids ? "uniform" : "plummer"; }
+// The default world: the viewer's for boids (dense; uniform when a --half-size is given),
+// plummer for gravity.
+std::string defaultScenario(ForceMode f, const BenchOptions& b) {
+  if (f != ForceMode::Boids) return "plummer";
+  return b.defaultDense ? "dense" : "uniform";
+}
 }  // namespace
 
 std::vector<BenchConfig> planBench(const Options& o) {
@@ -175,7 +180,11 @@ std::vector<BenchConfig> planBench(const Options& o) {
   for (EngineKind engine : engines) {
     const bool baseline = engine != o.engine;
     for (ForceMode force : forces) {
-      const std::string scenario = b.scenario.empty() ? defaultScenario(force) : b.scenario;
+      const std::string scenario = b.scenario.empty() ? defaultScenario(force, b) : b.scenario;
+      // The default world is dense at kDefaultWorldNeighbours; --scenario dense (or a preset's) at
+      // the scenario's own default, 8, unless --neighbours says otherwise.
+      const double neighbours =
+          b.scenario.empty() && !b.neighboursGiven ? kDefaultWorldNeighbours : o.scenario.denseNeighbours;
       // A file scenario fixes N itself; the --n list would only repeat the same measurement.
       const bool fromFile = scenario.rfind("file:", 0) == 0;
       for (uint64_t n : fromFile ? std::vector<uint64_t>{0} : counts) {
@@ -193,6 +202,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
               c.pipeline = pipeline;
               c.textbook = textbook;
               c.scenario = scenario;
+              c.denseNeighbours = neighbours;
               c.n = n;
               c.blockSize = engine == EngineKind::Cuda ? bs : 0;
               c.cellWidth = core::hasCellWidth(pipeline, force) ? cw : 0;

@@ -1,6 +1,7 @@
 // The command line's definition: every option, subcommand and help line, built from the
 // parameter table (core/param_table.h), the app's own value rows below and the bench lists; and
 // CLI11's parse, with its errors worded as murmur words every other message.
+#include <algorithm>
 #include <iostream>
 
 #include "app/options_internal.h"
@@ -16,10 +17,26 @@ using core::UsageError;
 
 namespace {
 
-Given& addValue(CLI::App& app, GivenMap& given, const std::string& name, const std::string& help) {
+Given& addValue(CLI::App& app, GivenMap& given, const std::string& name, const std::string& help,
+                const std::string& valueName) {
   Given& g = given[name];
   g.option = app.add_option(name, g.text, help);
+  g.option->type_name(valueName);
   return g;
+}
+
+// The value's name in --help: N (a whole number), X (a number), NAME (one of a list).
+std::string valueName(const core::ValueSpec& spec) {
+  switch (spec.type) {
+    case core::ValueType::Int:
+    case core::ValueType::Count:
+      return "N";
+    case core::ValueType::Enum:
+      return "NAME";
+    case core::ValueType::Float:
+      break;
+  }
+  return "X";
 }
 
 std::string paramHelp(const core::ParamDesc& d) {
@@ -30,7 +47,7 @@ std::string paramHelp(const core::ParamDesc& d) {
 
 // One option per simulation parameter, straight from the parameter table.
 void addParamOptions(CLI::App& app, GivenMap& given) {
-  for (const core::ParamDesc& d : core::paramTable()) addValue(app, given, d.option, paramHelp(d));
+  for (const core::ParamDesc& d : core::paramTable()) addValue(app, given, d.option, paramHelp(d), valueName(d.spec));
 }
 
 }  // namespace
@@ -127,7 +144,8 @@ const std::vector<AppValue>& appValues() {
 
 void addAppValues(CLI::App& app, GivenMap& given, bool bench) {
   for (const AppValue& a : appValues())
-    if (a.bench == bench) addValue(app, given, a.name, std::string(a.help) + "; " + core::allowedText(a.spec));
+    if (a.bench == bench)
+      addValue(app, given, a.name, std::string(a.help) + "; " + core::allowedText(a.spec), valueName(a.spec));
 }
 
 }  // namespace
@@ -180,13 +198,15 @@ void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
     const bool pipelines = r.option == "--pipeline";
     addValue(bench, given, r.option,
              "Comma-separated list: " + r.help +
-                 (pipelines ? std::string("; also ") + kTextbookPipeline + ", the textbook baseline" : ""));
+                 (pipelines ? std::string("; also ") + kTextbookPipeline + ", the textbook baseline" : ""),
+             "LIST");
   }
   addAppValues(bench, given, true);
   std::string presets;
   for (const auto& p : benchPresets()) presets += (presets.empty() ? "" : " | ") + p.name;
-  bench.add_option("--preset", b.preset, "Named sweep: " + presets);
-  bench.add_option("--csv", b.csv, "CSV of the results (default bench.csv); the JSON sidecar is CSV.json");
+  bench.add_option("--preset", b.preset, "Named sweep: " + presets)->type_name("NAME");
+  bench.add_option("--csv", b.csv, "CSV of the results (default bench.csv); the JSON sidecar is CSV.json")
+      ->type_name("FILE");
   bench.add_flag("--render", b.render, "Also draw an offscreen frame per step (render_ms, frame_fps)");
   bench.add_flag("--append", b.append, "Append to the CSV instead of overwriting");
   bench.add_flag("--cpu-baseline", b.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
@@ -226,24 +246,27 @@ void defineMainOptions(CommandLine& cl, Options& o) {
   app.set_help_all_flag("--help-all", "Show help for all subcommands");
   app.add_flag("--headless", cl.headless, "Run without a window (EGL offscreen if rendering)");
   app.add_flag("--no-render", cl.noRender, "With --headless: simulate only, no GL at all");
-  addValue(app, cl.given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH | file:RUN.h5@last or @K (default: dense, 4 neighbours; uniform with --half-size)");
-  addValue(app, cl.given, "--params", "JSON file with simulation parameters (options override it)");
+  addValue(app, cl.given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH | file:RUN.h5@last or @K (default: dense, 4 neighbours; uniform with --half-size)",
+           "NAME");
+  addValue(app, cl.given, "--params", "JSON file with simulation parameters (options override it)", "FILE");
   addAppValues(app, cl.given, false);
   addParamOptions(app, cl.given);
-  app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)");
-  app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG");
-  app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or to PNG files: a path with %d (frames/f%05d.png)");
-  app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)");
+  app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)")->type_name("FILE");
+  app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG")->type_name("FILE");
+  app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or to PNG files: a path with %d (frames/f%05d.png)")->type_name("FILE");
+  app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)")->type_name("FILE");
   app.add_flag("--profile", o.profile, "Print per-stage times");
   app.add_option("--observables", o.observables,
                  "Headless: write the observables (polarization, flocks, energies...) every --observe-every steps "
                  "to this CSV (docs/observables.md); over several ranks each sample gathers on rank 0 and is "
-                 "computed there on the CPU");
+                 "computed there on the CPU")
+      ->type_name("FILE");
   app.add_flag("--observables-flocks", o.observeFlocks,
                "Boids: also count flocks (connected components within the cohesion radius) and their milling");
   app.add_option("--trajectory", o.trajectory,
                  "Headless: write positions and velocities every --trajectory-every steps to this HDF5 file, with "
-                 "an XDMF index beside it for ParaView (FILE.xdmf); --scenario file:FILE.h5@last restarts");
+                 "an XDMF index beside it for ParaView (FILE.xdmf); --scenario file:FILE.h5@last restarts")
+      ->type_name("FILE");
   app.fallthrough();
 }
 
@@ -254,8 +277,26 @@ void printHelp(const CommandLine& cl, const char* argv0) {
     std::cout << cl.accuracy->help() << "\nIt takes the simulation options of murmur (the scenario, --n, --engine, "
               << "--seed and the gravity parameters pick what it measures):\n\n"
               << cl.app.get_formatter()->make_help(&cl.app, argv0, CLI::AppFormatMode::Normal);
+  } else if (*cl.bench) {
+    // bench takes murmur's options too (fallthrough): those a sweep reads are listed after its own;
+    // the headless outputs and frame options, which a sweep refuses, and its own lists are not.
+    static const char* const kNotListed[] = {"--help-all",          "--out",        "--screenshot",
+                                             "--record",            "--observables", "--observables-flocks",
+                                             "--trajectory",        "--trajectory-every", "--observe-every",
+                                             "--frames",            "--steps-per-frame",  "--record-every"};
+    std::string shared;
+    const CLI::Formatter format;
+    for (const CLI::Option* opt : cl.app.get_options()) {
+      const std::string name = opt->get_name();
+      if (name.rfind("--", 0) != 0 || cl.bench->get_option_no_throw(name) != nullptr) continue;
+      if (std::find(std::begin(kNotListed), std::end(kNotListed), name) != std::end(kNotListed)) continue;
+      shared += format.make_option(opt, false);
+    }
+    std::cout << cl.bench->help() << "\nOptions of murmur that a sweep takes too (--scenario default: "
+              << "boids in the viewer's world, dense at 4 neighbours (dense:4; uniform with --half-size), "
+              << "gravity plummer):\n" << shared;
   } else {
-    std::cout << (*cl.bench ? cl.bench->help() : cl.app.help());
+    std::cout << cl.app.help();
   }
 }
 
@@ -271,6 +312,49 @@ void refuseEmptyValues(const CommandLine& cl) {
   }
 }
 
+// Edit distance (insertions, deletions, substitutions) between two option names.
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// An option nobody defines ("--pipline rows"): named, with the closest option murmur has when
+// one is near enough to be the one meant.
+[[noreturn]] void refuseUnknownOption(const CommandLine& cl, int argc, char** argv, const std::string& what) {
+  std::vector<std::string> known;
+  for (const CLI::App* a : {static_cast<const CLI::App*>(&cl.app), static_cast<const CLI::App*>(cl.bench),
+                            static_cast<const CLI::App*>(cl.accuracy)})
+    for (const CLI::Option* opt : a->get_options())
+      for (const std::string& l : opt->get_lnames()) known.push_back("--" + l);
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0 || a.size() < 3) continue;
+    a = a.substr(0, a.find('='));
+    if (std::find(known.begin(), known.end(), a) != known.end()) continue;
+    std::string best;
+    size_t bestDistance = std::string::npos;
+    for (const std::string& k : known) {
+      const size_t d = editDistance(a, k);
+      if (d < bestDistance) bestDistance = d, best = k;
+    }
+    // Near enough: a slip of a letter or two, not a different word.
+    const size_t near = std::max<size_t>(2, (a.size() - 2) / 3);
+    throw UsageError(a + ": no such option" +
+                     (bestDistance <= near ? "; did you mean " + best + "?" : std::string(" (murmur --help lists them)")));
+  }
+  throw UsageError(what);
+}
+
 }  // namespace
 
 void defineCommandLine(CommandLine& cl, Options& o) {
@@ -278,7 +362,7 @@ void defineCommandLine(CommandLine& cl, Options& o) {
   cl.accuracy = cl.app.add_subcommand(
       "accuracy", "Force error and energy drift of each gravity pipeline against a double-precision direct sum");
   addValue(*cl.accuracy, cl.accuracyGiven, "--drift-n",
-           "Bodies of the 1000-step energy-drift run per pipeline (0 skips it; default 16k on a GPU, 1000 on the CPU)");
+           "Bodies of the 1000-step energy-drift run per pipeline (0 skips it; default 16k on a GPU, 1000 on the CPU)", "N");
   cl.bench = cl.app.add_subcommand("bench", "Benchmark sweeps over force, pipeline, N, block size and cell width");
   addBenchOptions(*cl.bench, cl.benchGiven, o.bench);
   cl.app.require_subcommand(0, 1);
@@ -299,6 +383,8 @@ bool parseCommandLine(CommandLine& cl, int argc, char** argv) {
   } catch (const CLI::CallForAllHelp&) {
     std::cout << cl.app.help("", CLI::AppFormatMode::All);
     return false;
+  } catch (const CLI::ExtrasError& e) {
+    refuseUnknownOption(cl, argc, argv, e.what());
   } catch (const CLI::ParseError& e) {
     // An option given twice: CLI11 words it as counts ("--n: At Most 1 required but received 2").
     const std::string what = e.what();

@@ -16,6 +16,7 @@
 #include "app/progress.h"
 #include "app/run.h"
 #include "app/stop_signal.h"
+#include "app/summary.h"
 #include "core/atomic_file.h"
 #include "core/body_io.h"
 #include "core/csv.h"
@@ -46,6 +47,7 @@ core::CsvRow headlessRow(const Options& o, const core::SimParams& params, core::
   c.force = params.force;
   c.pipeline = params.pipeline;
   c.scenario = o.scenario.name;
+  c.denseNeighbours = o.scenario.denseNeighbours;
   c.n = n;
   if (o.engine == core::EngineKind::Cuda) c.blockSize = params.blockSize;
   if (core::hasCellWidth(params.pipeline, params.force)) c.cellWidth = params.cellWidthFactor;
@@ -166,11 +168,15 @@ class HeadlessPictures {
 #if defined(MURMUR_HAVE_RENDER)
     renderMs.push_back(view_->renderFrame(engine));
     if (frame < 0 || (!video_ && !recordPngs_) || frame % o_.recordEvery != 0) return;
-    if (video_) video_->addFrame(view_->pixels());
+    if (video_) {
+      video_->addFrame(view_->pixels());
+      ++written_;
+    }
     if (recordPngs_) {
       char path[4096];
       std::snprintf(path, sizeof path, o_.record.c_str(), pngFrames_++);
       render::writePng(path, view_->width(), view_->height(), view_->pixels(), "--record");
+      ++written_;
     }
 #else
     (void)engine, (void)frame, (void)renderMs;
@@ -182,6 +188,7 @@ class HeadlessPictures {
 #if defined(MURMUR_HAVE_RENDER)
     if (view_ && !o_.screenshot.empty()) {
       render::writePng(o_.screenshot, view_->width(), view_->height(), view_->pixels(), "--screenshot");
+      ++written_;
       std::fprintf(stderr, "murmur: wrote %s (%dx%d)\n", o_.screenshot.c_str(), view_->width(), view_->height());
     }
     if (recordPngs_ && view_) std::fprintf(stderr, "murmur: wrote %d frames to %s\n", pngFrames_, o_.record.c_str());
@@ -195,7 +202,11 @@ class HeadlessPictures {
 #endif
   }
 
+  // Frames written to files: the recorded ones (video frames or PNG files) and the screenshot.
+  int written() const { return written_; }
+
  private:
+  int written_ = 0;
   const Options& o_;
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view_;
@@ -212,6 +223,7 @@ struct HeadlessResult {
   core::StepProfile stageSum;
   int done = 0;
   double totalMs = 0;
+  int framesWritten = 0;
   bool interrupted = false, rendered = false, interop = false;
 };
 
@@ -233,17 +245,20 @@ void writeHeadlessOutputs(const Options& o, const core::SimParams& params, core:
   if (!o.csv.empty())
     core::writeCsvFile("--csv", o.csv,
                        {headlessRow(o, params, engine, r.final.size(), r.stepMs, r.renderMs, r.stageSum)});
-  const double med = stepStats(r.stepMs).median;
-  std::printf("engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%d cell_width=%d "
-              "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
-              core::toString(o.engine), core::toString(params.force), core::toString(params.pipeline),
-              o.scenario.name.c_str(), r.final.size(), r.done * o.stepsPerFrame, params.blockSize,
-              params.cellWidthFactor, med, r.totalMs, core::stateChecksum(r.final));
-  if (r.rendered) {
-    const double rm = stepStats(r.renderMs).median;
-    std::printf(" render_ms=%.4f fps=%.1f interop=%s frames_rendered=%zu", rm, 1000.0 / std::max(1e-6, med + rm),
-                r.interop ? "on" : "off", r.renderMs.size());
-  }
+  RunSummary sum;
+  sum.engine = o.engine;
+  sum.params = params;
+  sum.scenario = o.scenario;
+  sum.n = r.final.size();
+  sum.steps = r.done * o.stepsPerFrame;
+  sum.stepMs = r.stepMs;
+  sum.renderMs = r.renderMs;
+  sum.totalMs = r.totalMs;
+  sum.checksum = core::stateChecksum(r.final);
+  sum.rendered = r.rendered;
+  sum.interop = r.interop;
+  sum.framesWritten = r.framesWritten;
+  std::printf("%s", summaryLine(sum).c_str());
   if (r.interrupted) std::printf(" interrupted=%s", StopSignal::name());
   std::printf("\n");
   if (const core::RankAccess* ra = engine.rankAccess()) std::printf("%s\n", ra->summary().c_str());
@@ -311,6 +326,7 @@ int runHeadless(const Options& o) {
   if (pictures.active() && (r.done == 0 || ranks || (r.interrupted && !renderEveryStep)))
     pictures.draw(*engine, -1, r.renderMs);
   r.interop = pictures.finish();
+  r.framesWritten = pictures.written();
   r.rendered = pictures.active();
   r.totalMs = core::msSince(t0);
   r.final = engine->readBodies();

@@ -34,6 +34,10 @@ void applyScenario(const CommandLine& cl, Options& o) {
     }
     o.scenario.name = s;
     if (o.mode == Mode::Bench) o.bench.scenario = s;
+  } else if (o.mode == Mode::Bench) {
+    // A boids sweep's default world is the viewer's (bench_plan.cpp, planBench).
+    o.bench.defaultDense = !cl.has("--half-size");
+    o.bench.neighboursGiven = cl.has("--neighbours");
   } else if ((o.mode == Mode::Viewer || o.mode == Mode::Headless) && !cl.has("--half-size")) {
     // With no --scenario (and no world size asked for): a world in which flocks form within a
     // few hundred steps with space between them. At 8 neighbours per boid the flocks fill the

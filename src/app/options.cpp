@@ -98,9 +98,13 @@ void checkSweepPipelines(const Options& o, const BenchPreset* preset) {
 void checkScenarioOptions(const cli::CommandLine& cl, const Options& o) {
   // Options that only the dense scenario reads are refused with any other rather than ignored.
   const std::string& scen = o.mode == Mode::Bench ? o.bench.scenario : o.scenario.name;
-  if (cl.has("--neighbours") && scen != "dense")
+  // A sweep with no scenario of its own runs boids in the default world, dense.
+  const bool benchBoids = o.bench.forces.empty() || std::find(o.bench.forces.begin(), o.bench.forces.end(),
+                                                               core::ForceMode::Boids) != o.bench.forces.end();
+  const bool denseDefault = o.mode == Mode::Bench && scen.empty() && o.bench.defaultDense && benchBoids;
+  if (cl.has("--neighbours") && scen != "dense" && !denseDefault)
     throw UsageError("--neighbours " + cl.text("--neighbours") + " applies to --scenario dense only (the scenario is " +
-                     (scen.empty() ? std::string("uniform") : scen) + ")");
+                     (!scen.empty() ? scen : o.mode == Mode::Bench && !benchBoids ? std::string("plummer, gravity's") : std::string("uniform")) + ")");
   if (cl.has("--half-size") && scen == "dense")
     throw UsageError("--half-size " + cl.text("--half-size") +
                      " does not apply with --scenario dense: its world size follows from --n and --neighbours");

@@ -28,7 +28,11 @@ struct BenchOptions {
   bool textbook = false;  // also (or, with no pipelines, only) the textbook coherent baseline
   std::vector<uint64_t> counts;  // bodies per configuration
   std::vector<int> blockSizes, cellWidths;
-  std::string scenario;  // --scenario or the preset's; empty = uniform for boids, plummer for gravity
+  std::string scenario;  // --scenario or the preset's; empty = the default world for boids, plummer for gravity
+  // The default boids world (no --scenario, no preset's): the viewer's, dense at
+  // kDefaultWorldNeighbours unless --neighbours; the uniform cube when --half-size is given.
+  bool defaultDense = true;
+  bool neighboursGiven = false;
   std::string preset;    // --preset NAME (its lists and parameters already applied by parseOptions)
   int warmup = 5;        // untimed steps per configuration after the reset
   int steps = 30;        // timed steps per repeat

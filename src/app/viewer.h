@@ -71,6 +71,11 @@ struct Viewer {
   // simMs is the last step's wall time on the worker; frameMs the window's frame time; the two
   // are independent, so a slow step shows as steps/s below FPS, never as a frozen window.
   double simMs = 0, frameMs = 0, fps = 0, stepsPerS = 0, renderMs = 0;
+  // The world the window opened on and its force: G twice comes back to it (worldForForce).
+  core::ScenarioSpec startWorld;
+  core::ForceMode startForce = core::ForceMode::Boids;
+  // The stage times of the step simMs times (the same step, read on the stepping thread).
+  core::StepProfile simProfile;
   std::vector<double> secondSimMs, secondRenderMs;
   int secondFrames = 0;
   Clock::time_point secondStart = Clock::now();

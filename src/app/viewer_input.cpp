@@ -6,7 +6,9 @@
 
 #include <cmath>
 
+#include "app/summary.h"
 #include "app/viewer.h"
+#include "app/viewer_state.h"
 #include "core/pipeline_table.h"
 
 namespace murmur::app::viewer {
@@ -40,15 +42,20 @@ std::vector<std::pair<std::string, std::string>> helpRows() {
 }
 
 // G: the other force mode. Boids worlds at rest do nothing visible under gravity (and a star
-// cluster does not flock), so the scenario follows the force when it was the other mode's own.
+// cluster does not flock), so the scenario follows the force when it was the other mode's own;
+// the starting world comes back with its force (worldForForce).
 void Viewer::toggleForce() {
   params.force = params.force == core::ForceMode::Boids ? core::ForceMode::Gravity : core::ForceMode::Boids;
   paramsDirty = true;
-  const bool fileScenario = scenario.name.rfind("file:", 0) == 0;
-  if (!fileScenario && core::naturalForce(scenario.name) != params.force) {
-    scenario.name = params.force == core::ForceMode::Gravity ? "plummer" : "uniform";
+  const core::ScenarioSpec next = worldForForce(scenario, startWorld, startForce, params.force);
+  const bool changed = next.name != scenario.name || next.n != scenario.n || next.seed != scenario.seed ||
+                       next.denseNeighbours != scenario.denseNeighbours;
+  if (changed) {
+    scenario = next;
     resetPending = true;
-    say(std::string("force: ") + core::toString(params.force) + ", scenario " + scenario.name);
+    say(std::string("force: ") + core::toString(params.force) + ", scenario " + scenarioLabel(scenario));
+  } else {
+    say(std::string("force: ") + core::toString(params.force));
   }
 }
 
@@ -81,7 +88,12 @@ void Viewer::onKey(int key, int action, int mods) {
     case GLFW_KEY_N: stepOnce = true; break;
     case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: style.pointSize = std::min(32.0f, style.pointSize * 1.25f); style.bodySize *= 1.25f; break;
     case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: style.pointSize = std::max(1.0f, style.pointSize / 1.25f); style.bodySize /= 1.25f; break;
-    case GLFW_KEY_D: if (press) style.draw = render::next(style.draw), drawChosen = true; break;
+    case GLFW_KEY_D:
+      if (press) {
+        style.draw = render::next(style.draw), drawChosen = true;
+        say(std::string("draw mode: ") + render::toString(style.draw));
+      }
+      break;
     case GLFW_KEY_X:
       if (press) {
         // A slab a tenth of the scene thick: thin enough to cut through flocks, thick enough to hold some.
@@ -93,6 +105,7 @@ void Viewer::onKey(int key, int action, int mods) {
       if (press) {
         style.colour = render::next(style.colour);
         speedFitTime = Clock::time_point{};
+        say(std::string("colour mode: ") + render::toString(style.colour));
       }
       break;
     case GLFW_KEY_R: if (press) resetPending = true; break;

@@ -12,7 +12,9 @@
 
 #include "app/params_json.h"
 #include "app/parse.h"
+#include "app/summary.h"
 #include "app/viewer.h"
+#include "app/viewer_state.h"
 #include "core/param_table.h"
 #include "core/stages.h"
 
@@ -20,23 +22,14 @@ namespace murmur::app::viewer {
 
 namespace {
 
-// The timing section shows the stages of the one stage list except the verlet list build and the
-// ranks' communication (a window runs one process), as it always has; their time is in the
-// step's. Integrate is shortened to fit the strip.
-bool onPanel(core::Stage s) { return s != core::Stage::List && s != core::Stage::Comm; }
-const char* panelName(core::Stage s) {
-  return s == core::Stage::Integrate ? "integ." : core::kStageNames[static_cast<int>(s)];
-}
-
-// The stage times of the last step, three to a line: "label 0.012 sort 0.034 bounds 0.005".
-void stageLines(const core::StepProfile& prof) {
+// The stage times of the step the panel shows, three to a line: "label 0.012 sort 0.034 bounds
+// 0.005"; they add up to the step's time (stageItems).
+void stageLines(const TimedStep& step) {
   std::string line;
   int onLine = 0;
-  for (int i = 0; i < core::kStageCount; ++i) {
-    const auto s = static_cast<core::Stage>(i);
-    if (!onPanel(s)) continue;
+  for (const auto& [name, ms] : stageItems(step)) {
     char item[64];
-    std::snprintf(item, sizeof item, "%s%s %.3f", onLine ? " " : "", panelName(s), prof.at(s));
+    std::snprintf(item, sizeof item, "%s%s %.3f", onLine ? " " : "", name.c_str(), ms);
     line += item;
     if (++onLine == 3) {
       ImGui::TextUnformatted(line.c_str());
@@ -62,7 +55,7 @@ void Viewer::drawPanel() {
   if (ImGui::CollapsingHeader("timing", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::Text("step %.3f ms  %.1f steps/s", simMs, stepsPerS);
     ImGui::Text("frame %.3f ms  %.0f FPS", frameMs, fps);
-    stageLines(engine->lastProfile());
+    stageLines(TimedStep{simMs, simProfile});
     ImGui::Text("render %.3f ms (fill + draw + finish)", renderMs);
     ImGui::TextWrapped("%s", engine->deviceName().c_str());
     ImGui::TextWrapped("GL: %s | interop %s%s%s", glRenderer.c_str(), source->interop() ? "on" : "off",
@@ -252,8 +245,9 @@ void Viewer::drawHud() {
   char observed[64] = "";
   if (observing && observedOnce && !std::isnan(plottedValue(obsLast)))
     std::snprintf(observed, sizeof observed, " | %s %.4g", plottedName(), plottedValue(obsLast));
-  ImGui::Text("%s | %s | N=%zu | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s%s",
-              core::toString(params.pipeline), core::toString(params.force), engine->numBodies(), simMs, stepsPerS,
+  const std::string runs = runDescription(scenario, engine->numBodies(), params, render::toString(style.draw),
+                                          render::toString(style.colour), stepsDone);
+  ImGui::Text("%s | step %.2f ms (%.1f/s) | frame %.2f ms (%.0f FPS) | interop %s%s%s%s%s%s", runs.c_str(), simMs, stepsPerS,
               frameMs, fps, source->interop() ? "on" : "off", observed, paused ? " | paused" : "",
               stepper.busy() && simMs > frameMs ? " | stepping" : "", fpsLog ? " | REC fps" : "",
               video ? " | REC video" : "");

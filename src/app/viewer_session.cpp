@@ -13,6 +13,7 @@
 #include "app/bench.h"
 #include "app/engine_factory.h"
 #include "app/git_sha.h"
+#include "app/summary.h"
 #include "app/viewer.h"
 #include "render/screenshot.h"
 
@@ -47,6 +48,8 @@ void Viewer::resetScenario() {
   if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params, &scenario);
   const core::Scenario built = core::makeScenario(scenario, params);
   const core::Bodies& bodies = built.bodies;
+  // A file's world has the file's N (the panel's N field and the HUD show it).
+  if (scenario.name.rfind("file:", 0) == 0) scenario.n = bodies.size();
   params.halfSize = built.halfSize;
   engine->setParams(params);
   engine->reset(bodies);
@@ -175,7 +178,7 @@ void Viewer::logSecond() {
     r.set("engine", std::string(core::toString(engine->kind())));
     r.set("force", std::string(core::toString(params.force)));
     r.set("pipeline", std::string(core::toString(params.pipeline)));
-    r.set("scenario", scenario.name);
+    r.set("scenario", scenarioLabel(scenario));
     r.set("n", static_cast<long long>(engine->numBodies()));
     // The CPU engine has no block size; an empty cell says so, as in bench rows.
     if (engine->kind() == core::EngineKind::Cuda) r.set("block_size", static_cast<long long>(params.blockSize));
@@ -211,7 +214,7 @@ bool Viewer::betweenSteps() {
       clearObservables();
       nText = std::to_string(scenario.n);
       freshState = true;
-      say("reset: " + scenario.name + ", N=" + std::to_string(scenario.n));
+      say("reset: " + scenarioLabel(scenario) + ", N=" + std::to_string(scenario.n));
     } catch (const std::exception& e) {
       say(e.what(), true);
     }
@@ -272,12 +275,13 @@ void Viewer::writeCaptures(bool newFrame, int viewW, int h) {
 
 void Viewer::frame() {
   const auto t0 = Clock::now();
-  double ms = 0;
+  TimedStep done;
   try {
-    if (stepper.poll(&ms)) {
+    if (stepper.poll(&done)) {
       ++stepsDone;
-      simMs = ms;
-      secondSimMs.push_back(ms);
+      simMs = done.ms;
+      simProfile = done.profile;
+      secondSimMs.push_back(done.ms);
       freshState = true;
     }
   } catch (const std::exception& e) {

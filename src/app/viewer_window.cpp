@@ -112,6 +112,8 @@ void setUp(Viewer& v, const Options& o) {
   applySplatOptions(v.style, o.slab, o.fog, o.edl, o.warpReduce);
   v.drawChosen = !o.drawMode.empty();
   v.resetScenario();
+  v.startWorld = v.scenario;
+  v.startForce = v.params.force;
   if (!o.drawMode.empty()) render::parse(o.drawMode, v.style.draw);
   if (!o.colourMode.empty()) render::parse(o.colourMode, v.style.colour);
 }

@@ -168,11 +168,11 @@ TEST_F(BadInputs, ParamsFileForceIsTaken) {
 
 TEST_F(BadInputs, ByteOrderMarkedFilesLoad) {
   put("bom.txt", "\xEF\xBB\xBF" "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n");
-  put("bom.json", "\xEF\xBB\xBF" R"({"blockSize": 64})");
+  put("bom.json", "\xEF\xBB\xBF" R"({"pipeline": "scattered"})");
   const test::Result r = test::runCommand(std::string(MURMUR_EXE) +
                                           " --headless --no-render --engine cpu --steps 1 --scenario file:" +
                                           path("bom.txt") + " --params " + path("bom.json"));
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("n=2 "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("block=64"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pipeline=scattered"), std::string::npos) << r.out;
 }

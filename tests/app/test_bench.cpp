@@ -17,6 +17,7 @@
 #include "app/bench.h"
 #include "app/bench_output.h"
 #include "app/options.h"
+#include "app/summary.h"
 #include "core/csv.h"
 #include "core/errors.h"
 #include "core/pipeline_table.h"
@@ -139,7 +140,9 @@ TEST(BenchPlan, DefaultsPerEngine) {
     EXPECT_EQ(c.force, core::ForceMode::Boids);
     EXPECT_EQ(c.pipeline, boidsPipes[i]);
     EXPECT_EQ(c.n, 10000u);
-    EXPECT_EQ(c.scenario, "uniform");
+    // The viewer's world: dense at 4 neighbours per boid.
+    EXPECT_EQ(c.scenario, "dense");
+    EXPECT_EQ(c.denseNeighbours, 4.0);
     EXPECT_EQ(c.blockSize, 0) << "the CPU engine has no block size";
     EXPECT_EQ(c.cellWidth, core::hasCellWidth(c.pipeline, c.force) ? 1 : 0) << app::describe(c);
     EXPECT_TRUE(c.skipReason.empty());
@@ -199,6 +202,25 @@ TEST(BenchRow, StageColumnsFollowThePipelineTable) {
       for (int k = 0; k < core::kStageCount; ++k) EXPECT_TRUE(bare.get(core::kStageColumns[k]).empty());
     }
   }
+}
+
+// A boids sweep's default world is the viewer's (dense:4); --scenario dense is dense:8, a
+// --neighbours count is taken by either, and a --half-size asks for the uniform cube.
+TEST(BenchPlan, DefaultWorldIsTheViewers) {
+  const auto scen = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"bench", "--engine", "cpu", "--pipeline", "naive"});
+    const auto plan = app::planBench(parsed(args));
+    return plan.at(0).scenario + ":" + std::to_string(int(plan.at(0).denseNeighbours));
+  };
+  EXPECT_EQ(scen({}), "dense:4");
+  EXPECT_EQ(scen({"--scenario", "dense"}), "dense:8");
+  EXPECT_EQ(scen({"--neighbours", "6"}), "dense:6");
+  EXPECT_EQ(scen({"--scenario", "dense", "--neighbours", "6"}), "dense:6");
+  EXPECT_EQ(scen({"--half-size", "20"}).rfind("uniform:", 0), 0u);
+  EXPECT_EQ(scen({"--preset", "constant-density"}), "dense:8");
+  EXPECT_EQ(app::scenarioLabel("dense", 4), "dense:4");
+  EXPECT_EQ(app::scenarioLabel("dense", 2.5), "dense:2.5");
+  EXPECT_EQ(app::scenarioLabel("uniform", 4), "uniform");
 }
 
 TEST(BenchPlan, PresetsAndCommandLineOverrides) {
@@ -303,7 +325,7 @@ TEST(BenchRun, TinySweepWritesOneRowPerConfiguration) {
     ns.insert(row.at("n"));
     EXPECT_EQ(row.at("engine"), "cpu");
     EXPECT_EQ(row.at("force"), "boids");
-    EXPECT_EQ(row.at("scenario"), "uniform");
+    EXPECT_EQ(row.at("scenario"), "dense:4");
     EXPECT_FALSE(row.at("gpu").empty());
     EXPECT_EQ(row.at("timestamp").size(), 20u) << row.at("timestamp");  // 2025-01-01T00:00:00Z
     EXPECT_EQ(row.at("steps"), "6");
@@ -437,6 +459,8 @@ TEST(BenchPlot, WritesEveryPlotFromASmallCsv) {
   ASSERT_EQ(files.size(), 5u) << r.out;
   for (const char* name : {"steps_vs_n", "steps_vs_block_size", "stages", "gravity_ms_vs_n", "gravity_interactions"})
     EXPECT_TRUE(isPng(dir + "/small_" + name + ".png")) << name << "\n" << r.out;
+  // No rendered rows: the frame-rate plots say so.
+  EXPECT_NE(r.out.find("skipped fps_vs_n: no rendered rows"), std::string::npos) << r.out;
 }
 
 TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
@@ -452,6 +476,41 @@ TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
   const auto files = pngLines(r.out);
   ASSERT_EQ(files.size(), 2u) << r.out;
   for (const auto& f : files) EXPECT_TRUE(isPng(f)) << f;
+}
+
+// The frame-rate plots: from a rendered CPU sweep (EGL, Mesa here) frame and step rate against N;
+// against the block size only where the CUDA engine measured more than one.
+TEST(BenchPlot, FrameRatePlotsFromARenderedCpuSweep) {
+  const std::string csv = tempPath("fps_cpu.csv");
+  const Result b = bench("--render --n 5k,10k --pipeline coherent,rows --steps 3 --repeats 1 --warmup 1 --width 64 "
+                         "--height 48 --csv " + csv);
+  if (b.out.find("OpenGL") != std::string::npos || b.out.find("rendering off") != std::string::npos)
+    GTEST_SKIP() << "no offscreen OpenGL context here\n" << b.out;
+  ASSERT_EQ(b.status, 0) << b.out;
+  const std::string dir = tempPath("plots_fps_cpu");
+  const Result r = plot(csv + " --out " + dir + " --prefix cpu");
+  if (r.status == -2) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(isPng(dir + "/cpu_fps_vs_n.png")) << r.out;
+  EXPECT_NE(r.out.find("skipped fps_vs_block: no rendered rows with a block size"), std::string::npos) << r.out;
+}
+
+TEST(BenchPlot, FrameRatePlotsFromASmallCudaCsv) {
+  const std::string data = std::string(MURMUR_TEST_DATA) + "/bench_render_small.csv";
+  const std::string dir = tempPath("plots_fps");
+  const Result r = plot(data + " --out " + dir + " --prefix r");
+  if (r.status == -2) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(isPng(dir + "/r_fps_vs_n.png")) << r.out;
+  EXPECT_TRUE(isPng(dir + "/r_fps_vs_block.png")) << r.out;
+  // A chosen block size and N; ones the CSV lacks are named in the skip.
+  const Result chosen = plot(data + " --out " + dir + " --prefix c --block-size 128 --fps-n 100k");
+  ASSERT_EQ(chosen.status, 0) << chosen.out;
+  EXPECT_TRUE(isPng(dir + "/c_fps_vs_n.png")) << chosen.out;
+  EXPECT_TRUE(isPng(dir + "/c_fps_vs_block.png")) << chosen.out;
+  const Result missing = plot(data + " --out " + dir + " --prefix m --block-size 96 --fps-n 5k");
+  EXPECT_NE(missing.out.find("skipped fps_vs_n: no rendered rows at block size 96"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("skipped fps_vs_block: no rendered rows at N=5k"), std::string::npos) << missing.out;
 }
 
 // The default world (no --scenario, --pipeline or --params) runs the fastest exact pipeline for

@@ -122,7 +122,7 @@ TEST(Outputs, HeadlessCsvHoldsOneBenchRow) {
   std::getline(lines, row);
   EXPECT_FALSE(std::getline(lines, extra));
   EXPECT_EQ(header.rfind("timestamp,git_sha,gpu", 0), 0u);
-  EXPECT_NE(row.find(",cpu,boids,scattered,dense,300,"), std::string::npos) << row;  // the default world
+  EXPECT_NE(row.find(",cpu,boids,scattered,dense:4,300,"), std::string::npos) << row;  // the default world
   // The second field is the revision of this build: a short commit (+dirty when tracked files
   // differed from it), or "unknown" outside a git checkout.
   const size_t a = row.find(',') + 1, b = row.find(',', a);

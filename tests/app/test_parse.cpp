@@ -121,10 +121,11 @@ TEST(AsyncStepper, StepsOnTheWorkerLikeADirectStep) {
     stepper.start(*viaWorker);
     stepper.wait();
     EXPECT_FALSE(stepper.busy());
-    double ms = -1;
-    ASSERT_TRUE(stepper.poll(&ms));
-    EXPECT_GE(ms, 0.0);
-    EXPECT_FALSE(stepper.poll(&ms)) << "a finished step is reported once";
+    app::TimedStep done;
+    done.ms = -1;
+    ASSERT_TRUE(stepper.poll(&done));
+    EXPECT_GE(done.ms, 0.0);
+    EXPECT_FALSE(stepper.poll(&done)) << "a finished step is reported once";
   }
   EXPECT_EQ(core::stateChecksum(direct->readBodies()), core::stateChecksum(viaWorker->readBodies()));
 }
