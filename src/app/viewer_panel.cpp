@@ -16,6 +16,7 @@
 #include "app/viewer.h"
 #include "app/viewer_state.h"
 #include "core/param_table.h"
+#include "core/pipeline_table.h"
 #include "core/stages.h"
 
 namespace murmur::app::viewer {
@@ -84,6 +85,9 @@ void Viewer::paramWidgets(const std::string& group) {
       if (ImGui::Combo("force (G)", &i, d.spec.names, d.spec.numNames) && i != static_cast<int>(v)) toggleForce();
     } else if (key == "blockSize" && engine->kind() != core::EngineKind::Cuda) {
       ImGui::TextDisabled("block size: none on the CPU engine");
+    } else if (key == "cellWidth" && !core::hasCellWidth(params.pipeline, params.force)) {
+      const core::Pipeline runs = core::effectivePipeline(params.pipeline, params.force);
+      ImGui::TextDisabled("cell width: no boids grid in %s", core::pipelineInfo(runs).name);
     } else if (d.spec.type == core::ValueType::Enum) {
       int i = static_cast<int>(v);
       if (ImGui::Combo(d.label, &i, d.spec.names, d.spec.numNames)) d.set(params, i), paramsDirty = true;
@@ -181,9 +185,14 @@ void Viewer::drawViewSection() {
     style.colour = static_cast<render::ColourMode>(c);
     speedFitTime = Clock::time_point{};
   }
-  ImGui::SliderFloat("point size", &style.pointSize, 1.0f, 32.0f);
-  ImGui::SliderFloat("body size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
-                     ImGuiSliderFlags_Logarithmic);
+  // One size per draw mode, the one it draws with (render/renderer.h DrawMode): points are pixels
+  // wide, boids and sprites world units (points' pixel size is their smallest on screen), splats
+  // their own world size.
+  const bool points = style.draw == render::DrawMode::Points;
+  if (points || !splat()) ImGui::SliderFloat(points ? "size (px)" : "min size (px)", &style.pointSize, 1.0f, 32.0f);
+  if (!points && !splat())
+    ImGui::SliderFloat("size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
+                       ImGuiSliderFlags_Logarithmic);
   if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
   if (!splat()) return;
   // Splat: the slab cuts a thin layer out of the volume, where flocks and the space between them
@@ -198,7 +207,7 @@ void Viewer::drawViewSection() {
   }
   ImGui::SliderFloat("fog", &sp.fogStrength, 0.0f, 1.0f);
   ImGui::SliderFloat("eye-dome light", &sp.edlStrength, 0.0f, 4.0f);
-  ImGui::SliderFloat("splat body size", &sp.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
+  ImGui::SliderFloat("size", &sp.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
                      ImGuiSliderFlags_Logarithmic);
 }
 

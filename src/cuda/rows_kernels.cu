@@ -22,16 +22,21 @@ using core::Vec4;
 namespace {
 
 // Every cell between the previous slot's key (exclusive) and this slot's key (inclusive) starts
-// here; the last slot also closes every cell after it. Each entry is written exactly once.
+// here. The cells before the first key start at 0 and those after the last key at n; those two
+// runs are filled by every thread of the grid in strides, since they can be long (a rank's local
+// set covers only its slab's planes of the whole grid: a serial fill by one thread cost 70 ms a
+// step at 10M bodies over two ranks). Each entry is written exactly once.
 __global__ void __launch_bounds__(1024) findCellFirstKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n,
                                                             uint32_t numCells, uint32_t* __restrict__ cellFirst) {
   const uint32_t k = globalThreadIndex();
+  const uint32_t stride = gridDim.x * blockDim.x;
+  const uint32_t firstKey = __ldg(sortedKeys), lastKey = __ldg(sortedKeys + n - 1);
+  for (uint32_t c = k; c < firstKey; c += stride) cellFirst[c] = 0;
+  for (uint64_t c = uint64_t(lastKey) + 1 + k; c <= numCells; c += stride) cellFirst[c] = n;
   if (k >= n) return;
   const uint32_t key = __ldg(sortedKeys + k);
-  const uint32_t prev = k == 0 ? 0u : __ldg(sortedKeys + k - 1) + 1u;
+  const uint32_t prev = k == 0 ? key : __ldg(sortedKeys + k - 1) + 1u;
   for (uint32_t c = prev; c <= key; ++c) cellFirst[c] = k;
-  if (k == n - 1)
-    for (uint32_t c = key + 1; c <= numCells; ++c) cellFirst[c] = n;
 }
 
 // Body q at p takes the next free rank of its cell (launchCountCells).

@@ -76,7 +76,7 @@ class HostStore final : public LocalStore {
     keepId_.clear();
     keepTag_.clear();
     for (size_t i = 0; i < pos_.size(); ++i) {
-      int need[3];
+      int need[kMaxRanks];  // up to min(ranks, 2 halo + 1): more than 3 once a slab is thinner than the halo
       const int k = ranksNeeding(l, planeOf(g, pos_[i].z), need);
       for (int j = 0; j < k; ++j) {
         if (need[j] == me) {

@@ -73,7 +73,8 @@ MURMUR_HD void neededRanks(const SlabLayout& l, int plane, int& lo, int& hi) {
 }
 
 // The same ranks as a list, owner first, then the others in rank order: at most
-// min(numRanks, 2 halo + 1) of them (3 on the coherent grid). Returns how many it wrote.
+// min(numRanks, 2 halo + 1) of them (3 on the coherent grid; out must hold that many, kMaxRanks
+// always does). Returns how many it wrote.
 MURMUR_HD int ranksNeeding(const SlabLayout& l, int plane, int* out) {
   int lo = 0, hi = 0, count = 0;
   neededRanks(l, plane, lo, hi);

@@ -1,14 +1,17 @@
 // The rows pipeline and the rows grids' sort (row_grid_sort.h): rows against naive across steps
 // and wraps, the counting and radix sorts giving the same run bit for bit, the crowded cell that
 // turns the counting sort off, the flat loop past its table, and the finer cells against the CPU.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include "core/metrics.h"
 #include "core/params.h"
 #include "core/row_search.h"
 #include "cuda/cuda_engine.h"
+#include "cuda/device_buffer.h"
 #include "cuda/rows_kernels.h"
 #include "cuda_test_helpers.h"
 #include "engine_cases.h"
@@ -194,6 +197,32 @@ TEST_F(CudaEngineTest, RowsFineCellsMatchCpu) {
       ASSERT_EQ(core::rowCellsPerRadius(p, n), core::kRowCellsPerRadius);
       expectOneStepMatches(p, bodiesFor(c, p), "rows fine cells " + nameOf(c));
     }
+}
+
+// findCellFirst on keys that occupy a small middle part of a large grid, as a rank's local set
+// does (its slab's planes of the whole grid): every entry is the first slot whose key is >= c,
+// the long empty runs before the first key, after the last key and inside included.
+TEST_F(CudaTest, FindCellFirstFillsLongEmptyRunsAtEveryEnd) {
+  const uint32_t cells = 3000000;
+  std::vector<uint32_t> keys;
+  for (uint32_t c = 1200000; c < 1200040; c += 3) keys.insert(keys.end(), 1 + c % 2, c);  // repeats, gaps
+  keys.push_back(1900000);  // a long run of empty cells inside
+  const uint32_t n = static_cast<uint32_t>(keys.size());
+  cuda::DeviceBuffer<uint32_t> dKeys, dFirst;
+  dKeys.allocate(n);
+  dFirst.allocate(size_t(cells) + 1);
+  ASSERT_EQ(cudaMemcpy(dKeys.get(), keys.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(dFirst.get(), 0xff, (size_t(cells) + 1) * sizeof(uint32_t)), cudaSuccess);
+  cuda::launchFindCellFirst(dKeys.get(), n, cells, dFirst.get(), cuda::LaunchConfig{128, nullptr});
+  std::vector<uint32_t> first(size_t(cells) + 1);
+  ASSERT_EQ(cudaMemcpy(first.data(), dFirst.get(), first.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  size_t wrong = 0, firstWrong = first.size();
+  for (uint32_t c = 0; c <= cells; ++c) {
+    const auto want = static_cast<uint32_t>(std::lower_bound(keys.begin(), keys.end(), c) - keys.begin());
+    if (first[c] != want && wrong++ == 0) firstWrong = c;
+  }
+  EXPECT_EQ(wrong, 0u) << "first wrong cell " << firstWrong;
 }
 
 }  // namespace
