@@ -3,17 +3,19 @@
 # CUDA engine) and over K ranks (mpirun, one GPU per rank, NCCL), each run printing its summary
 # lines into one log that bench/scaling_csv.py turns into the committed CSV.
 #
-#   bench/run-scaling.sh [MURMUR] [LOG] [K] [PART]
+#   bench/run-scaling.sh [MURMUR] [LOG] [K] [PART] [PIPELINES]
 #
 # PART: all (default), gravity or boids, to run the two halves separately (their logs concatenate).
 # Gravity: all pairs (Plummer sphere, leapfrog), strong at 1M and 4M, weak at 1M per GPU.
-# Boids: coherent grid at constant density (the dense scenario: ~8 neighbours per boid), strong at
-# 100M, weak at 50M per GPU, timed after 300 untimed steps so the flock has settled.
+# Boids: each of PIPELINES (default "rows coherent") at constant density (the dense scenario: ~8
+# neighbours per boid), strong at 100M, weak at 50M per GPU (SCALING_WEAK=0 leaves weak out),
+# timed after 300 untimed steps so the flock has settled.
 set -uo pipefail
 bin=${1:-build/murmur}
 log=${2:-scaling.log}
 k=${3:-2}
 part=${4:-all}
+pipelines=${5:-rows coherent}
 case $part in all | gravity | boids) ;; *) echo "PART $part: one of all, gravity, boids" >&2; exit 2 ;; esac
 : >"$log"
 # --quiet: mpirun's own banners stay out of the log; a failing rank's cause is one murmur: line.
@@ -43,9 +45,15 @@ fi
 
 # The same pipeline on one GPU and on K: the ratio compares the decomposition, not two pipelines.
 if [ "$part" != gravity ]; then
-  boids=(--scenario dense --force boids --pipeline coherent)
-  run boids-strong 1 "${boids[@]}" --n 100M --warmup 300 --steps 100
-  run boids-strong "$k" "${boids[@]}" --n 100M --warmup 300 --steps 100
-  run boids-weak 1 "${boids[@]}" --n 50M --warmup 300 --steps 100
+  for pipeline in $pipelines; do
+    boids=(--scenario dense --force boids --pipeline "$pipeline")
+    run boids-strong 1 "${boids[@]}" --n 100M --warmup 300 --steps 100
+    run boids-strong "$k" "${boids[@]}" --n 100M --warmup 300 --steps 100
+    if [ "${SCALING_WEAK:-1}" != 0 ]; then
+      run boids-weak 1 "${boids[@]}" --n 50M --warmup 300 --steps 100
+      # On two ranks the strong run at 100M is the weak one too.
+      [ "$k" -gt 2 ] && run boids-weak "$k" "${boids[@]}" --n $((k * 50))M --warmup 300 --steps 100
+    fi
+  done
 fi
 grep -E "^(###|engine=|ranks=|stages_ms_mean|device:|murmur:)" "$log" | tail -40

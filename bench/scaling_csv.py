@@ -88,7 +88,8 @@ def rows_of(runs, gpu, sha, timestamp):
     # Speedup against the one-GPU row: same N (strong), same N per GPU (weak).
     for row in out:
         per_gpu = row["n"] / row["ranks"] if row["scaling"] == "weak" else row["n"]
-        base = [b for b in out if b["ranks"] == 1 and b["force"] == row["force"] and b["n"] == per_gpu]
+        base = [b for b in out if b["ranks"] == 1 and b["force"] == row["force"] and b["pipeline"] == row["pipeline"]
+                and b["n"] == per_gpu]
         if base:
             row["speedup"] = round(base[0]["sim_ms_median"] / row["sim_ms_median"], 3)
     return out
@@ -104,29 +105,38 @@ def plot(rows, path):
     # A weak pair measured as a one-GPU row at N plus a strong row at K N on K GPUs.
     for one in [r for r in rows if r["ranks"] == 1 and r["scaling"] == "weak"]:
         for r in rows:
-            if r["ranks"] > 1 and r["force"] == one["force"] and r["n"] == one["n"] * r["ranks"] and \
-                    not any(m["scaling"] == "weak" and m["n"] == r["n"] and m["force"] == r["force"] for m in multi):
+            same = r["force"] == one["force"] and r["pipeline"] == one["pipeline"]
+            if r["ranks"] > 1 and same and r["n"] == one["n"] * r["ranks"] and \
+                    not any(m["scaling"] == "weak" and m["n"] == r["n"] and m["force"] == r["force"] and
+                            m["pipeline"] == r["pipeline"] for m in multi):
                 multi.append(dict(r, scaling="weak", speedup=round(one["sim_ms_median"] / r["sim_ms_median"], 3)))
-    multi.sort(key=lambda r: (r["force"] != "gravity", r["scaling"] != "strong", r["n"]))
-    fig, ax = plt.subplots(figsize=(9, 4.6))
-    colours = {"gravity": "#1f77b4", "boids": "#2ca02c"}
+    multi.sort(key=lambda r: (r["force"] != "gravity", r["pipeline"], r["scaling"] != "strong", r["n"], r["ranks"]))
+    fig, ax = plt.subplots(figsize=(max(9, 1.3 * len(multi)), 4.8))
+    palette = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
+    series = sorted({(r["force"], r["pipeline"]) for r in multi}, key=lambda fp: (fp[0] != "gravity", fp[1]))
+    colours = {fp: palette[i % len(palette)] for i, fp in enumerate(series)}
     for i, r in enumerate(multi):
         ms, comm = r["sim_ms_median"], float(r["comm_ms"] or 0)
-        ax.bar(i, r["speedup"], color=colours[r["force"]], alpha=0.55 if r["scaling"] == "weak" else 1.0)
-        ax.text(i, r["speedup"] + 0.03, f"{r['speedup']:.2f}x\ncomm {comm:.2g} of {ms:.4g} ms", ha="center",
-                va="bottom", fontsize=8)
+        ax.bar(i, r["speedup"], color=colours[(r["force"], r["pipeline"])], alpha=0.55 if r["scaling"] == "weak" else 1.0)
+        one_gpu = r["speedup"] * ms if r["scaling"] == "strong" else None
+        text = f"{r['speedup']:.2f}x\n" + (f"1 GPU {one_gpu:.4g} ms\n" if one_gpu else "") + \
+            f"{r['ranks']} GPUs {ms:.4g} ms\n(comm {comm:.2g} ms)"
+        ax.text(i, r["speedup"] - 0.05, text, ha="center", va="top", fontsize=8, color="white", fontweight="bold")
     ax.set_xticks(range(len(multi)))
     # All pairs is O(N^2): with N per GPU fixed each GPU does K times the work, so 1/K is ideal.
     ideal = {("gravity", "weak"): "\n(ideal 1/K: N\u00b2 work)", ("boids", "weak"): "\n(ideal 1)"}
-    ax.set_xticklabels([f"{r['force']} {r['scaling']}\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" +
+    ax.set_xticklabels([f"{r['force']} {r['pipeline']} {r['scaling']}\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" +
                         ideal.get((r["force"], r["scaling"]), "") for r in multi], fontsize=8)
-    ax.axhline(1.9, color="#1f77b4", ls="--", lw=1, label="gravity target (strong) 1.9x")
-    ax.axhline(1.8, color="#2ca02c", ls=":", lw=1, label="boids target (strong) 1.8x")
-    ax.set_ylim(0, max([2.3] + [r["speedup"] + 0.4 for r in multi]))
-    ax.set_ylabel("speedup over one GPU")
+    for k in sorted({r["ranks"] for r in multi}):
+        ax.axhline(k, color="#777777", ls="--", lw=1)
+        ax.text(len(multi) - 0.5, k, f" ideal strong scaling on {k} GPUs", fontsize=7, va="bottom", ha="right",
+                color="#555555")
+    ax.set_ylim(0, max([2.3] + [r["speedup"] + 0.3 for r in multi] + [r["ranks"] + 0.5 for r in multi]))
+    ax.set_ylabel("speedup over one GPU of the same pipeline")
     gpu = rows[0]["gpu"] if rows else ""
-    ax.set_title(f"Strong scaling (same N) and weak scaling (same N per GPU), {gpu}", fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
+    kinds = {r["scaling"] for r in multi}
+    what = " and ".join(k for k in ("strong scaling (same N)", "weak scaling (same N per GPU)") if k.split()[0] in kinds)
+    ax.set_title(f"{what[0].upper() + what[1:]}, {gpu}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(path)
@@ -148,7 +158,7 @@ def main():
         w.writerows(rows)
     print(a.csv)
     for r in rows:
-        print(f"{r['force']:8s} {r['scaling']:6s} n={r['n']:>10} ranks={r['ranks']} ms={r['sim_ms_median']:.3f} "
+        print(f"{r['force']:8s} {r['pipeline']:9s} {r['scaling']:6s} n={r['n']:>10} ranks={r['ranks']} ms={r['sim_ms_median']:.3f} "
               f"comm={r['comm_ms']} speedup={r['speedup']}")
     if a.png and rows:
         plot(rows, a.png)

@@ -163,7 +163,7 @@ def test_render_offscreen():
     try:
         img = sim.render(width=160, height=120, draw="points")
     except RuntimeError as e:
-        if "no offscreen" in str(e):
+        if "no offscreen" in str(e) or "no renderer" in str(e):
             pytest.skip(str(e))
         raise
     assert img.shape == (120, 160, 3) and img.dtype == np.uint8
@@ -270,10 +270,11 @@ def test_failed_calls_leave_the_simulation_as_it_was():
         (ValueError, lambda: sim.step(-1)),
         (TypeError, lambda: sim.step(1.5)),
         (ValueError, lambda: sim.device_positions()),
-        (ValueError, lambda: sim.render(width=4, height=4)),
-        (ValueError, lambda: sim.render(width=64, height=64, draw="voxels")),
         (ValueError, lambda: sim.save("/nonexistent-dir/state.txt")),
     ]
+    if mm._native.has_render:  # a build without the renderer refuses every render alike
+        cases += [(ValueError, lambda: sim.render(width=4, height=4)),
+                  (ValueError, lambda: sim.render(width=64, height=64, draw="voxels"))]
     for exc, call in cases:
         with pytest.raises(exc) as e:
             call()

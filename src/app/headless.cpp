@@ -68,6 +68,7 @@ core::CsvRow headlessRow(const Options& o, const core::SimParams& params, core::
   return row;
 }
 
+#if defined(MURMUR_HAVE_RENDER)
 // "dir/f%05d.png": one conversion, %0 then digits then d, and nothing else for printf to read.
 bool isPngPattern(const std::string& p) {
   const size_t at = p.find('%');
@@ -78,6 +79,7 @@ bool isPngPattern(const std::string& p) {
   if (i >= p.size() || p[i] != 'd' || i - at > 4) return false;
   return p.size() >= 4 && p.compare(p.size() - 4, 4, ".png") == 0;
 }
+#endif
 
 }  // namespace
 
