@@ -144,13 +144,17 @@ class Simulation:
     engine     "cpu" or "cuda"
     seed       the scenario's random seed
     neighbours dense: mean neighbours per boid, which sizes the world (``--neighbours``)
+    select     "file:" only: the bodies to keep, "0-16383,32768-40959" (``--select``); n then takes
+               an even subset of them (``--n`` with a file)
+    scale      "file:" only: (length, velocity, mass) factors on the file's values (``--scale-*``)
     params     a dict with the keys of the ``--params`` JSON (``param_table()`` lists them),
                applied below the options above, as a ``--params`` file is
     """
 
     def __init__(self, n: Optional[int] = None, force: Optional[str] = None, scenario: Optional[str] = None,
                  pipeline: Optional[str] = None, engine: Optional[str] = None, seed: Optional[int] = None,
-                 params: Optional[Dict[str, Any]] = None, neighbours: Optional[float] = None):
+                 params: Optional[Dict[str, Any]] = None, neighbours: Optional[float] = None,
+                 select: Optional[str] = None, scale: Optional[Sequence[float]] = None):
         args: List[str] = []
         if n is not None:
             args += ["--n", _count("n", n)]
@@ -164,6 +168,21 @@ class Simulation:
             if isinstance(neighbours, bool) or not isinstance(neighbours, (int, float, np.number)):
                 raise TypeError(f"neighbours must be a number, not {type(neighbours).__name__}")
             args += ["--neighbours", repr(float(neighbours))]
+        if select is not None:
+            if not isinstance(select, str):
+                raise TypeError(f"select must be a str such as '0-999,2000-2999', not {type(select).__name__}")
+            args += ["--select", select]
+        if scale is not None:
+            try:
+                factors = [] if isinstance(scale, (str, bytes)) else list(scale)
+            except TypeError:
+                factors = []
+            if len(factors) != 3:
+                raise TypeError(f"scale must be three numbers (length, velocity, mass), not {scale!r}")
+            for opt, factor in zip(("--scale-length", "--scale-velocity", "--scale-mass"), factors):
+                if isinstance(factor, bool) or not isinstance(factor, (int, float, np.number)):
+                    raise TypeError(f"scale: {opt[8:]} factor must be a number, not {type(factor).__name__}")
+                args += [opt, repr(float(factor))]
         pj = None if params is None else _params_json(params)
         given = pipeline is not None or (isinstance(params, dict) and "pipeline" in params)
         self._s = _native.Simulation(args, pj, given)

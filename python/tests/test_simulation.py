@@ -138,6 +138,23 @@ def test_save_and_load(tmp_path):
     np.testing.assert_allclose(back.positions, sim.positions, rtol=1e-5, atol=1e-5)
 
 
+def test_file_bodies_are_selected_subset_and_scaled(tmp_path):
+    # mass x y z vx vy vz per line, two galaxies of disk, bulge and halo blocks (16 bodies each):
+    # keep the disks and bulges (--select), every 2nd of them (n), in other units (scale).
+    rows = np.arange(48 * 7, dtype=np.float32).reshape(48, 7) / 8
+    rows[:, 0] = 1 + np.arange(48) % 5
+    np.savetxt(tmp_path / "mw_m31.txt", rows, fmt="%.9g")
+    sim = mm.Simulation(scenario=f"file:{tmp_path / 'mw_m31.txt'}", engine="cpu", select="0-15,24-39", n=16,
+                        scale=(4, 0.5, 2))
+    kept = np.r_[0:16:2, 24:40:2]
+    assert sim.n == 16
+    np.testing.assert_array_equal(sim.positions, rows[kept, 1:4] * np.float32(4))
+    np.testing.assert_array_equal(sim.velocities, rows[kept, 4:7] * np.float32(0.5))
+    np.testing.assert_array_equal(sim.masses, rows[kept, 0] * np.float32(2))
+    with pytest.raises(ValueError, match="--n 40 is more than the 32 bodies --select keeps"):
+        mm.Simulation(scenario=f"file:{tmp_path / 'mw_m31.txt'}", engine="cpu", select="0-15,24-39", n=40)
+
+
 def test_tables():
     names = [p["name"] for p in mm.pipelines()]
     assert names == ["naive", "scattered", "coherent", "rows", "tree", "verlet"]
@@ -207,6 +224,10 @@ def test_ctrl_c_stops_between_steps():
     (dict(params={"halfSize": float("nan")}), ValueError, "params"),
     (dict(params={"halfSize": {1, 2}}), TypeError, "params"),
     (dict(scenario="file:/nonexistent/state.txt"), ValueError, "/nonexistent/state.txt"),
+    (dict(select="0-5"), ValueError, "--select 0-5 applies with --scenario file:PATH only"),
+    (dict(select=5), TypeError, "select must be a str"),
+    (dict(scale=(1, 2)), TypeError, "scale must be three numbers"),
+    (dict(scale=(1, "2", 3)), TypeError, "velocity factor must be a number"),
 ])
 def test_bad_arguments_raise_one_line(kwargs, exc, words):
     args = dict(n=500, engine="cpu")

@@ -128,6 +128,12 @@ const std::vector<AppValue>& appValues() {
        core::intRange(1, 100000000), [](Options& o, double v) { o.observeEvery = static_cast<int>(v); }, false},
       {"--trajectory-every", "trajectory every", "Headless: write a trajectory frame every K steps (default 10)",
        core::intRange(1, 100000000), [](Options& o, double v) { o.trajectoryEvery = static_cast<int>(v); }, false},
+      {"--scale-length", "length scale", "With --scenario file: multiply positions by this (units)",
+       core::floatAbove(0, 1e30), [](Options& o, double v) { o.scenario.scaleLength = v; }, false},
+      {"--scale-velocity", "velocity scale", "With --scenario file: multiply velocities by this (units)",
+       core::floatAbove(0, 1e30), [](Options& o, double v) { o.scenario.scaleVelocity = v; }, false},
+      {"--scale-mass", "mass scale", "With --scenario file: multiply masses by this (units)", core::floatAbove(0, 1e30),
+       [](Options& o, double v) { o.scenario.scaleMass = v; }, false},
       {"--neighbours", "dense neighbours", "Scenario dense: mean boids within the largest rule radius, sets the world size (default 8; 4 with no --scenario)",
        core::floatAbove(0, 1000), [](Options& o, double v) { o.scenario.denseNeighbours = v; }, false},
       {"--steps", "steps", "Timed steps per repeat (default 30)", core::intRange(1, 100000000),
@@ -248,6 +254,10 @@ void defineMainOptions(CommandLine& cl, Options& o) {
   app.add_flag("--no-render", cl.noRender, "With --headless: simulate only, no GL at all");
   addValue(app, cl.given, "--scenario", "uniform | dense | plummer | galaxies | galaxy | file:PATH | file:RUN.h5@last or @K (default: dense, 4 neighbours; uniform with --half-size)",
            "NAME");
+  addValue(app, cl.given, "--select",
+           "With --scenario file: keep these bodies, in file order (0-based ranges, e.g. 0-16383,32768-40959); "
+           "--n then takes an even subset of them",
+           "RANGES");
   addValue(app, cl.given, "--params", "JSON file with simulation parameters (options override it)", "FILE");
   addAppValues(app, cl.given, false);
   addParamOptions(app, cl.given);

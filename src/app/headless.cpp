@@ -106,6 +106,7 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   if (!fromFile) checkFits(fitKind, o.scenario.n, params, &o.scenario);
   core::Scenario scenario = core::makeScenario(o.scenario, params);
   params.halfSize = scenario.halfSize;
+  if (speaker && !scenario.note.empty()) std::fprintf(stderr, "scenario: %s\n", scenario.note.c_str());
   if (fromFile) checkFits(fitKind, scenario.bodies.size(), params, &o.scenario);
   auto engine = ranks ? dist::createDistEngine(o.engine, params) : makeEngine(o.engine, params);
   engine->setProfiling(o.profile);

@@ -34,6 +34,7 @@ void applyScenario(const CommandLine& cl, Options& o) {
     }
     o.scenario.name = s;
     if (o.mode == Mode::Bench) o.bench.scenario = s;
+    if (cl.has("--select")) o.scenario.select = cl.text("--select");
   } else if (o.mode == Mode::Bench) {
     // A boids sweep's default world is the viewer's (bench_plan.cpp, planBench).
     o.bench.defaultDense = !cl.has("--half-size");
@@ -72,6 +73,8 @@ const BenchPreset* applyParameterSources(const CommandLine& cl, int argc, char**
   applyAppValues(cl.given, false, o);
   o.forceSet = cl.has("--force") || cl.benchGiven.at("--force").given() || paramsForce;
   o.nSet = cl.has("--n") || cl.benchGiven.at("--n").given();
+  // --n with a file's bodies: an even subset of them (a run's only; a sweep refuses it).
+  o.scenario.fileSubset = cl.has("--n") && cl.has("--scenario") && cl.text("--scenario").rfind("file:", 0) == 0;
   o.pipelineSet = cl.has("--pipeline");
   if (o.mode == Mode::Bench) applyBenchOptions(cl.benchGiven, o);
   if (cl.accuracyGiven.at("--drift-n").given()) {

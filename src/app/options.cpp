@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/pipeline_table.h"
+#include "core/scenarios.h"
 
 namespace murmur::app {
 
@@ -117,9 +118,21 @@ void checkScenarioOptions(const cli::CommandLine& cl, const Options& o) {
   t.forceContext = t.otherContext = std::string(" (the pipeline is ") +
                                     (t.sweep ? "not in the sweep" : core::toString(o.params.pipeline)) + ")";
   for (const auto& [name, value] : o.typed) checkParamApplies(name, value, t, true);
-  if (o.nSet && o.scenario.name.rfind("file:", 0) == 0)
+  // A file's bodies: --n takes an even subset of them (of a run's; a sweep's counts are the
+  // file's), --select ranges of them, the scales their units; with no file there is nothing to take.
+  const bool file = scen.rfind("file:", 0) == 0;
+  if (o.nSet && file && o.mode == Mode::Bench)
     throw UsageError("--n " + (cl.has("--n") ? cl.text("--n") : cl.benchGiven.at("--n").text) +
-                     " does not apply with --scenario " + o.scenario.name + ": the file sets the number of bodies");
+                     " does not apply to a sweep of --scenario " + scen + ": the file sets the number of bodies");
+  for (const char* opt : {"--select", "--scale-length", "--scale-velocity", "--scale-mass"}) {
+    if (!cl.has(opt)) continue;
+    if (!file)
+      throw UsageError(std::string(opt) + " " + cl.text(opt) + " applies with --scenario file:PATH only (the scenario is " +
+                       (scen.empty() ? std::string("the default") : scen) + ")");
+    if (o.mode == Mode::Bench)
+      throw UsageError(std::string(opt) + " " + cl.text(opt) + " applies to a run, not to a sweep (bench)");
+  }
+  if (cl.has("--select")) core::parseSelect(cl.text("--select"));  // its form now, its bounds with the file
 }
 
 }  // namespace

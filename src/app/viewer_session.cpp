@@ -48,6 +48,7 @@ void Viewer::resetScenario() {
   if (scenario.name.rfind("file:", 0) != 0) checkFits(engine->kind(), scenario.n, params, &scenario);
   const core::Scenario built = core::makeScenario(scenario, params);
   const core::Bodies& bodies = built.bodies;
+  if (!built.note.empty()) say(built.note);
   // A file's world has the file's N (the panel's N field and the HUD show it).
   if (scenario.name.rfind("file:", 0) == 0) scenario.n = bodies.size();
   params.halfSize = built.halfSize;

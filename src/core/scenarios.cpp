@@ -1,5 +1,6 @@
 #include "core/scenarios.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -264,6 +265,99 @@ float denseHalfSize(size_t n, const BoidParams& boids, double neighbours) {
   return float(std::max(side * 0.5, 2.0 * r));
 }
 
+std::vector<BodyRange> parseSelect(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return UsageError("--select " + text + ": " + why +
+                      " (allowed: comma-separated body indices or ranges A-B, 0-based, ascending, "
+                      "e.g. 0-16383,32768-40959)");
+  };
+  auto number = [&](const std::string& item) {
+    if (item.empty() || item.size() > 12 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw bad("'" + item + "' is not a body index");
+    return static_cast<size_t>(std::stoull(item));
+  };
+  std::vector<BodyRange> out;
+  if (text.empty()) throw bad("no ranges");
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const size_t dash = item.find('-');
+    BodyRange r;
+    r.first = number(item.substr(0, dash));
+    r.last = dash == std::string::npos ? r.first : number(item.substr(dash + 1));
+    if (r.last < r.first) throw bad("range " + item + " ends before it starts");
+    if (!out.empty() && r.first <= out.back().last) throw bad("range " + item + " is not after the one before it");
+    out.push_back(r);
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::string takeFromFile(Bodies& b, const ScenarioSpec& spec, const std::string& name) {
+  const size_t total = b.size();
+  std::vector<size_t> keep;
+  std::ostringstream note;
+  if (!spec.select.empty()) {
+    for (const BodyRange& r : parseSelect(spec.select)) {
+      if (r.last >= total)
+        throw UsageError("--select " + spec.select + ": body " + std::to_string(r.last) + " is past the " +
+                         std::to_string(total) + " bodies of " + name + " (indices 0 to " + std::to_string(total - 1) +
+                         ")");
+      for (size_t i = r.first; i <= r.last; ++i) keep.push_back(i);
+    }
+    note << "kept " << keep.size() << " of the " << total << " bodies (--select " << spec.select << ")";
+  } else {
+    keep.resize(total);
+    for (size_t i = 0; i < total; ++i) keep[i] = i;
+  }
+  if (spec.fileSubset) {
+    const size_t from = keep.size(), n = spec.n;
+    if (n < 1 || n > from)
+      throw UsageError("--n " + std::to_string(n) + " is more than the " + std::to_string(from) + " bodies " +
+                       (spec.select.empty() ? "of " + name : "--select keeps") + " (allowed: 1 to " +
+                       std::to_string(from) + ", an even subset)");
+    // Body floor(i * from / n) for i < n: every k-th when from = k n, else steps of k and k + 1.
+    std::vector<size_t> sub(n);
+    for (size_t i = 0; i < n; ++i) sub[i] = keep[static_cast<size_t>((uint64_t(i) * from) / n)];
+    keep.swap(sub);
+    if (n != from) {  // every body: nothing to say
+      note << (note.tellp() > 0 ? ", then " : "") << "an even subset of " << n << " of " << from;
+      if (from % n == 0) {
+        note << ": one body in every " << from / n;
+      } else {
+        note.precision(3);
+        note << ": one body in every " << double(from) / double(n) << " on average (" << from
+             << " is not a multiple of " << n << ")";
+      }
+    }
+  }
+  Bodies out;
+  out.resize(keep.size());
+  const float L = float(spec.scaleLength), V = float(spec.scaleVelocity), M = float(spec.scaleMass);
+  for (size_t k = 0; k < keep.size(); ++k) {
+    const Vec4 p = b.pos[keep[k]], v = b.vel[keep[k]];
+    out.pos[k] = Vec4{p.x * L, p.y * L, p.z * L, p.w * M};
+    out.vel[k] = Vec4{v.x * V, v.y * V, v.z * V, v.w};
+    out.id[k] = static_cast<uint32_t>(k);
+    const Vec4& q = out.pos[k];
+    const Vec4& u = out.vel[k];
+    if (!std::isfinite(q.x) || !std::isfinite(q.y) || !std::isfinite(q.z) || !std::isfinite(q.w) ||
+        !std::isfinite(u.x) || !std::isfinite(u.y) || !std::isfinite(u.z))
+      throw UsageError("the scale factors overflow body " + std::to_string(keep[k]) + " of " + name +
+                       " (--scale-length " + std::to_string(spec.scaleLength) + ", --scale-velocity " +
+                       std::to_string(spec.scaleVelocity) + ", --scale-mass " + std::to_string(spec.scaleMass) +
+                       ")");
+  }
+  if (spec.scaleLength != 1.0 || spec.scaleVelocity != 1.0 || spec.scaleMass != 1.0) {
+    note << (note.tellp() > 0 ? "; " : "") << "scaled: length x" << spec.scaleLength << ", velocity x"
+         << spec.scaleVelocity << ", mass x" << spec.scaleMass;
+  }
+  b = std::move(out);
+  const std::string text = note.str();
+  return text.empty() ? "" : name + ": " + text;
+}
+
 Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
   Scenario sc;
   sc.halfSize = params.halfSize;
@@ -276,6 +370,10 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
     // A saved state says which force it ran with (its world and parameters reach `params`
     // through the options, see app/options.cpp); a plain body file is gravity.
     if (!header.force.empty()) parse(header.force, sc.force);
+    if (spec.scaleLength != 1.0 && sc.force == ForceMode::Boids)
+      throw UsageError("--scale-length applies to gravity bodies: the boids state in " + spec.name +
+                       " keeps its world (--half-size " + std::to_string(params.halfSize) + ")");
+    sc.note = takeFromFile(sc.bodies, spec, spec.name);
     return sc;
   }
   bool known = false;

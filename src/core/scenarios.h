@@ -17,7 +17,21 @@ struct ScenarioSpec {
   uint64_t seed = 1;
   // dense: mean number of other boids inside the largest rule radius (sets the world size)
   double denseNeighbours = 8.0;
+  // file: only (takeFromFile). select: the bodies to keep, in file order ("0-16383,32768-40959":
+  // 0-based, inclusive ranges, ascending; "" keeps all); fileSubset: then an even subset of n of
+  // them (--n with a file); scale*: factors on positions, velocities and masses (units).
+  std::string select;
+  bool fileSubset = false;
+  double scaleLength = 1.0, scaleVelocity = 1.0, scaleMass = 1.0;
 };
+
+// One range of --select, first <= last (0-based body indices in file order).
+struct BodyRange {
+  size_t first = 0, last = 0;
+};
+// The ranges of a --select value: "A-B" or "A" items, comma-separated, ascending and
+// non-overlapping. UsageError naming --select and the value otherwise.
+std::vector<BodyRange> parseSelect(const std::string& text);
 
 // The scenario names (without file:).
 const std::vector<std::string>& scenarioNames();
@@ -33,7 +47,14 @@ struct Scenario {
   Bodies bodies;
   float halfSize = 0;
   ForceMode force = ForceMode::Boids;
+  std::string note;  // file: what was taken from it when not every body as it is ("" otherwise)
 };
+
+// file: the selection, the even subset and the scales of spec applied to the bodies read from
+// `name` (what messages call the file), ids renumbered 0..N-1 in file order. Returns a line that
+// says what was kept ("" when every body was, unscaled). UsageError for a range or N past the
+// file's bodies, or a scale that overflows a value.
+std::string takeFromFile(Bodies& b, const ScenarioSpec& spec, const std::string& name);
 
 // Builds the scenario from the spec and the parameters it depends on (world half-size, rule
 // radii, max speed). Throws UsageError for an unknown name, N out of range, or an

@@ -123,7 +123,28 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       {"--headless --engine cpu --n 50 --steps 1 --record " + path("video.txt"), "--record"},
       {"--headless --engine cpu --n 50 --steps 1 --record " + path("video"), "--record"},
       // Options that do not apply are refused, not ignored.
+      // A file's bodies: --n and --select within them, the file options only with a file.
       {"--headless --no-render --engine cpu --steps 1 --n 5 --scenario file:" + path("bodies.txt"), "--n"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 0-2",
+       "--select"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 1-0",
+       "--select"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 1,0",
+       "--select"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 0-x",
+       "--select"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select ''",
+       "--select"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --scale-mass 0",
+       "--scale-mass"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --scale-length -2",
+       "--scale-length"},
+      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") +
+           " --scale-velocity 1e39", "--scale-velocity"},
+      {kHeadless + "--select 0-9", "--select"},
+      {kHeadless + "--scale-length 2", "--scale-length"},
+      {"bench --engine cpu --scenario file:" + path("bodies.txt") + " --select 0", "--select"},
+      {"bench --engine cpu --scenario file:" + path("bodies.txt") + " --n 1", "--n"},
       {"accuracy --engine cpu --n 500 --steps 7", "--steps"},
       // Outputs and inputs that cannot work.
       {kHeadless + "--csv /nonexistent-murmur-dir/t.csv", "--csv"},

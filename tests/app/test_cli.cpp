@@ -152,6 +152,42 @@ TEST(Cli, OutThenFileScenarioRoundTrips) {
   EXPECT_EQ(sum(c.out), sum(d.out));
 }
 
+// A body file in the layout of the Milky Way-Andromeda data set (`mass x y z vx vy vz`, each
+// galaxy's disk, bulge and halo in blocks): --select keeps the disks and bulges, --n takes every
+// 2nd of them, the scales change the units, and --out after zero steps shows exactly those bodies.
+TEST(Cli, FileBodiesAreSelectedSubsetAndScaled) {
+  const std::string in = ::testing::TempDir() + "murmur_mw_m31.txt";
+  const std::string out = ::testing::TempDir() + "murmur_mw_m31_out.txt";
+  {
+    std::ofstream f(in);
+    for (int i = 0; i < 48; ++i)  // two galaxies: disk 8, bulge 8, halo 8
+      f << 1 + i % 5 << " " << i << " " << -i << " " << 0.5 * i << " " << 2 * i << " 1 " << -i << "\n";
+  }
+  const Result r = run(kHeadless + "--steps 0 --scenario file:" + in +
+                       " --select 0-15,24-39 --n 16 --scale-length 4 --scale-velocity 0.5 --scale-mass 2 --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("kept 32 of the 48 bodies"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("an even subset of 16 of 32: one body in every 2"), std::string::npos) << r.out;
+  std::ifstream f(out);
+  std::string line;
+  int k = 0;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const int i = k < 8 ? 2 * k : 24 + 2 * (k - 8);  // the file line of the k-th body kept
+    double m, x, y, z, vx, vy, vz;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf %lf %lf %lf %lf %lf %lf", &m, &x, &y, &z, &vx, &vy, &vz), 7) << line;
+    EXPECT_EQ(m, 2.0 * (1 + i % 5)) << k;
+    EXPECT_EQ(x, 4.0 * i);
+    EXPECT_EQ(y, -4.0 * i);
+    EXPECT_EQ(z, 2.0 * i);
+    EXPECT_EQ(vx, 1.0 * i);
+    EXPECT_EQ(vy, 0.5);
+    EXPECT_EQ(vz, -0.5 * i);
+    ++k;
+  }
+  EXPECT_EQ(k, 16);
+}
+
 TEST(Cli, HelpExitsZero) {
   const Result r = run("--help");
   EXPECT_EQ(r.status, 0);

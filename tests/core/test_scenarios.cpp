@@ -212,3 +212,98 @@ TEST(Scenarios, GalaxyIsAVirialisedThinRotatingDisk) {
   EXPECT_LT(zRms, 0.15);
   EXPECT_GT(lz / double(g.disk), 0.5);  // ~ r v_c with r ~ 2, v_c ~ 0.7
 }
+
+// A file's bodies in the Milky Way-Andromeda layout (blocks of bodies per component), cut down by
+// --select ranges and an even subset, then scaled: each kept body is the one at its file index.
+namespace {
+Bodies numbered(size_t n) {
+  Bodies b;
+  b.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const float f = float(i);
+    b.pos[i] = Vec4{f, -f, 0.5f * f, 1.0f + f};
+    b.vel[i] = Vec4{2.0f * f, 1.0f, -f, 0.0f};
+    b.id[i] = uint32_t(i);
+  }
+  return b;
+}
+ScenarioSpec fileSpec() {
+  ScenarioSpec s;
+  s.name = "file:galaxies.txt";
+  return s;
+}
+}  // namespace
+
+TEST(ScenarioFile, SelectRangesParseOrRefuse) {
+  const std::vector<BodyRange> r = parseSelect("0-3,7,10-12");
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].first, 0u);
+  EXPECT_EQ(r[0].last, 3u);
+  EXPECT_EQ(r[1].first, 7u);
+  EXPECT_EQ(r[1].last, 7u);
+  EXPECT_EQ(r[2].last, 12u);
+  for (const char* bad : {"", "5-2", "3,1", "0-3,2-4", "a", "1-", "-1", "1,,2", "0-3,", "1.5"})
+    EXPECT_THROW(parseSelect(bad), UsageError) << bad;
+}
+
+TEST(ScenarioFile, SelectThenEvenSubsetThenScale) {
+  // Two galaxies of 40 bodies, each a disk (10), a bulge (10) and a halo (20): keep the disks and
+  // bulges, then every 2nd of those 40.
+  Bodies b = numbered(80);
+  ScenarioSpec s = fileSpec();
+  s.select = "0-19,40-59";
+  s.fileSubset = true;
+  s.n = 20;
+  s.scaleLength = 2.0;
+  s.scaleVelocity = 0.5;
+  s.scaleMass = 4.0;
+  const std::string note = takeFromFile(b, s, s.name);
+  ASSERT_EQ(b.size(), 20u);
+  for (size_t k = 0; k < 20; ++k) {
+    const size_t kept = k < 10 ? 2 * k : 40 + 2 * (k - 10);  // file index of the k-th body kept
+    const float f = float(kept);
+    EXPECT_EQ(b.id[k], k);
+    EXPECT_EQ(b.pos[k].x, 2.0f * f) << k;
+    EXPECT_EQ(b.pos[k].y, -2.0f * f);
+    EXPECT_EQ(b.pos[k].w, 4.0f * (1.0f + f));
+    EXPECT_EQ(b.vel[k].x, f);
+    EXPECT_EQ(b.vel[k].y, 0.5f);
+  }
+  EXPECT_TRUE(checkBodies(b).empty());
+  EXPECT_NE(note.find("kept 40 of the 80"), std::string::npos) << note;
+  EXPECT_NE(note.find("one body in every 2"), std::string::npos) << note;
+  EXPECT_NE(note.find("mass x4"), std::string::npos) << note;
+}
+
+TEST(ScenarioFile, SubsetThatIsNotAMultipleIsEvenAndSaysSo) {
+  Bodies b = numbered(10);
+  ScenarioSpec s = fileSpec();
+  s.fileSubset = true;
+  s.n = 4;  // floor(i * 10 / 4): 0, 2, 5, 7
+  const std::string note = takeFromFile(b, s, s.name);
+  ASSERT_EQ(b.size(), 4u);
+  const float want[] = {0, 2, 5, 7};
+  for (size_t k = 0; k < 4; ++k) EXPECT_EQ(b.pos[k].x, want[k]) << k;
+  EXPECT_NE(note.find("10 is not a multiple of 4"), std::string::npos) << note;
+  // All of them, unscaled: nothing taken away, nothing to say.
+  Bodies all = numbered(10);
+  s.n = 10;
+  EXPECT_EQ(takeFromFile(all, s, s.name), "");
+  EXPECT_EQ(all.size(), 10u);
+}
+
+TEST(ScenarioFile, RangesAndCountsPastTheFileAndOverflowsAreRefused) {
+  ScenarioSpec s = fileSpec();
+  Bodies b = numbered(10);
+  s.select = "5-10";
+  EXPECT_THROW(takeFromFile(b, s, s.name), UsageError);
+  s.select = "0-4";
+  s.fileSubset = true;
+  s.n = 6;
+  EXPECT_THROW(takeFromFile(b, s, s.name), UsageError);
+  s = fileSpec();
+  s.scaleVelocity = 1e38;
+  b = numbered(10);
+  EXPECT_THROW(takeFromFile(b, s, s.name), UsageError);
+  EXPECT_EQ(b.size(), 10u);  // a refusal leaves the bodies as they were
+}
