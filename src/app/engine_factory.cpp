@@ -80,15 +80,24 @@ HostBytes hostBytesNeeded(core::EngineKind kind, size_t n, const core::SimParams
 
 void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn, const core::ScenarioSpec* scenario) {
   core::SimParams params = paramsIn;
-  if (scenario && scenario->name == "dense")
+  const bool dense = scenario && scenario->name == "dense";
+  if (dense) {
+    // The world dense sizes to n: its grid is checked here, before a body is made (a billion
+    // bodies take minutes and tens of GB to build).
     params.halfSize = core::denseHalfSize(n, params.boids, scenario->denseNeighbours);
+    const std::string err = core::validateParams(params);
+    if (!err.empty()) {
+      char h[64];
+      std::snprintf(h, sizeof h, "%g", scenario->denseNeighbours);
+      throw core::UsageError("--n " + std::to_string(n) + " with --scenario dense --neighbours " + h + ": " + err);
+    }
+  }
   const HostBytes host = hostBytesNeeded(kind, n, params);
   const size_t avail = hostAvailableBytes();
   if (avail > 0 && host.total > avail) {
     std::string what = "--n " + std::to_string(n);
     if (host.grid > host.total / 2 && params.force == core::ForceMode::Boids) {
       // The world's size as the user set it: the dense scenario derives it from --neighbours.
-      const bool dense = scenario && scenario->name == "dense";
       char h[96];
       if (dense)
         std::snprintf(h, sizeof h, " --scenario dense --neighbours %g (a world of half-size %g)",

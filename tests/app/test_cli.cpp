@@ -188,6 +188,17 @@ TEST(Cli, FileBodiesAreSelectedSubsetAndScaled) {
   EXPECT_EQ(k, 16);
 }
 
+// A dense world too large for 32-bit cell keys is refused from --n and --neighbours alone, before
+// any body is made and before the memory check (which would name memory, not the grid).
+TEST(Cli, ADenseWorldPastTheGridIsRefusedBeforeItIsBuilt) {
+  const Result r = test::runCommand("timeout 60 " + std::string(MURMUR_EXE) + " " + kHeadless +
+                                    "--scenario dense --neighbours 0.001 --n 1M --steps 1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(lineCount(r.out), 1) << r.out;
+  EXPECT_NE(r.out.find("--n 1000000 with --scenario dense --neighbours 0.001"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2^32 cells"), std::string::npos) << r.out;
+}
+
 TEST(Cli, HelpExitsZero) {
   const Result r = run("--help");
   EXPECT_EQ(r.status, 0);
