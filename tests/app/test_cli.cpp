@@ -74,7 +74,8 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--record frames/f%s.png", "--record"},
       {"--record frames/f%05d%05d.png", "--record"},
       {"--steps-per-frame 0", "--steps-per-frame"},
-      {"--n 1000000000", "memory"},
+      {"--scenario uniform --n 1000000000", "memory"},
+      {"--n 1000000000", "2^32 cells"},  // the default world, dense: its grid, checked first
       {"--out /nonexistent-dir/out.txt --n 10 --steps 1", "--out"},
   };
   for (const Case& c : cases) {
