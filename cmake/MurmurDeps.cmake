@@ -42,24 +42,25 @@ if(MURMUR_ENABLE_RENDER)
     murmur_missing("EGL / OpenGL (libglvnd)" "libegl-dev libgl-dev")
   endif()
 
-  find_path(MURMUR_STB_INCLUDE stb_image_write.h PATH_SUFFIXES stb)
-  find_library(MURMUR_STB_LIB stb)
-  if(NOT MURMUR_STB_INCLUDE OR NOT MURMUR_STB_LIB)
-    murmur_missing("stb (stb_image_write.h, libstb)" libstb-dev)
-  endif()
-  add_library(murmur_stb INTERFACE)
-  target_include_directories(murmur_stb INTERFACE ${MURMUR_STB_INCLUDE})
-  target_link_libraries(murmur_stb INTERFACE ${MURMUR_STB_LIB})
-
+  # A Debian library without a CMake config: its header (under `suffix`) and library, as an
+  # INTERFACE target `target` that links `lib` and the targets after it.
+  function(murmur_header_library target header suffix lib what debpkg)
+    string(TOUPPER ${lib} up)
+    find_path(MURMUR_${up}_INCLUDE ${header} PATH_SUFFIXES ${suffix})
+    find_library(MURMUR_${up}_LIB ${lib})
+    if(NOT MURMUR_${up}_INCLUDE OR NOT MURMUR_${up}_LIB)
+      murmur_missing("${what}" ${debpkg})
+    endif()
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${MURMUR_${up}_INCLUDE})
+    target_link_libraries(${target} INTERFACE ${MURMUR_${up}_LIB} ${ARGN})
+    set(MURMUR_${up}_INCLUDE ${MURMUR_${up}_INCLUDE} PARENT_SCOPE)
+  endfunction()
+  murmur_header_library(murmur_stb stb_image_write.h stb stb "stb (stb_image_write.h, libstb)" libstb-dev)
   # Debian's libimgui-dev ships libimgui.a with the GLFW and OpenGL3 backends compiled in.
-  find_path(MURMUR_IMGUI_INCLUDE imgui.h PATH_SUFFIXES imgui)
-  find_library(MURMUR_IMGUI_LIB imgui)
-  if(NOT MURMUR_IMGUI_INCLUDE OR NOT MURMUR_IMGUI_LIB)
-    murmur_missing("Dear ImGui" libimgui-dev)
-  endif()
-  add_library(murmur_imgui INTERFACE)
-  target_include_directories(murmur_imgui INTERFACE ${MURMUR_IMGUI_INCLUDE} ${MURMUR_IMGUI_INCLUDE}/backends)
-  target_link_libraries(murmur_imgui INTERFACE ${MURMUR_IMGUI_LIB} murmur_stb glfw OpenGL::GL ${CMAKE_DL_LIBS})
+  murmur_header_library(murmur_imgui imgui.h imgui imgui "Dear ImGui" libimgui-dev
+                        murmur_stb glfw OpenGL::GL ${CMAKE_DL_LIBS})
+  target_include_directories(murmur_imgui INTERFACE ${MURMUR_IMGUI_INCLUDE}/backends)
 endif()
 
 # Trajectories (--trajectory, file:run.h5): the HDF5 C library. Optional: without it the build

@@ -48,6 +48,7 @@ const std::string kHeadless = "--headless --no-render --engine cpu --n 50 --step
 // One function on purpose: it is a table of (command line, option named) cases and one loop that
 // runs them, so that a new refusal is one more line of the table.
 TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
+  const std::string fileRun = "--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " ";
   const std::vector<Case> cases = {
       // An empty value is not the default.
       {"--headless --no-render --engine ''", "--engine"},
@@ -125,22 +126,14 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       // Options that do not apply are refused, not ignored.
       // A file's bodies: --n and --select within them, the file options only with a file.
       {"--headless --no-render --engine cpu --steps 1 --n 5 --scenario file:" + path("bodies.txt"), "--n"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 0-2",
-       "--select"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 1-0",
-       "--select"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 1,0",
-       "--select"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select 0-x",
-       "--select"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --select ''",
-       "--select"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --scale-mass 0",
-       "--scale-mass"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") + " --scale-length -2",
-       "--scale-length"},
-      {"--headless --no-render --engine cpu --steps 1 --scenario file:" + path("bodies.txt") +
-           " --scale-velocity 1e39", "--scale-velocity"},
+      {fileRun + "--select 0-2", "--select"},
+      {fileRun + "--select 1-0", "--select"},
+      {fileRun + "--select 1,0", "--select"},
+      {fileRun + "--select 0-x", "--select"},
+      {fileRun + "--select ''", "--select"},
+      {fileRun + "--scale-mass 0", "--scale-mass"},
+      {fileRun + "--scale-length -2", "--scale-length"},
+      {fileRun + "--scale-velocity 1e39", "--scale-velocity"},
       {kHeadless + "--select 0-9", "--select"},
       {kHeadless + "--scale-length 2", "--scale-length"},
       {"bench --engine cpu --scenario file:" + path("bodies.txt") + " --select 0", "--select"},
