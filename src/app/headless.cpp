@@ -88,7 +88,6 @@ namespace {
 // Checks every output before the run (not found unwritable after an hour of it), builds the
 // scenario and the engine (over several ranks, the decomposition) and resets it.
 std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& params, bool ranks, bool speaker) {
-  if (ranks && !o.record.empty()) throw core::UsageError("--record " + o.record + ": not over several ranks");
   // The decomposition runs the pipelines the table marks for ranks; without a --pipeline the run
   // takes the decomposition's default instead of the single-GPU one.
   if (ranks && !o.pipelineSet) params.pipeline = core::defaultRankPipeline(params.force);
@@ -120,7 +119,7 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
 // screenshot. Opened before the first step, so that a bad path fails before any work.
 class HeadlessPictures {
  public:
-  HeadlessPictures(const Options& o, core::Engine& engine, bool ranks, bool speaker) : o_(o) {
+  HeadlessPictures(const Options& o, core::Engine& engine, bool ranks, bool speaker) : o_(o), speaker_(speaker) {
 #if defined(MURMUR_HAVE_RENDER)
     // Collective: rank 0's view frames the scene from every body, gathered once here.
     if (o.render && ranks) engine.readBodies();
@@ -134,6 +133,18 @@ class HeadlessPictures {
         std::fprintf(stderr, "murmur: rendering off: %s\n", why.c_str());
       }
     }
+    // Over several ranks a splat frame is composited (every rank splats its own bodies: RankAccess::
+    // compositeSplat), so every frame can be drawn; the other draw modes need every body on one
+    // rank, so only the last frame is drawn, from the bodies gathered for the outputs. Rank 0
+    // decides (it holds the view) and every rank hears it.
+    if (o.render && ranks) {
+      const bool splat = speaker && view_ && std::string(view_->drawMode()) == "splat";
+      composite_ = engine.rankAccess()->broadcastFromRoot(splat ? "1" : "0") == "1";
+      if (!composite_ && !o.record.empty())
+        throw core::UsageError("--record " + o.record +
+                               ": over several ranks every frame is drawn as a splat only (--draw splat)");
+    }
+    ranks_ = ranks;
     // A path with %d records numbered PNG files instead of a video (no ffmpeg needed).
     recordPngs_ = o.record.find('%') != std::string::npos;
     if (recordPngs_) {
@@ -164,11 +175,20 @@ class HeadlessPictures {
     return false;
 #endif
   }
+  // Whether frames are composited over ranks: every rank takes part in every draw().
+  bool composites() const { return composite_; }
+  // Whether this rank draws (or helps draw) frames during the run, not only the last one after it.
+  bool drawsEveryFrame() const { return composite_ || (active() && !ranks_); }
 
   // Draws the current state (render ms into renderMs); `frame` is the loop's iteration, which
   // decides whether the frame is recorded.
   void draw(core::Engine& engine, int frame, std::vector<double>& renderMs) {
 #if defined(MURMUR_HAVE_RENDER)
+    if (composite_ && !speaker_) {  // this rank's share of rank 0's frame
+      core::SplatView view;
+      engine.rankAccess()->compositeSplat(view, scratchKeys_);
+      return;
+    }
     renderMs.push_back(view_->renderFrame(engine));
     if (frame < 0 || (!video_ && !recordPngs_) || frame % o_.recordEvery != 0) return;
     if (video_) {
@@ -211,6 +231,8 @@ class HeadlessPictures {
  private:
   int written_ = 0;
   const Options& o_;
+  bool speaker_ = true, ranks_ = false, composite_ = false;
+  std::vector<uint64_t> scratchKeys_;
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<OffscreenView> view_;
   std::unique_ptr<render::VideoRecorder> video_;
@@ -313,8 +335,9 @@ int runHeadless(const Options& o) {
     if (o.profile) r.stageSum += engine->lastProfile();
     if (observed.active())
       observed.atStep(*engine, static_cast<uint64_t>(o.warmup) + static_cast<uint64_t>(r.done + 1) * o.stepsPerFrame);
-    // Over several ranks only the final frame is drawn, after the loop (a frame is a gather).
-    if (pictures.active() && !ranks && (renderEveryStep || r.done + 1 == iterations))
+    // Over several ranks, splat frames are composited on every rank; other draw modes draw only
+    // the final frame, after the loop (from the gathered bodies).
+    if (pictures.drawsEveryFrame() && (renderEveryStep || r.done + 1 == iterations))
       pictures.draw(*engine, r.done, r.renderMs);
   }
   if (progress) progress->finish();
@@ -324,9 +347,11 @@ int runHeadless(const Options& o) {
                  StopSignal::name(), r.done, iterations);
   // Collective: every rank takes part in the gather that rank 0's frame and files read.
   if (ranks) engine->readBodies();
-  // No step ran, several ranks (frames are drawn only now), or a signal stopped the run before the
-  // last step drew its frame: the picture shows the state as it is now.
-  if (pictures.active() && (r.done == 0 || ranks || (r.interrupted && !renderEveryStep)))
+  // No step ran, several ranks without compositing (frames are drawn only now), or a signal
+  // stopped the run before the last step drew its frame: the picture shows the state as it is now.
+  // Every rank decides alike (no signal stops a run over ranks), so a composited frame has them all.
+  if ((pictures.active() || pictures.composites()) &&
+      (r.done == 0 || (ranks && !pictures.composites()) || (r.interrupted && !renderEveryStep)))
     pictures.draw(*engine, -1, r.renderMs);
   r.interop = pictures.finish();
   r.framesWritten = pictures.written();

@@ -22,6 +22,14 @@ SplatSource::~SplatSource() = default;
 
 void SplatSource::fill(core::Engine& engine, const core::SplatView& view, bool warpReduce) {
   renderer_.resize(view.width, view.height);
+  if (core::RankAccess* ranks = engine.rankAccess()) {
+    // Over several ranks every rank splats its own bodies and the frames meet in a per-pixel
+    // minimum on this rank (rank 0): no body moves for a frame.
+    core::SplatView v = view;
+    ranks->compositeSplat(v, hostKeys_);
+    renderer_.upload(hostKeys_);
+    return;
+  }
 #if defined(MURMUR_HAVE_CUDA)
   const auto resolve = [&](core::DeviceAccess& device) {
     // Registered once, and again only when the renderer replaced the buffer (a new frame size).

@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/observables.h"
 #include "core/params.h"
+#include "core/splat.h"
 #include "core/stages.h"
 
 namespace murmur::core {
@@ -99,7 +100,8 @@ class DeviceAccess {
   virtual void scatterById(const Vec4* d_pos, const Vec4* d_vel) = 0;
 };
 
-// One simulation over several ranks: who this is, and what the run's summary says of them.
+// One simulation over several ranks: who this is, what the run's summary says of them, and the
+// collectives a frame drawn over them needs.
 class RankAccess {
  public:
   virtual ~RankAccess() = default;
@@ -107,6 +109,13 @@ class RankAccess {
   virtual int numRanks() const = 0;
   // One line for the summary: ranks, transport, communication per step.
   virtual std::string summary() const = 0;
+  // Collective: rank 0's `s` on every rank.
+  virtual std::string broadcastFromRoot(const std::string& s) = 0;
+  // Collective, a splat frame of every rank's bodies composited without moving a body: rank 0's
+  // `view` goes to every rank (which gets it in `view`), each rank splats the bodies it owns into
+  // its own keys (core/splat.h), and rank 0's `keys` becomes their per-pixel minimum, the frame one
+  // rank holding every body would make, bit for bit. Other ranks' `keys` are scratch.
+  virtual void compositeSplat(SplatView& view, std::vector<uint64_t>& keys) = 0;
 };
 
 class Engine {
@@ -164,6 +173,7 @@ class Engine {
   // Capabilities (null where the engine has none): the state on a GPU; several ranks.
   virtual DeviceAccess* deviceAccess() { return nullptr; }
   virtual const RankAccess* rankAccess() const { return nullptr; }
+  virtual RankAccess* rankAccess() { return nullptr; }
 
  protected:
   bool profiling_ = false;

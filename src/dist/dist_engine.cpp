@@ -316,6 +316,20 @@ core::NeighbourStats DistEngine::neighbourStats() {
   throw core::UsageError("neighbour statistics are not available over several ranks");
 }
 
+void DistEngine::compositeSplat(core::SplatView& view, std::vector<uint64_t>& keys) {
+  static_assert(std::is_trivially_copyable<core::SplatView>::value, "the view travels as bytes");
+  const std::string bytes =
+      transport_->broadcast(std::string(reinterpret_cast<const char*>(&view), sizeof view), 0);
+  std::memcpy(&view, bytes.data(), sizeof view);
+  // The owned bodies on the host (a GPU store copies them there); the keys are an order-independent
+  // minimum, so which rank holds a body changes nothing.
+  const core::Bodies own = store_->readOwned();
+  keys.resize(static_cast<size_t>(view.width) * static_cast<size_t>(view.height));
+  core::clearSplat(keys.data(), keys.size());
+  core::splatBodies(view, own.pos.data(), own.vel.data(), own.id.data(), own.size(), keys.data());
+  transport_->reduceMinToRoot(keys.data(), keys.size(), 0);
+}
+
 std::string DistEngine::summary() const {
   std::ostringstream s;
   const double steps = stats_.steps > 0 ? double(stats_.steps) : 1.0;

@@ -66,6 +66,7 @@ class DistEngine final : public core::Engine, public core::RankAccess {
 
   // Several ranks (core::RankAccess): clients ask rankAccess() instead of casting to this class.
   const core::RankAccess* rankAccess() const override { return this; }
+  core::RankAccess* rankAccess() override { return this; }
   int rank() const override { return transport_->rank(); }
   int numRanks() const override { return transport_->size(); }
   int ranks() const { return transport_->size(); }
@@ -73,6 +74,8 @@ class DistEngine final : public core::Engine, public core::RankAccess {
   CommStats commStats() const { return stats_; }
   // One line for the summary: ranks, transport, communication per step.
   std::string summary() const override;
+  std::string broadcastFromRoot(const std::string& s) override { return transport_->broadcast(s, 0); }
+  void compositeSplat(core::SplatView& view, std::vector<uint64_t>& keys) override;
 
   static constexpr int kRebalanceSteps = 20;
   // Slabs move when the fullest rank holds this much more than the mean.

@@ -272,6 +272,17 @@ std::string MpiControl::broadcast(const std::string& s, int root) {
   if (len) check(MPI_Bcast(&out[0], static_cast<int>(len), MPI_CHAR, root, MPI_COMM_WORLD), "MPI_Bcast");
   return out;
 }
+void MpiControl::reduceMinToRoot(uint64_t* v, size_t n, int root) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // In pieces below MPI's int counts.
+  constexpr size_t kPiece = size_t(1) << 28;
+  for (size_t at = 0; at < n; at += kPiece) {
+    const int count = static_cast<int>(std::min(kPiece, n - at));
+    check(MPI_Reduce(rank == root ? MPI_IN_PLACE : v + at, v + at, count, MPI_UINT64_T, MPI_MIN, root, MPI_COMM_WORLD),
+          "MPI_Reduce");
+  }
+}
 void MpiControl::gatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes, int root) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

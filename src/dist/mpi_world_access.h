@@ -26,6 +26,7 @@ struct MpiControl {
   std::vector<uint64_t> alltoall(const std::vector<uint64_t>& perPeer);
   std::vector<uint64_t> allgather(uint64_t value);
   std::string broadcast(const std::string& s, int root);
+  void reduceMinToRoot(uint64_t* v, size_t n, int root);
   void gatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes, int root);
   [[noreturn]] void abortJob(int status);
 };
@@ -43,6 +44,7 @@ class MpiControlledTransport : public Transport {
   std::vector<uint64_t> alltoall(const std::vector<uint64_t>& p) override { return ctl_.alltoall(p); }
   std::vector<uint64_t> allgather(uint64_t v) override { return ctl_.allgather(v); }
   std::string broadcast(const std::string& s, int root) override { return ctl_.broadcast(s, root); }
+  void reduceMinToRoot(uint64_t* v, size_t n, int root) override { ctl_.reduceMinToRoot(v, n, root); }
   void gatherv(const void* s, size_t b, void* r, const std::vector<size_t>& rb, int root) override {
     ctl_.gatherv(s, b, r, rb, root);
   }

@@ -32,6 +32,9 @@ class Transport {
   virtual std::vector<uint64_t> allgather(uint64_t value) = 0;
   // Every rank gets root's string.
   virtual std::string broadcast(const std::string& s, int root) = 0;
+  // Host: values[i] = the minimum over every rank's values[i], on root (other ranks' values are
+  // left undefined). Every rank calls with the same count.
+  virtual void reduceMinToRoot(uint64_t* values, size_t count, int root) = 0;
   // Host bytes to root, packed in rank order (recvBytes[p] from rank p); recv is used on root only.
   virtual void gatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes,
                        int root) = 0;

@@ -50,6 +50,22 @@ if ((${#traj[@]})); then
   cmp "$dir/one.txt" "$dir/from_h5.txt" || { echo "the trajectory's last frame differs from one rank's --out"; fail=1; }
 fi
 
+# Every frame over ranks: splats composited from every rank's own bodies (a per-pixel minimum)
+# are one rank's frames, pixel for pixel (compared as PNG files from the same encoder).
+if "$murmur" --headless --engine cpu --n 10 --steps 1 --width 32 --height 32 --screenshot "$dir/probe.png" \
+  >/dev/null 2>&1; then
+  frames=(--headless --engine cpu --scenario dense --n 3000 --steps 6 --draw splat --width 160 --height 120)
+  "$murmur" "${frames[@]}" --record "$dir/one_%02d.png" >"$dir/one_frames.log" 2>&1 ||
+    { echo "one rank frames failed"; cat "$dir/one_frames.log"; fail=1; }
+  mpi "${frames[@]}" --record "$dir/many_%02d.png" --screenshot "$dir/many_last.png" >"$dir/many_frames.log" 2>&1 ||
+    { echo "$ranks ranks frames failed"; cat "$dir/many_frames.log"; fail=1; }
+  for k in 00 01 02 03 04 05; do
+    cmp -s "$dir/one_$k.png" "$dir/many_$k.png" || { echo "frame $k differs between 1 and $ranks ranks"; fail=1; }
+  done
+  cmp -s "$dir/one_05.png" "$dir/many_last.png" || { echo "the screenshot over $ranks ranks is not the last frame"; fail=1; }
+  grep -q "frames_written=7" "$dir/many_frames.log" || { echo "expected 6 frames and a screenshot written"; cat "$dir/many_frames.log"; fail=1; }
+fi
+
 expect_usage() {  # expect_usage WHAT ARGS...: status 2 and exactly one murmur: line
   local what=$1
   shift
@@ -65,6 +81,8 @@ expect_usage() {  # expect_usage WHAT ARGS...: status 2 and exactly one murmur: 
 }
 expect_usage "scattered boids" --headless --no-render --engine cpu --pipeline scattered --n 1000
 expect_usage "bench over ranks" bench --engine cpu --n 1000
+expect_usage "points recorded over ranks" --headless --engine cpu --n 1000 --steps 2 --draw points \
+  --record "$dir/points_%02d.png"
 expect_usage "too many ranks for the grid" --headless --no-render --engine cpu --half-size 5 --n 100
 # Over several ranks gravity runs all pairs: a grid option would be ignored.
 expect_usage "grid option over ranks" --headless --no-render --engine cpu --force gravity --scenario plummer \
