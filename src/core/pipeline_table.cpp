@@ -32,7 +32,7 @@ std::vector<PipelineInfo> makeTable() {
         true,  true,    false, true,     true,   kOnCpu | kOnCuda | kOnRanksBoids | kRankDefaultBoids,               false,
         "exact boids search over pruned rows of finer cells (gravity: coherent)"},
       {Pipeline::Tree,      "tree",      '5', false, true,  Pipeline::Tree,      kGridStages | kReorder | kStepStages,
-        true,  true,    false, false,    false,  kOnCpu | kOnCuda,                                                   false,
+        true,  true,    false, false,    false,  kOnCpu | kOnCuda | kOnRanksGravity,                                 false,
         "Barnes-Hut over a radix tree built every step (gravity only)"},
       {Pipeline::Verlet,    "verlet",    '6', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kList | kStepStages,
         true,  true,    true,  true,     true,   kOnCpu | kOnCuda,                                                   false,

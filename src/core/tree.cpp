@@ -83,9 +83,15 @@ void buildTree(const Vec4* sortedPos, const uint64_t* sortedKeys, uint32_t n, fl
 void treeAccelerations(const CpuTree& tree, const Vec4* sortedPos, uint32_t n, float eps2, float G, int leafSize,
                        Vec4* acc) {
   (void)n;
-  const long numGroups = static_cast<long>(tree.groupStart.size()) - 1;
+  const size_t groups = tree.groupStart.empty() ? 0 : tree.groupStart.size() - 1;
+  treeAccelerationsOfGroups(tree, sortedPos, eps2, G, leafSize, 0, groups, acc);
+}
+
+void treeAccelerationsOfGroups(const CpuTree& tree, const Vec4* sortedPos, float eps2, float G, int leafSize,
+                               size_t groupBegin, size_t groupEnd, Vec4* acc) {
+  const long first = static_cast<long>(groupBegin), last = static_cast<long>(groupEnd);
 #pragma omp parallel for schedule(dynamic, 4)
-  for (long g = 0; g < numGroups; ++g) {
+  for (long g = first; g < last; ++g) {
     const uint32_t begin = tree.groupStart[g];
     const uint32_t end = tree.groupStart[g + 1];
     Vec3 gmin = xyz(sortedPos[begin]), gmax = gmin;

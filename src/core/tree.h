@@ -258,5 +258,9 @@ void buildTree(const Vec4* sortedPos, const uint64_t* sortedKeys, uint32_t n, fl
 // this many bodies that must be opened is summed body by body.
 void treeAccelerations(const CpuTree& tree, const Vec4* sortedPos, uint32_t n, float eps2, float G, int leafSize,
                        Vec4* acc);
+// The same for the walk groups [groupBegin, groupEnd) only: acc of the bodies
+// [groupStart[groupBegin], groupStart[groupEnd]), each the value the whole walk gives it.
+void treeAccelerationsOfGroups(const CpuTree& tree, const Vec4* sortedPos, float eps2, float G, int leafSize,
+                               size_t groupBegin, size_t groupEnd, Vec4* acc);
 
 }  // namespace murmur::core

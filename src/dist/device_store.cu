@@ -404,6 +404,10 @@ class DeviceStore final : public LocalStore {
     if (n_)
       cuda::launchDampedEuler(pos_.get(), vel_.get(), acc_.get(), static_cast<uint32_t>(n_), dt, damping, launch());
   }
+  void writeOwnedAcc(const std::vector<Vec4>& acc) override {
+    ensure(acc_, acc.size());
+    upload(acc_.get(), acc.data(), acc.size());
+  }
   std::vector<Vec4> readOwnedAcc() override {
     std::vector<Vec4> a(numOwned());
     download(a.data(), acc_.get(), a.size());

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/errors.h"
 #include "core/format.h"
@@ -67,6 +69,11 @@ core::DeviceInfo DistEngine::deviceInfo() const {
 void DistEngine::setParams(const core::SimParams& p) {
   const std::string err = validateDistParams(p, ranks());
   if (!err.empty()) throw std::invalid_argument(err);
+  // The tree over ranks builds and walks on the host (treeForces): CPU ranks only for now.
+  if (p.force == core::ForceMode::Gravity && p.pipeline == core::Pipeline::Tree &&
+      store_->kind() != core::EngineKind::Cpu)
+    throw std::invalid_argument("--pipeline tree: over several GPU ranks not yet (it runs over CPU ranks, "
+                                "--engine cpu, and on one GPU); all pairs runs over GPU ranks");
   const bool fieldChanged = p.force != params_.force || p.gravity.G != params_.gravity.G ||
                             p.gravity.softening != params_.gravity.softening ||
                             p.gravity.integrator != params_.gravity.integrator;
@@ -118,6 +125,7 @@ void DistEngine::reset(const core::Bodies& bodies) {
   const size_t n = bodies.size();
   const int me = rank(), k = ranks();
   total_ = n;
+  treeOrder_.clear();  // one engine's state starts in the order given
   commonMass_ = core::commonMass(bodies.pos);  // every rank holds all the bodies here
   stats_ = CommStats{};
   profile_ = core::StepProfile{};
@@ -222,8 +230,80 @@ void DistEngine::gravityForces() {
   transport_->allgatherv(store_->ownedPositions(), store_->numOwned() * sizeof(core::Vec4), all, bytes);
   if (profiling()) store_->synchronize(), profile_.commMs += msSince(t0);
   stats_.bytesMoved += total_ * sizeof(core::Vec4) * static_cast<size_t>(k - 1);
+  if (params_.pipeline == core::Pipeline::Tree) {
+    treeForces(static_cast<const core::Vec4*>(all));
+    return;
+  }
   const float eps2 = params_.gravity.softening * params_.gravity.softening;
   agreed([&] { store_->gravityForces(total_, eps2, params_.gravity.G, commonMass_, profile_); });
+}
+
+void DistEngine::treeForces(const core::Vec4* all) {
+  const int k = ranks(), me = rank();
+  const uint32_t n = static_cast<uint32_t>(total_);
+  const core::GravityParams& gp = params_.gravity;
+  core::StepProfile& prof = profile_;
+  auto t0 = std::chrono::steady_clock::now();
+  auto lap = [&](double& slot) {
+    if (!profiling()) return;
+    slot += msSince(t0);
+    t0 = std::chrono::steady_clock::now();
+  };
+  // One engine's state order: its tree pipeline sorts the state by key every step (ties keep the
+  // current order), so every rank replays that order and builds the very same tree.
+  if (treeOrder_.size() != n) {
+    treeOrder_.resize(n);
+    std::iota(treeOrder_.begin(), treeOrder_.end(), 0u);
+  }
+  std::vector<core::Vec4> cur(n), sorted(n);
+  for (uint32_t i = 0; i < n; ++i) cur[i] = all[treeOrder_[i]];
+  core::Vec4 lo{}, hi{};
+  core::treeBounds(cur.data(), n, lo, hi);
+  std::vector<uint64_t> keys, sortedKeys;
+  std::vector<uint32_t> sortedIndex;
+  core::treeKeys(cur.data(), n, lo, hi, keys);
+  lap(prof.labelMs);
+  core::treeSortByKey(keys, sortedKeys, sortedIndex);
+  lap(prof.sortMs);
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    sorted[i] = cur[sortedIndex[i]];
+    order[i] = treeOrder_[sortedIndex[i]];
+  }
+  treeOrder_.swap(order);
+  lap(prof.reorderMs);
+  core::buildTree(sorted.data(), sortedKeys.data(), n, gp.theta, tree_);
+  lap(prof.boundsMs);
+  // This rank's walk groups: a contiguous share, cut where the bodies split evenly.
+  const std::vector<uint32_t>& gs = tree_.groupStart;
+  const size_t groups = gs.empty() ? 0 : gs.size() - 1;
+  std::vector<size_t> cut(static_cast<size_t>(k) + 1, groups);
+  cut[0] = 0;
+  for (int r = 1; r < k; ++r) {
+    const uint32_t want = static_cast<uint32_t>(uint64_t(n) * uint64_t(r) / uint64_t(k));
+    cut[static_cast<size_t>(r)] = static_cast<size_t>(std::lower_bound(gs.begin(), gs.end() - 1, want) - gs.begin());
+  }
+  std::vector<core::Vec4> acc(n);
+  const size_t g0 = cut[static_cast<size_t>(me)], g1 = cut[static_cast<size_t>(me) + 1];
+  core::treeAccelerationsOfGroups(tree_, sorted.data(), gp.softening * gp.softening, gp.G, gp.treeLeafSize, g0, g1,
+                                  acc.data());
+  lap(prof.forceMs);
+  // Every rank's share of the sorted accelerations, then each rank keeps its own bodies'.
+  std::vector<size_t> bytes(static_cast<size_t>(k));
+  for (int r = 0; r < k; ++r) {
+    const size_t b0 = groups ? gs[cut[static_cast<size_t>(r)]] : 0, b1 = groups ? gs[cut[static_cast<size_t>(r) + 1]] : 0;
+    bytes[static_cast<size_t>(r)] = (b1 - b0) * sizeof(core::Vec4);
+  }
+  std::vector<core::Vec4> allAcc(n);
+  const size_t mine = groups ? gs[g0] : 0;
+  transport_->allgatherv(acc.data() + mine, bytes[static_cast<size_t>(me)], allAcc.data(), bytes);
+  stats_.bytesMoved += size_t(n) * sizeof(core::Vec4) * static_cast<size_t>(k - 1) / static_cast<size_t>(k);
+  lap(prof.commMs);
+  const size_t first = firstIdOfRank(total_, k, me), last = firstIdOfRank(total_, k, me + 1);
+  std::vector<core::Vec4> own(last - first);
+  for (uint32_t i = 0; i < n; ++i)
+    if (treeOrder_[i] >= first && treeOrder_[i] < last) own[treeOrder_[i] - first] = allAcc[i];
+  agreed([&] { store_->writeOwnedAcc(own); });
 }
 
 void DistEngine::stepGravity() {
@@ -297,7 +377,8 @@ std::vector<core::Vec4> DistEngine::computeAccelerations() {
   core::StepProfile unused;
   store_->gravityForces(n, params_.gravity.softening * params_.gravity.softening, params_.gravity.G, commonMass_,
                        unused);
-  accValid_ = params_.force == core::ForceMode::Gravity;
+  // All pairs: the next step's first kick may use them only where all pairs is the step's method.
+  accValid_ = params_.force == core::ForceMode::Gravity && params_.pipeline != core::Pipeline::Tree;
   const std::vector<core::Vec4> acc = store_->readOwnedAcc();
   const core::Bodies mine = store_->readOwned();
   std::vector<size_t> idBytes(counts.size());

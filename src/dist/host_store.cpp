@@ -233,6 +233,7 @@ class HostStore final : public LocalStore {
     for (long i = 0; i < m; ++i) core::dampedEuler(pos_[i], vel_[i], acc_[i], dt, damping);
   }
   std::vector<Vec4> readOwnedAcc() override { return acc_; }
+  void writeOwnedAcc(const std::vector<Vec4>& acc) override { acc_ = acc; }
 
   void setParams(const core::SimParams& p) override { params_ = p; }
 

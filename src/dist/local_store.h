@@ -90,6 +90,9 @@ class LocalStore {
   virtual void dampedEuler(float dt, float damping) = 0;
   // Host copy of the owned accelerations, in the store's order (as readOwned).
   virtual std::vector<core::Vec4> readOwnedAcc() = 0;
+  // The owned accelerations from the host (numOwned, the store's order): what the tree over ranks
+  // computed (DistEngine::treeForces); the integrators read them as gravityForces' own.
+  virtual void writeOwnedAcc(const std::vector<core::Vec4>& acc) = 0;
 };
 
 std::unique_ptr<LocalStore> createHostStore(const core::SimParams& p);

@@ -246,6 +246,14 @@ TEST_F(DistCpu, GravityAllPairsMatchesOneRankToTheBit) {
   runCase(core::EngineKind::Cpu, {"plummer", 1001, 8, kGravity, onRanks(kGravity)}, single);
 }
 
+// The tree over ranks: every rank builds one engine's tree over the gathered positions and walks
+// its share of the groups; the bodies and the step count make the shares uneven, and two colliding
+// galaxies give the tree structure at several scales.
+TEST_F(DistCpu, GravityTreeMatchesOneRankToTheBit) {
+  runCase(core::EngineKind::Cpu, {"plummer", 1001, 8, kGravity, core::Pipeline::Tree}, single);
+  runCase(core::EngineKind::Cpu, {"galaxies", 3000, 6, kGravity, core::Pipeline::Tree}, single);
+}
+
 // The host store, except that on one rank one stage throws at a chosen step, as a GPU store does
 // when a buffer no longer fits or a kernel faults.
 class FailingStore final : public LocalStore {
@@ -287,6 +295,7 @@ class FailingStore final : public LocalStore {
   void leapfrogKick(float dt) override { s_->leapfrogKick(dt); }
   void dampedEuler(float dt, float d) override { s_->dampedEuler(dt, d); }
   std::vector<core::Vec4> readOwnedAcc() override { return s_->readOwnedAcc(); }
+  void writeOwnedAcc(const std::vector<core::Vec4>& acc) override { s_->writeOwnedAcc(acc); }
 
  private:
   void fail() {
@@ -366,7 +375,7 @@ TEST(DistParams, PipelinesOverRanksAreTheTables) {
       EXPECT_EQ(err.empty(), core::runsOnRanks(row.id, f)) << row.name << " " << core::toString(f) << ": " << err;
       accepted += err.empty();
     }
-  EXPECT_EQ(accepted, 3);  // coherent and rows boids, all-pairs gravity
+  EXPECT_EQ(accepted, 4);  // coherent and rows boids, all-pairs and tree gravity
   EXPECT_EQ(onRanks(kBoids), core::Pipeline::Rows);
   EXPECT_EQ(onRanks(kGravity), core::Pipeline::Naive);
   core::SimParams p = core::defaultParams();
@@ -377,8 +386,9 @@ TEST(DistParams, PipelinesOverRanksAreTheTables) {
   EXPECT_EQ(validateDistParams(p, 1),
             "--pipeline verlet: over several ranks boids run the rows pipeline (allowed: coherent or rows)");
   p.force = core::ForceMode::Gravity;
-  p.pipeline = core::Pipeline::Tree;
-  EXPECT_EQ(validateDistParams(p, 1), "--pipeline tree: over several ranks gravity runs all pairs (allowed: naive)");
+  p.pipeline = core::Pipeline::Scattered;
+  EXPECT_EQ(validateDistParams(p, 1),
+            "--pipeline scattered: over several ranks gravity runs all pairs (allowed: naive or tree)");
 }
 
 #if defined(MURMUR_TEST_CUDA)
