@@ -3,6 +3,7 @@
 #include <glad/gl.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "app/draw_source.h"
@@ -111,3 +112,25 @@ TEST(DrawSource, CudaEngineWritesTheGlBuffersThroughInterop) {
   if (!ctx->isNvidia()) GTEST_SKIP() << "GL is " << ctx->vendor() << ", not NVIDIA: no interop";
   for (core::Pipeline pipe : boidsPipelinesOn(core::kOnCuda)) checkFill(core::EngineKind::Cuda, pipe, true, *ctx);
 }
+
+namespace {
+
+// The default boids glyph is a fixed share of the mean spacing of the boids, so the default world
+// reads the same at 10k and 1M: long enough that a flock shows as arrows, short enough that the
+// space between flocks stays dark. (The fixed half-size / 120 of before drew 10k boids of the
+// default world at an eighth of the spacing: specks.)
+TEST(ViewSetup, BoidGlyphsFollowTheSpacingOfTheBoids) {
+  for (size_t n : {size_t(10000), size_t(100000), size_t(1000000)}) {
+    core::SimParams p = core::defaultParams();
+    p.force = core::ForceMode::Boids;
+    p.halfSize = core::denseHalfSize(n, p.boids, 4.0);
+    core::Bodies bodies;
+    bodies.resize(n);
+    const app::ViewStyle style = app::defaultStyle(p, bodies, "boids", "");
+    const float spacing = 2.0f * p.halfSize / std::cbrt(float(n));
+    EXPECT_GE(style.bodySize, 0.3f * spacing) << n;
+    EXPECT_LE(style.bodySize, 0.5f * spacing) << n;
+  }
+}
+
+}  // namespace
