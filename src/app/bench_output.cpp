@@ -108,6 +108,36 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   return row;
 }
 
+core::CsvRow runRow(core::EngineKind kind, const core::SimParams& params, const core::ScenarioSpec& scenario,
+                    core::Engine& engine, size_t n, const RunSamples& samples) {
+  BenchConfig c;
+  c.engine = kind;
+  c.force = params.force;
+  c.pipeline = params.pipeline;
+  c.scenario = scenario.name;
+  c.denseNeighbours = scenario.denseNeighbours;
+  c.n = n;
+  if (kind == EngineKind::Cuda) c.blockSize = params.blockSize;
+  if (core::hasCellWidth(params.pipeline, params.force)) c.cellWidth = params.cellWidthFactor;
+  Measurement m;
+  m.n = n;
+  m.stepMs = samples.stepMs;
+  m.params = params;
+  m.warmup = samples.warmup;
+  m.rendered = !samples.renderMs.empty();
+  m.drawMode = samples.drawMode;
+  m.profiled = samples.stageSum && !samples.stepMs.empty();
+  if (m.profiled) m.stageMean = *samples.stageSum, m.stageMean *= 1.0 / double(samples.stepMs.size());
+  if (m.rendered) m.renderMs = stepStats(samples.renderMs).median;
+  const StepStats st = samples.stepMs.empty() ? StepStats{} : stepStats(samples.stepMs);
+  core::CsvRow row = makeRow(c, engine.deviceName(), engine.deviceInfo(), m, st);
+  if (samples.stepMs.empty()) {
+    for (const char* col : {"sim_ms_median", "sim_ms_min", "sim_ms_p90", "steps_per_s", "frame_fps"})
+      row.set(col, std::string());
+  }
+  return row;
+}
+
 json configJson(const BenchConfig& c, size_t n) {
   return json{{"engine", core::toString(c.engine)},
               {"force", core::toString(c.force)},

@@ -45,6 +45,18 @@ std::string shortNumber(double v);
 // Stages a pipeline does not have stay empty.
 core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const core::DeviceInfo& device,
                      const Measurement& m, const StepStats& st);
+// The row of a run that is not a sweep (a headless run's --csv, the viewer's FPS log): the bench
+// row of the same setup, from the run's own samples. stageSum: the stage times summed over
+// stepMs, or null when the run was not profiled; drawMode: the frames' draw mode ("" when none
+// were drawn).
+struct RunSamples {
+  std::vector<double> stepMs, renderMs;
+  const core::StepProfile* stageSum = nullptr;
+  std::string drawMode;
+  int warmup = 0;
+};
+core::CsvRow runRow(core::EngineKind kind, const core::SimParams& params, const core::ScenarioSpec& scenario,
+                    core::Engine& engine, size_t n, const RunSamples& samples);
 json configJson(const BenchConfig& c, size_t n);
 json deviceJson(const core::DeviceInfo& d);
 

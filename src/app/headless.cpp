@@ -37,36 +37,6 @@ namespace murmur::app {
 
 namespace {
 
-// The run's row of the bench CSV (--csv), built by the benchmark's own row builder, so that a
-// headless run reads like a bench row of the same setup.
-core::CsvRow headlessRow(const Options& o, const core::SimParams& params, core::Engine& engine, size_t n,
-                         const std::vector<double>& stepMs, const std::vector<double>& renderMs,
-                         const core::StepProfile& stageSum) {
-  BenchConfig c;
-  c.engine = o.engine;
-  c.force = params.force;
-  c.pipeline = params.pipeline;
-  c.scenario = o.scenario.name;
-  c.denseNeighbours = o.scenario.denseNeighbours;
-  c.n = n;
-  if (o.engine == core::EngineKind::Cuda) c.blockSize = params.blockSize;
-  if (core::hasCellWidth(params.pipeline, params.force)) c.cellWidth = params.cellWidthFactor;
-  Measurement m;
-  m.n = n;
-  m.stepMs = stepMs;
-  m.params = params;
-  m.rendered = !renderMs.empty();
-  m.profiled = o.profile && !stepMs.empty();
-  m.stageMean = stageSum;
-  if (!stepMs.empty()) m.stageMean *= 1.0 / double(stepMs.size());
-  if (m.rendered) m.renderMs = stepStats(renderMs).median;
-  const StepStats st = stepMs.empty() ? StepStats{} : stepStats(stepMs);
-  core::CsvRow row = makeRow(c, engine.deviceName(), engine.deviceInfo(), m, st);
-  if (stepMs.empty()) {
-    for (const char* col : {"sim_ms_median", "sim_ms_min", "sim_ms_p90", "steps_per_s"}) row.set(col, std::string());
-  }
-  return row;
-}
 
 #if defined(MURMUR_HAVE_RENDER)
 // "dir/f%05d.png": one conversion, %0 then digits then d, and nothing else for printf to read.
@@ -175,6 +145,13 @@ class HeadlessPictures {
     return false;
 #endif
   }
+  // The frames' draw mode ("" when this rank draws none).
+  std::string drawMode() const {
+#if defined(MURMUR_HAVE_RENDER)
+    if (view_) return view_->drawMode();
+#endif
+    return "";
+  }
   // Whether frames are composited over ranks: every rank takes part in every draw().
   bool composites() const { return composite_; }
   // Whether this rank draws (or helps draw) frames during the run, not only the last one after it.
@@ -250,6 +227,7 @@ struct HeadlessResult {
   double totalMs = 0;
   int framesWritten = 0;
   bool interrupted = false, rendered = false, interop = false;
+  std::string drawMode;  // the frames' draw mode, when frames were drawn
 };
 
 // The outputs of a finished run on the speaking rank: --out, --csv, the summary lines.
@@ -269,7 +247,9 @@ void writeHeadlessOutputs(const Options& o, const core::SimParams& params, core:
                                                  std::max(1, o.stepsPerFrame)));
   if (!o.csv.empty())
     core::writeCsvFile("--csv", o.csv,
-                       {headlessRow(o, params, engine, r.final.size(), r.stepMs, r.renderMs, r.stageSum)});
+                       {runRow(o.engine, params, o.scenario, engine, r.final.size(),
+                               RunSamples{r.stepMs, r.renderMs, o.profile ? &r.stageSum : nullptr, r.drawMode,
+                                          o.warmup})});
   RunSummary sum;
   sum.engine = o.engine;
   sum.params = params;
@@ -356,6 +336,7 @@ int runHeadless(const Options& o) {
   r.interop = pictures.finish();
   r.framesWritten = pictures.written();
   r.rendered = pictures.active();
+  r.drawMode = pictures.drawMode();
   r.totalMs = core::msSince(t0);
   r.final = engine->readBodies();
   for (const auto& p : r.final.pos) {

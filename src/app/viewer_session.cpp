@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "app/bench.h"
+#include "app/bench_output.h"
 #include "app/engine_factory.h"
 #include "app/git_sha.h"
 #include "app/summary.h"
@@ -26,13 +27,6 @@ std::string timestampName(const char* prefix, const char* ext) {
   const std::time_t t = std::time(nullptr);
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
   return std::string(prefix) + buf + ext;
-}
-
-std::string isoNow() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 }  // namespace
@@ -170,30 +164,13 @@ void Viewer::logSecond() {
   if (elapsed < 1000.0) return;
   fps = secondFrames * 1000.0 / elapsed;
   if (fpsLog) {
-    // The benchmark's statistics, so a log row reads like a bench row.
-    const StepStats st = stepStats(secondSimMs);
-    core::CsvRow r;
-    r.set("timestamp", isoNow());
-    r.set("git_sha", std::string(gitSha()));
-    r.set("gpu", engine->deviceName());
-    r.set("engine", std::string(core::toString(engine->kind())));
-    r.set("force", std::string(core::toString(params.force)));
-    r.set("pipeline", std::string(core::toString(params.pipeline)));
-    r.set("scenario", scenarioLabel(scenario));
-    r.set("n", static_cast<long long>(engine->numBodies()));
-    // The CPU engine has no block size; an empty cell says so, as in bench rows.
-    if (engine->kind() == core::EngineKind::Cuda) r.set("block_size", static_cast<long long>(params.blockSize));
-    r.set("cell_width_factor", static_cast<long long>(params.cellWidthFactor));
-    r.set("render", 1LL);
-    r.set("steps", static_cast<long long>(secondSimMs.size()));
-    if (!secondSimMs.empty()) {
-      r.set("sim_ms_median", st.median);
-      r.set("sim_ms_min", st.min);
-      r.set("sim_ms_p90", st.p90);
-      r.set("steps_per_s", 1000.0 / std::max(1e-9, st.median));
-    }
-    r.set("frame_fps", fps);
-    if (!secondRenderMs.empty()) r.set("render_ms", stepStats(secondRenderMs).median);
+    // The bench row of the same setup from this second's samples (bench_output.h runRow), so a
+    // log row reads as a bench row and a headless --csv row do.
+    RunSamples samples;
+    samples.stepMs = secondSimMs;
+    samples.renderMs = secondRenderMs;
+    samples.drawMode = render::toString(style.draw);
+    const core::CsvRow r = runRow(engine->kind(), params, scenario, *engine, engine->numBodies(), samples);
     fpsLog->write(r);
   }
   stepsPerS = secondSimMs.size() * 1000.0 / elapsed;

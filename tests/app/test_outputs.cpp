@@ -5,12 +5,20 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
 
+#include "app/bench_output.h"
+#include "app/engine_factory.h"
+#include "app/options.h"
+#include "core/csv.h"
+#include "core/format.h"
+#include "core/scenarios.h"
 #include "run_command.h"
 
 using namespace murmur;
@@ -293,4 +301,86 @@ TEST(Outputs, GridThatCannotFitIsRefusedBeforeAllocating) {
   EXPECT_NE(r.out.find("--half-size 2000"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GiB"), std::string::npos) << r.out;
   EXPECT_EQ(lineCount(r.out), 1) << r.out;
+}
+
+namespace {
+
+// One CSV file's header and its rows, quotes understood (the gpu column holds commas).
+std::vector<std::map<std::string, std::string>> readCsv(const std::string& path) {
+  std::vector<std::vector<std::string>> lines;
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  const std::string text = slurp(path);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"') fields.back() += '"', ++i;
+    else if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) fields.emplace_back();
+    else if (c == '\n' && !quoted) lines.push_back(fields), fields.assign(1, "");
+    else fields.back() += c;
+  }
+  std::vector<std::map<std::string, std::string>> rows;
+  for (size_t r = 1; r < lines.size(); ++r) {
+    std::map<std::string, std::string> row;
+    for (size_t k = 0; k < lines[0].size() && k < lines[r].size(); ++k) row[lines[0][k]] = lines[r][k];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+// The viewer's FPS log (F), a headless run's --csv and a bench row of the same setup on the CPU
+// engine: one world, one set of columns, one definition of the frame rate. The viewer's row comes
+// from the function the viewer calls each second (runRow), with its samples.
+TEST(Outputs, ViewerLogHeadlessCsvAndBenchRowAgree) {
+  Scratch s("three_rows");
+  const std::string world = "--engine cpu --n 2000 --pipeline verlet";
+  const Result h = test::runCommand(kExe + " --headless " + world + " --steps 6 --width 96 --height 64 --csv " +
+                                    s.path("headless.csv"));
+  if (h.out.find("no offscreen OpenGL context") != std::string::npos) GTEST_SKIP() << "no EGL here: " << h.out;
+  ASSERT_EQ(h.status, 0) << h.out;
+  const Result b = test::runCommand(kExe + " bench " + world + " --render --steps 6 --repeats 1 --warmup 0 --csv " +
+                                    s.path("bench.csv"));
+  ASSERT_EQ(b.status, 0) << b.out;
+  {
+    // The viewer's default world and engine for that command line, stepped and timed as it does.
+    app::Options o;
+    std::vector<std::string> args = {"murmur", "--engine", "cpu", "--n", "2000", "--pipeline", "verlet"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    ASSERT_TRUE(app::parseOptions(static_cast<int>(argv.size()), argv.data(), o));
+    app::resolveDefaults(o);
+    core::SimParams params = o.params;
+    core::Scenario sc = core::makeScenario(o.scenario, params);
+    params.halfSize = sc.halfSize;
+    auto engine = app::makeEngine(core::EngineKind::Cpu, params);
+    engine->reset(sc.bodies);
+    app::RunSamples samples;
+    for (int k = 0; k < 6; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      engine->step(1);
+      samples.stepMs.push_back(core::msSince(t0));
+      samples.renderMs.push_back(0.5 + 0.1 * k);  // the viewer's drawFrame times
+    }
+    samples.drawMode = "boids";
+    core::CsvWriter log(s.path("viewer.csv"), false);
+    log.write(app::runRow(core::EngineKind::Cpu, params, o.scenario, *engine, engine->numBodies(), samples));
+  }
+  const auto hr = readCsv(s.path("headless.csv")), br = readCsv(s.path("bench.csv")), vr = readCsv(s.path("viewer.csv"));
+  ASSERT_EQ(hr.size(), 1u);
+  ASSERT_EQ(br.size(), 1u);
+  ASSERT_EQ(vr.size(), 1u);
+  EXPECT_EQ(slurp(s.path("headless.csv")).substr(0, 200), slurp(s.path("viewer.csv")).substr(0, 200));  // one header
+  for (const char* col : {"engine", "force", "pipeline", "scenario", "n", "block_size", "cell_width_factor",
+                          "render", "draw", "steps"}) {
+    EXPECT_EQ(hr[0].at(col), vr[0].at(col)) << col;
+    EXPECT_EQ(br[0].at(col), vr[0].at(col)) << col;
+  }
+  EXPECT_EQ(vr[0].at("scenario"), "dense:4");
+  EXPECT_EQ(vr[0].at("block_size"), "");  // no block size on the CPU engine
+  for (const auto* row : {&hr[0], &br[0], &vr[0]}) {
+    const double sim = std::stod(row->at("sim_ms_median")), render = std::stod(row->at("render_ms"));
+    EXPECT_NEAR(std::stod(row->at("frame_fps")), 1000.0 / (sim + render), 1e-3 * 1000.0 / (sim + render));
+  }
 }
