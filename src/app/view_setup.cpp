@@ -15,7 +15,7 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
     s.colour = render::ColourMode::Velocity;
     // A glyph 0.4 of the mean spacing of the boids long: a flock reads as a swarm of arrows at
     // any N and world size, and the space between flocks stays dark (the fixed half-size / 120 drew
-    // 10k boids of the default world as specks, 3.6% of the pixels lit).
+    // 10k boids of the default world as specks: 2.1% of the pixels lit at step 800, 14.9% now).
     const float spacing = 2.0f * p.halfSize / std::cbrt(float(std::max<size_t>(n, 1)));
     s.bodySize = std::max({0.6f, p.halfSize / 120.0f, 0.4f * spacing});
     s.speedScale = p.boids.maxSpeed;
