@@ -102,21 +102,27 @@ def test_torch_sees_the_same_memory():
     np.testing.assert_array_equal(sim.positions, expected)
 
 
-def test_per_call_overhead_of_step_one_at_100k_boids():
-    sim = mm.Simulation(n=100_000, scenario="dense", pipeline="rows", engine="cuda", seed=1)
-    sim.step(20)
-    sim.synchronize()
+def test_single_step_calls_equal_one_long_call_and_report_their_cost():
+    # What a Python call of step(1) costs against the engine's own time per step at 100k boids
+    # (printed: a timing, not asserted); the k single calls must run exactly the k steps.
     k = 1000
+    long_run = mm.Simulation(n=100_000, scenario="dense", pipeline="rows", engine="cuda", seed=1)
+    calls = mm.Simulation(n=100_000, scenario="dense", pipeline="rows", engine="cuda", seed=1)
+    for sim in (long_run, calls):
+        sim.step(20)
+        sim.synchronize()
     t0 = time.perf_counter()
-    sim.step(k)
-    sim.synchronize()
+    long_run.step(k)
+    long_run.synchronize()
     engine_ms = (time.perf_counter() - t0) * 1e3 / k
     t0 = time.perf_counter()
     for _ in range(k):
-        sim.step(1)
-    sim.synchronize()
+        calls.step(1)
+    calls.synchronize()
     python_ms = (time.perf_counter() - t0) * 1e3 / k
     overhead = (python_ms - engine_ms) / engine_ms * 100
     print(f"\nstep(1) from Python: {python_ms:.4f} ms per call; step({k}): {engine_ms:.4f} ms per step; "
           f"overhead {overhead:+.1f}%")
-    assert python_ms - engine_ms < 0.1  # under 100 us per call
+    assert calls.step_count == long_run.step_count == k + 20
+    np.testing.assert_array_equal(calls.positions, long_run.positions)
+    np.testing.assert_array_equal(calls.velocities, long_run.velocities)

@@ -21,6 +21,10 @@ using core::Pipeline;
 using core::UsageError;
 
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
+double observeCostMs(const Measurement& m) {
+  return stepStats(m.sampledStepMs).median - stepStats(m.stepMs).median;
+}
+
 std::string shortNumber(double v) {
   char buf[64];
   if (std::fabs(v) >= 100)
@@ -89,8 +93,8 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
     if (core::pipelineInfo(core::effectivePipeline(c.pipeline, c.force)).lists)
       row.set("list_steps", static_cast<long long>(core::verletPlan(m.params).steps));
   }
-  if (m.observed && !m.observeMs.empty()) {
-    row.set("observe_ms", stepStats(m.observeMs).median);
+  if (m.observed && !m.sampledStepMs.empty()) {
+    row.set("observe_ms", observeCostMs(m));
     row.set("observe_flocks", static_cast<long long>(m.observedFlocks ? 1 : 0));
   }
   if (m.rendered) {

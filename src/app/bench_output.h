@@ -31,12 +31,17 @@ struct Measurement {
   core::NeighbourStats neighbours;
   core::SimParams params{};
   int warmup = 0;  // warm-up steps actually run
-  // bench --observe: the observables sampled after every timed step (untimed in stepMs), each
-  // sample's wall time, and the last sample's values (docs/observables.md).
+  // bench --observe: after the timed steps, as many steps again with a sample after each, each
+  // step and its sample timed together (sampledStepMs), and the last sample's values
+  // (docs/observables.md).
   bool observed = false, observedFlocks = false;
-  std::vector<double> observeMs;
+  std::vector<double> sampledStepMs;
   core::Observables lastObservables;
 };
+
+// What a sample after every step adds to a step: the median step with its sample less the median
+// step (observe_ms; it can come out slightly negative where sampling costs less than the noise).
+double observeCostMs(const Measurement& m);
 
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v);

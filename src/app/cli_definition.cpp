@@ -217,7 +217,7 @@ void addBenchOptions(CLI::App& bench, GivenMap& given, BenchOptions& b) {
   bench.add_flag("--append", b.append, "Append to the CSV instead of overwriting");
   bench.add_flag("--cpu-baseline", b.cpuBaseline, "Also run the configurations with N <= 50k on the CPU engine");
   bench.add_flag("--observe", b.observe,
-                 "Also sample the observables after every timed step (untimed; their cost in observe_ms, one rank only)");
+                 "Also time as many steps again, each with a sample of the observables; observe_ms: what a sample adds to a step (one rank only)");
   bench.add_flag("--observe-flocks", b.observeFlocks, "With --observe: the flock count too (boids)");
   bench.add_flag("--reference", b.reference,
                  "Also time all-pairs gravity as NVIDIA's nbody sample writes it (pipeline sample-reference)");

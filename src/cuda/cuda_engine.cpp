@@ -106,6 +106,7 @@ void CudaEngine::setParams(const SimParams& p) {
   if (!err.empty()) throw std::invalid_argument(err);
   Impl& m = *impl_;
   DeviceState& s = m.s;
+  s.dropPendingStep();
   std::unique_ptr<CudaPipeline> stepper = makeCudaPipeline(core::effectivePipeline(p.pipeline, p.force));
   std::unique_ptr<CudaPipeline> gravity = makeCudaPipeline(core::effectivePipeline(p.pipeline, ForceMode::Gravity));
   // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
@@ -133,6 +134,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   if (n > static_cast<size_t>(INT_MAX))
     throw core::UsageError("--n " + std::to_string(n) + ": the CUDA engine handles at most " +
                            std::to_string(INT_MAX) + " bodies");
+  s.dropPendingStep();
   s.releaseBodies();
   s.rowSort.restart();
   s.accValid = false;
@@ -170,6 +172,7 @@ void CudaEngine::step(int numSteps) {
   DeviceState& s = m.s;
   for (int k = 0; k < numSteps; ++k) {
     s.timer.beginStep(profiling_, s.stream);
+    const bool sampled = s.pending.active;  // its pass ran in observe(), timed there
     if (s.n > 0) {
       if (s.params.force == ForceMode::Boids)
         m.stepper->boidsStep(s);
@@ -177,6 +180,7 @@ void CudaEngine::step(int numSteps) {
         m.stepGravity();
     }
     s.profile = s.timer.endStep();
+    if (sampled) s.profile = s.pending.profile;
   }
 }
 
@@ -193,6 +197,7 @@ std::vector<Vec4> CudaEngine::computeAccelerations() {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   if (s.n == 0) return {};
+  s.dropPendingStep();
   s.timer.beginStep(false, s.stream);
   m.gravity->gravityForces(s);
   // acc now holds a(x) of the current state in the current order; the leapfrog may reuse it.
@@ -203,14 +208,29 @@ std::vector<Vec4> CudaEngine::computeAccelerations() {
 core::NeighbourStats CudaEngine::neighbourStats() {
   DeviceState& s = impl_->s;
   if (s.n == 0) return core::NeighbourStats{};
+  s.dropPendingStep();
   s.timer.beginStep(false, s.stream);
   s.beginNeighbourCount();
   return impl_->stepper->neighbourStats(s);
 }
 
+// The scalar boids observables ride on the next step's force pass where the pipeline has one
+// that can sample (CudaPipeline::sampleStep: rows): the pass runs now, on the current state, and
+// the next step commits its results. Flocks, gravity and the other pipelines take the observer's
+// own passes over the state.
 core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
-  if (!impl_->observer) impl_->observer = std::make_unique<DeviceObserver>();
-  return impl_->observer->observe(deviceBodies(), impl_->s.params, r, impl_->s.stream);
+  Impl& m = *impl_;
+  DeviceState& s = m.s;
+  if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
+  if (s.n > 0 && s.params.force == ForceMode::Boids && !r.flocks && m.stepper->samplesInStep()) {
+    s.dropPendingStep();  // a second sample of the same state runs the pass again
+    const BoidSampleSums sample = m.observer->beginBoidSample(s.n, s.stream);
+    s.timer.beginStep(profiling_, s.stream);
+    m.stepper->sampleStep(s, sample);
+    s.pending.profile = s.timer.endStep();
+    return m.observer->finishBoidSample(s.n, s.stream);
+  }
+  return m.observer->observe(deviceBodies(), s.params, r, s.stream);
 }
 
 void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
@@ -238,7 +258,8 @@ void CudaEngine::scatterById(const Vec4* d_pos, const Vec4* d_vel) {
   if (c.negativeMass > 0)
     throw std::invalid_argument("the state has " + std::to_string(c.negativeMass) + " negative masses (mass must be >= 0)");
   launchScatterById(d_pos, d_vel, s.id[s.idCur].get(), s.n, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.launch());
-  // What the last step left for the next one describes the old state.
+  // What the last step (or a sample's pass) left for the next one describes the old state.
+  s.dropPendingStep();
   if (d_pos) s.commonMass = c.commonMass;
   s.accValid = false;
   s.lists.invalidate();
@@ -252,6 +273,7 @@ GridSnapshot snapshotGrid(CudaEngine& engine) {
   DeviceState& s = engine.impl_->s;
   GridSnapshot snap;
   if (s.n == 0) return snap;
+  s.dropPendingStep();
   s.timer.beginStep(false, s.stream);
   const ForceMode mode = s.params.force;
   s.rowSort.countsReady = false;  // buildGrid overwrites the counting sort's keys and ranks

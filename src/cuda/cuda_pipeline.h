@@ -8,6 +8,7 @@
 #pragma once
 
 #include "cuda/module_guard.h"
+#include "cuda/observables.h"
 
 #include <memory>
 
@@ -29,6 +30,13 @@ class CudaPipeline {
   virtual void gravityForces(DeviceState&) {}
   // Steps of the pipeline's cycle (core::Engine::stepsPerCycle).
   virtual int stepsPerCycle(const DeviceState&) const { return 1; }
+  // A boids step whose force pass also samples the scalar observables of the state it starts
+  // from into `sample` (cuda/observables.h), left pending (DeviceState::PendingStep): the state
+  // stays the current one, possibly reordered, until the next boidsStep commits the pass's
+  // results instead of running it again. Only where samplesInStep(); the engine's DeviceObserver
+  // samples for the other pipelines.
+  virtual bool samplesInStep() const { return false; }
+  virtual void sampleStep(DeviceState&, const BoidSampleSums&) {}
   // Neighbour statistics of the current state over this pipeline's candidate set, in the
   // current force mode. The engine has zeroed the counts (DeviceState::beginNeighbourCount).
   virtual core::NeighbourStats neighbourStats(DeviceState&) = 0;

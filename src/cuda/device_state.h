@@ -74,6 +74,18 @@ struct DeviceState {
   StageTimer timer;
   core::StepProfile profile;
 
+  // A step whose force pass already ran, for a sample of the state it starts from
+  // (CudaPipeline::sampleStep): its results wait in the other state buffers (and, with
+  // countsNext, its counts for the next sort) until the next step commits them. Whatever changes
+  // the state, the parameters or those buffers first drops it (dropPendingStep), and the next
+  // step then runs whole.
+  struct PendingStep {
+    bool active = false;
+    bool countsNext = false;     // the pass counted its positions for the next counting sort
+    core::StepProfile profile;   // the pass's stage times, the committed step's profile
+  } pending;
+  void dropPendingStep() { pending.active = false; }
+
   // The device buffers that do not depend on N, the side stream and the events (the engine's
   // constructor).
   void create();

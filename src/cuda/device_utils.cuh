@@ -84,4 +84,26 @@ __device__ __forceinline__ void addBlockCounts(unsigned long long candidates, un
   }
 }
 
+// Adds K per-thread values over the block and then atomically into out[0..K) (thread 0, one
+// double atomic per value and block). Every thread of the block must call it, once per kernel.
+template <int K>
+__device__ __forceinline__ void blockAtomicAdd(double (&v)[K], double* out) {
+  __shared__ double partial[K][kMaxWarpsPerBlock];
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    for (int o = kWarpSize / 2; o > 0; o /= 2) v[k] += __shfl_down_sync(kFullWarpMask, v[k], o);
+  if (lane == 0)
+    for (int k = 0; k < K; ++k) partial[k][warp] = v[k];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+    for (int k = 0; k < K; ++k) {
+      double s = 0;
+      for (int w = 0; w < warps; ++w) s += partial[k][w];
+      atomicAdd(out + k, s);
+    }
+  }
+}
+
 }  // namespace murmur::cuda

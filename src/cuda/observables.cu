@@ -30,34 +30,12 @@ namespace {
 
 // The sums one sample adds up on the device (doubles) and its counters.
 enum Sum {
-  kPolX, kPolY, kPolZ, kSpeed, kNearest, kCount1, kCount2, kCount3,  // boids
-  kMillSum, kMillWeight,                                             // flocks
+  kMillSum = kNumBoidSums, kMillWeight,                              // flocks (the boids' BoidSum first)
   kMass, kKinetic, kRx, kRy, kRz, kPx, kPy, kPz, kLx, kLy, kLz,      // gravity
   kPotential, kLag10, kLag50, kLag90,
   kNumSums
 };
 enum Counter { kFlockCount, kLargest, kBin1, kBin2, kBin10, kBin100, kBin1000, kChanged, kNumCounters };
-
-// Adds K per-thread values over the block and then atomically into out[0..K) (thread 0).
-template <int K>
-__device__ void blockAtomicAdd(double (&v)[K], double* out) {
-  __shared__ double partial[K][kMaxWarpsPerBlock];
-  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-#pragma unroll
-  for (int k = 0; k < K; ++k)
-    for (int o = kWarpSize / 2; o > 0; o /= 2) v[k] += __shfl_down_sync(kFullWarpMask, v[k], o);
-  if (lane == 0)
-    for (int k = 0; k < K; ++k) partial[k][warp] = v[k];
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
-    for (int k = 0; k < K; ++k) {
-      double s = 0;
-      for (int w = 0; w < warps; ++w) s += partial[k][w];
-      atomicAdd(out + k, s);
-    }
-  }
-}
 
 __global__ void gatherKernel(const uint32_t* __restrict__ index, uint32_t n, const Vec4* __restrict__ pos,
                              const Vec4* __restrict__ vel, Vec4* __restrict__ spos, Vec4* __restrict__ svel) {
@@ -135,7 +113,7 @@ __global__ void boidsStatsKernel(GridRef r, const Vec4* __restrict__ spos, const
       v[4] = sqrt(double(best));
     }
   }
-  blockAtomicAdd<8>(v, sums + kPolX);
+  blockAtomicAdd<kNumBoidSums>(v, sums + kPolX);
 }
 
 __device__ __forceinline__ uint32_t findRoot(const uint32_t* parent, uint32_t a) {
@@ -293,12 +271,23 @@ __global__ void lagrangeKernel(const float* __restrict__ r, const double* __rest
     if (prev < fr[f] * total && cum[i] >= fr[f] * total) sums[kLag10 + f] = r[i];
 }
 
+// The scalar boids columns from their sums (BoidSum) over n boids.
+void setBoidScalars(const double* sums, size_t n, core::Observables& out) {
+  const double inv = 1.0 / double(n);
+  out[Obs::Polarization] = std::sqrt(sums[kPolX] * sums[kPolX] + sums[kPolY] * sums[kPolY] + sums[kPolZ] * sums[kPolZ]) * inv;
+  out[Obs::MeanSpeed] = sums[kSpeed] * inv;
+  if (n > 1) out[Obs::NearestDistance] = sums[kNearest] * inv;
+  out[Obs::NeighboursCohesion] = sums[kCount1] * inv;
+  out[Obs::NeighboursSeparation] = sums[kCount2] * inv;
+  out[Obs::NeighboursAlignment] = sums[kCount3] * inv;
+}
+
 }  // namespace
 
 struct DeviceObserver::Buffers {
   // Each array is allocated on the first sample that needs it and when N grows: boids 48 bytes
   // per body and 8 per cell (+ 68 per body with flocks), gravity 32 per body.
-  size_t gridN = 0, flocksN = 0, gravityN = 0;
+  size_t gridN = 0, flocksN = 0, gravityN = 0, sampleN = 0;
   uint32_t cells = 0;
   DeviceBuffer<uint32_t> keys[2], index[2], cellStart, cellEnd, parent;
   DeviceBuffer<Vec4> spos, svel;
@@ -307,6 +296,7 @@ struct DeviceObserver::Buffers {
   DeviceBuffer<unsigned long long> counters;
   DeviceBuffer<GridSpec> grid;
   DeviceBuffer<unsigned char> temp;
+  DeviceBuffer<uint32_t> beyond, beyondCount;  // a force pass's sample: 4 bytes per body
 
   void ensureBoids(size_t n, bool withFlocks) {
     if (n > gridN) {
@@ -318,6 +308,11 @@ struct DeviceObserver::Buffers {
       parent.allocate(n), flockAcc.allocate(8 * n);
       flocksN = n;
     }
+  }
+  void ensureSample(size_t n) {
+    if (n <= sampleN) return;
+    beyond.allocate(n);
+    sampleN = n;
   }
   void ensureGravity(size_t n) {
     if (n <= gravityN) return;
@@ -334,8 +329,26 @@ DeviceObserver::DeviceObserver() : buf_(std::make_unique<Buffers>()) {
   buf_->sums.allocate(kNumSums);
   buf_->counters.allocate(kNumCounters);
   buf_->grid.allocate(1);
+  buf_->beyondCount.allocate(1);
 }
 DeviceObserver::~DeviceObserver() = default;
+
+BoidSampleSums DeviceObserver::beginBoidSample(size_t n, cudaStream_t stream) {
+  Buffers& B = *buf_;
+  B.ensureSample(n);
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.sums.get(), 0, kNumBoidSums * sizeof(double), stream));
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.beyondCount.get(), 0, sizeof(uint32_t), stream));
+  return BoidSampleSums{B.sums.get(), B.beyond.get(), B.beyondCount.get()};
+}
+
+core::Observables DeviceObserver::finishBoidSample(size_t n, cudaStream_t stream) {
+  double sums[kNumBoidSums];
+  MURMUR_CUDA_CHECK(cudaMemcpyAsync(sums, buf_->sums.get(), sizeof sums, cudaMemcpyDeviceToHost, stream));
+  MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  core::Observables out;
+  setBoidScalars(sums, n, out);
+  return out;
+}
 
 core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, const core::SimParams& p,
                                           const core::ObserveRequest& req, cudaStream_t stream) {
@@ -406,12 +419,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     }
     download();
     const double inv = 1.0 / n;
-    out[Obs::Polarization] = std::sqrt(sums[kPolX] * sums[kPolX] + sums[kPolY] * sums[kPolY] + sums[kPolZ] * sums[kPolZ]) * inv;
-    out[Obs::MeanSpeed] = sums[kSpeed] * inv;
-    if (n > 1) out[Obs::NearestDistance] = sums[kNearest] * inv;
-    out[Obs::NeighboursCohesion] = sums[kCount1] * inv;
-    out[Obs::NeighboursSeparation] = sums[kCount2] * inv;
-    out[Obs::NeighboursAlignment] = sums[kCount3] * inv;
+    setBoidScalars(sums.data(), n, out);
     if (req.flocks) {
       out[Obs::Flocks] = double(counters[kFlockCount]);
       out[Obs::LargestFlockShare] = double(counters[kLargest]) * inv;

@@ -12,12 +12,31 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "core/engine.h"
 #include "core/observables.h"
 
 namespace murmur::cuda {
+
+// The scalar boids observables as sums over the boids (doubles, in this order): the unit
+// velocity (x, y, z), the speed, the nearest other boid's distance, the other boids within the
+// cohesion, separation and alignment radii. DeviceObserver's boids kernel adds them up, and so does
+// a pipeline whose force pass samples the state it starts from (CudaPipeline::sampleStep).
+enum BoidSum : int { kPolX, kPolY, kPolZ, kSpeed, kNearest, kCount1, kCount2, kCount3, kNumBoidSums };
+
+// Where a force pass puts its sample (DeviceObserver::beginBoidSample): the sums, zeroed, and a
+// list with room for every boid, for the boids whose nearest other boid the pass could not
+// settle (none of its candidates lies inside its search radius): their sorted slots in
+// beyond[0, *beyondCount). The pass settles those too (launchRowsNearestBeyond) and adds their
+// distances to sums[kNearest].
+struct BoidSampleSums {
+  double* sums = nullptr;
+  uint32_t* beyond = nullptr;
+  uint32_t* beyondCount = nullptr;
+};
 
 // The scratch buffers of the observables, kept between samples (allocated on the first sample and
 // when N grows; freed with the engine).
@@ -32,6 +51,11 @@ class DeviceObserver {
   // for the sums. Derived columns are left to core::ObservablesSeries.
   core::Observables observe(const core::DeviceAccess::Bodies& b, const core::SimParams& p,
                             const core::ObserveRequest& r, cudaStream_t stream);
+
+  // A sample taken by a force pass: the zeroed sums and the list for n boids (queued on stream),
+  // then, once the pass is queued, the observables from the sums (waits for them).
+  BoidSampleSums beginBoidSample(size_t n, cudaStream_t stream);
+  core::Observables finishBoidSample(size_t n, cudaStream_t stream);
 
  private:
   struct Buffers;

@@ -2,6 +2,7 @@
 // that d^2 < r^2 decides exactly as on the CPU.
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -50,14 +51,54 @@ __device__ __forceinline__ void countCell(const GridSpec& g, const Vec4& p, uint
   if (r == kStableCellMax) *crowded = 1u;  // the cell holds more than kStableCellMax bodies
 }
 
+// One boid's part of a sampled step (RowsStepOut::sample) beside the force's sums, which it does
+// not change: the candidates within the separation radius (the boid itself included, as in the
+// force's counts n1 and n3 until boidRemoveSelf) and the nearest other candidate, squared.
+struct BoidSampleAcc {
+  float nearest2 = INFINITY;
+  int n2 = 0;
+};
+
+template <bool SampleT>
+__device__ __forceinline__ void sampleCandidate(BoidSampleAcc& s, float d2, bool self, const BoidRadii2& r2) {
+  if constexpr (SampleT) {
+    if (d2 < r2.r2) s.n2 += 1;
+    if (!self) s.nearest2 = fminf(s.nearest2, d2);
+  }
+}
+
+// A sampled boid's sums (cuda/observables.h BoidSum), as DeviceObserver's boids kernel forms
+// them. acc has had boidRemoveSelf. A nearest candidate at or beyond the search radius (reach2)
+// settles nothing: a boid closer than the radius would have been a candidate, but one farther
+// may be nearer than every candidate, so the boid is listed for launchRowsNearestBeyond.
+__device__ __forceinline__ void sampleBoid(const core::BoidAccumRel& acc, const BoidSampleAcc& sa, uint32_t i,
+                                           uint32_t n, const Vec4& vi, const BoidRadii2& r2, float reach2,
+                                           const BoidSampleSums& sample, double (&v)[kNumBoidSums]) {
+  const double s = sqrt(double(vi.x) * vi.x + double(vi.y) * vi.y + double(vi.z) * vi.z);
+  v[kSpeed] = s;
+  if (s > 0) v[kPolX] = vi.x / s, v[kPolY] = vi.y / s, v[kPolZ] = vi.z / s;
+  v[kCount1] = acc.n1;
+  v[kCount2] = sa.n2 - (0.0f < r2.r2 ? 1 : 0);
+  v[kCount3] = acc.n3;
+  if (n < 2) return;
+  if (sa.nearest2 < reach2)
+    v[kNearest] = sqrt(double(sa.nearest2));
+  else
+    sample.beyond[atomicAdd(sample.beyondCount, 1u)] = i;
+}
+
 // What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
-// velocity, the integration into posOut and, with counts, the next step's count of its cell.
-__device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, uint32_t i, const Vec4& pi,
-                                               const Vec4* __restrict__ vel, const GridSpec& g,
-                                               const BoidParams& b, const BoidRadii2& r2, Vec4* __restrict__ velOut,
-                                               const RowsStepOut& out) {
+// velocity, the integration into posOut and, with counts, the next step's count of its cell; a
+// sampled step (SampleT) also forms the boid's sums of the sample in v.
+template <bool SampleT>
+__device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, const BoidSampleAcc& sa, uint32_t i,
+                                               uint32_t n, const Vec4& pi, const Vec4* __restrict__ vel,
+                                               const GridSpec& g, const BoidParams& b, const BoidRadii2& r2,
+                                               Vec4* __restrict__ velOut, const RowsStepOut& out,
+                                               double (&sampled)[kNumBoidSums]) {
   const Vec4 vi = ldg4(vel + i);
   core::boidRemoveSelf(acc, vi, r2);
+  if constexpr (SampleT) sampleBoid(acc, sa, i, n, vi, r2, boidReach2(r2), out.sample, sampled);
   const core::Vec3 v = core::boidVelocityRel(acc, vi, b);
   st4(velOut + i, core::make4(v, 0.0f));
   const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
@@ -82,12 +123,14 @@ __device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, uint32_t
 // (0.593 and 0.574 against 0.527 ms in the CIS 565 world); loading the next row's range before
 // the current row's loop (0.729 against 0.526 ms); one flat loop that steps to the next row when
 // a row ends (1.277 ms); the flat loop below (0.543 against 0.487 ms).
-template <bool BatchedT>
+// A sampled step (SampleT) adds, per candidate, the separation count and the nearest distance
+// (sampleCandidate) beside the force's sums; the plain step's code is the same without them.
+template <bool BatchedT, bool SampleT>
 __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                                               const GridSpec* __restrict__ grid,
                                               const uint32_t* __restrict__ cellFirst, const BoidParams& b,
                                               float searchRadius, Vec4* __restrict__ velOut,
-                                              const RowsStepOut& out) {
+                                              const RowsStepOut& out, double (&sampled)[kNumBoidSums]) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const GridSpec g = *grid;
@@ -96,51 +139,74 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   const BoidRadii2 r2 = core::boidRadii2(b);
   const float reach2 = boidReach2(r2);
   core::BoidAccumRel acc = core::boidAccumRelInit();
+  BoidSampleAcc sa;
   core::forEachRow(g, ci, searchRadius, [&](uint32_t first, uint32_t last) {
     const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
     uint32_t j = s;
     if constexpr (BatchedT) {
+      const auto add = [&](const Vec4& pj, uint32_t q) {
+        const core::Vec3 d = core::xyz(pj) - ci;
+        boidPairAddRel(acc, d, vel, q, r2, reach2);
+        sampleCandidate<SampleT>(sa, core::distance2(d), q == i, r2);
+      };
       for (; j + 3 < e; j += 4) {
         Vec4 ps[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u) ps[u] = ldg4(pos + j + u);
 #pragma unroll
-        for (int u = 0; u < 4; ++u) boidPairAddRel(acc, core::xyz(ps[u]) - ci, vel, j + u, r2, reach2);
+        for (int u = 0; u < 4; ++u) add(ps[u], j + u);
       }
       for (; j + 1 < e; j += 2) {
         const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
-        boidPairAddRel(acc, core::xyz(pa) - ci, vel, j, r2, reach2);
-        boidPairAddRel(acc, core::xyz(pb) - ci, vel, j + 1, r2, reach2);
+        add(pa, j);
+        add(pb, j + 1);
       }
-      if (j < e) boidPairAddRel(acc, core::xyz(ldg4(pos + j)) - ci, vel, j, r2, reach2);
+      if (j < e) add(ldg4(pos + j), j);
     } else {
+      const auto add = [&](const Vec4& pj, const Vec4& vj, uint32_t q) {
+        const core::Vec3 d = core::xyz(pj) - ci;
+        core::boidAccumulateRel(acc, d, vj, r2);
+        sampleCandidate<SampleT>(sa, core::distance2(d), q == i, r2);
+      };
       for (; j + 1 < e; j += 2) {
         const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
         const Vec4 va = ldg4(vel + j), vb = ldg4(vel + j + 1);
-        core::boidAccumulateRel(acc, core::xyz(pa) - ci, va, r2);
-        core::boidAccumulateRel(acc, core::xyz(pb) - ci, vb, r2);
+        add(pa, va, j);
+        add(pb, vb, j + 1);
       }
-      if (j < e) core::boidAccumulateRel(acc, core::xyz(ldg4(pos + j)) - ci, ldg4(vel + j), r2);
+      if (j < e) add(ldg4(pos + j), ldg4(vel + j), j);
     }
   });
-  finishRowsBoid(acc, i, pi, vel, g, b, r2, velOut, out);
+  finishRowsBoid<SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
+// A sampled kernel's block total of its boids' sums (every thread of the block calls it).
+template <bool SampleT>
+__device__ __forceinline__ void addSample(double (&sampled)[kNumBoidSums], const RowsStepOut& out) {
+  if constexpr (SampleT) blockAtomicAdd<kNumBoidSums>(sampled, out.sample.sums);
+}
+
+template <bool SampleT>
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
                     float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
-  boidsRowsBody<false>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out);
+  double sampled[kNumBoidSums] = {};
+  boidsRowsBody<false, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  addSample<SampleT>(sampled, out);
 }
 
 // 48 registers: 10 blocks of 128 threads per SM instead of 8 (times 1024 threads it still fits).
 constexpr int kRowsBatchedMaxRegisters = 48;
 
+template <bool SampleT>
 __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
     boidsRowsBatchedKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                            const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
                            float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
-  boidsRowsBody<true>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out);
+  double sampled[kNumBoidSums] = {};
+  boidsRowsBody<true, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  addSample<SampleT>(sampled, out);
 }
 
 // Crowded rows (core::RowLoop::Flat, 4 to 12 bodies per cell) take one flat loop per lane. A
@@ -193,18 +259,26 @@ __device__ __forceinline__ void addRowCandidate(core::BoidAccumRel& acc, const c
   }
 }
 
-__global__ void __launch_bounds__(1024)
-    boidsRowsFlatKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                        const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
-                        float searchRadius, int tableRows, Vec4* __restrict__ velOut, RowsStepOut out) {
+template <bool SampleT>
+__device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
+                                                  uint32_t n, const GridSpec* __restrict__ grid,
+                                                  const uint32_t* __restrict__ cellFirst, const BoidParams& b,
+                                                  float searchRadius, int tableRows, Vec4* __restrict__ velOut,
+                                                  const RowsStepOut& out, double (&sampled)[kNumBoidSums]) {
   extern __shared__ uint32_t rowTable[];  // [tableRows][blockDim.x]
   const uint32_t i = globalThreadIndex();
-  if (i >= n) return;  // no barrier below
+  if (i >= n) return;  // no barrier in the walk (a sampled kernel's block sum comes after it)
   const GridSpec g = *grid;
   const Vec4 pi = ldg4(pos + i);
   const core::Vec3 ci = core::xyz(pi);
   const BoidRadii2 r2 = core::boidRadii2(b);
   core::BoidAccumRel acc = core::boidAccumRelInit();
+  BoidSampleAcc sa;
+  const auto add = [&](uint32_t j) {
+    const core::Vec3 d = core::xyz(ldg4(pos + j)) - ci;
+    addRowCandidate(acc, d, vel, j, r2);
+    sampleCandidate<SampleT>(sa, core::distance2(d), j == i, r2);
+  };
   uint32_t* mine = rowTable + threadIdx.x;
   const uint32_t stride = blockDim.x;
   int rows = 0;
@@ -218,7 +292,7 @@ __global__ void __launch_bounds__(1024)
       ++rows;
       total += e - s;
     } else {
-      for (uint32_t j = s; j < e; ++j) addRowCandidate(acc, core::xyz(ldg4(pos + j)) - ci, vel, j, r2);
+      for (uint32_t j = s; j < e; ++j) add(j);
     }
   });
   uint32_t j = 0, e = 0;
@@ -230,10 +304,47 @@ __global__ void __launch_bounds__(1024)
       j = rowEntryStart(entry, i);
       e = j + rowEntryLength(entry);
     }
-    addRowCandidate(acc, core::xyz(ldg4(pos + j)) - ci, vel, j, r2);
+    add(j);
     ++j;
   }
-  finishRowsBoid(acc, i, pi, vel, g, b, r2, velOut, out);
+  finishRowsBoid<SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
+}
+
+template <bool SampleT>
+__global__ void __launch_bounds__(1024)
+    boidsRowsFlatKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
+                        const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
+                        float searchRadius, int tableRows, Vec4* __restrict__ velOut, RowsStepOut out) {
+  double sampled[kNumBoidSums] = {};
+  boidsRowsFlatBody<SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out, sampled);
+  addSample<SampleT>(sampled, out);
+}
+
+// See launchRowsNearestBeyond. A grid-stride loop over the listed boids (few: the pass settles
+// most boids itself), one block sum per block. The first radius is twice the search radius (or a
+// cell, where the radii are 0); from max(dims) + 2 cells on, every row and cell is reached.
+__global__ void __launch_bounds__(1024)
+    nearestBeyondKernel(const Vec4* __restrict__ pos, const GridSpec* __restrict__ grid,
+                        const uint32_t* __restrict__ cellFirst, float searchRadius, BoidSampleSums sample) {
+  const uint32_t count = *sample.beyondCount;
+  const GridSpec g = *grid;
+  const float whole = float(max(g.dims.y, g.dims.z) + 2) * g.cellWidth;
+  double sampled[1] = {0};
+  for (uint32_t t = globalThreadIndex(); t < count; t += gridDim.x * blockDim.x) {
+    const uint32_t i = sample.beyond[t];
+    const core::Vec3 ci = core::xyz(ldg4(pos + i));
+    float best = INFINITY;
+    for (float r = fmaxf(2.0f * searchRadius, g.cellWidth);; r *= 2.0f) {
+      core::forEachRow(g, ci, r, [&](uint32_t first, uint32_t last) {
+        const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
+        for (uint32_t j = s; j < e; ++j)
+          if (j != i) best = fminf(best, core::distance2(core::xyz(ldg4(pos + j)) - ci));
+      });
+      if (best < r * r || r >= whole) break;
+    }
+    sampled[0] += sqrt(double(best));
+  }
+  blockAtomicAdd<1>(sampled, sample.sums + kNearest);
 }
 
 __global__ void __launch_bounds__(1024)
@@ -364,23 +475,47 @@ int rowsFlatTableRows(const GridSpec& g, float searchRadius) {
   return rows < kRowsFlatMaxTableRows ? rows : kRowsFlatMaxTableRows;
 }
 
-void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
+namespace {
+
+template <bool SampleT>
+void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, core::RowLoop loop,
                      int flatTableRows, Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
   if (loop == core::RowLoop::Flat) {
     const size_t bytes = size_t(flatTableRows) * size_t(lc.block) * sizeof(uint32_t);
     if (bytes > kDefaultSharedBytes)  // at most kRowsFlatMaxTableRows * 1024 * 4 bytes: fits every sm_90 SM
-      MURMUR_CUDA_CHECK(
-          cudaFuncSetAttribute(boidsRowsFlatKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    boidsRowsFlatKernel<<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
-                                                                          searchRadius, flatTableRows, d_velOut, out);
+      MURMUR_CUDA_CHECK(cudaFuncSetAttribute(boidsRowsFlatKernel<SampleT>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    boidsRowsFlatKernel<SampleT><<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(
+        d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, flatTableRows, d_velOut, out);
   } else if (loop == core::RowLoop::Batched) {
-    boidsRowsBatchedKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
-                                                                        searchRadius, d_velOut, out);
+    boidsRowsBatchedKernel<SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst,
+                                                                                 b, searchRadius, d_velOut, out);
   } else {
-    boidsRowsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
-                                                                 searchRadius, d_velOut, out);
+    boidsRowsKernel<SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
+                                                                          searchRadius, d_velOut, out);
   }
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
+                     const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, core::RowLoop loop,
+                     int flatTableRows, Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
+  if (out.sample.sums)
+    launchRowsLoops<true>(d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, loop, flatTableRows, d_velOut, out,
+                          lc);
+  else
+    launchRowsLoops<false>(d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, loop, flatTableRows, d_velOut, out,
+                           lc);
+}
+
+void launchRowsNearestBeyond(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
+                             float searchRadius, const BoidSampleSums& sample, const LaunchConfig& lc) {
+  // Enough threads for a few thousand listed boids at once; the loop strides over more.
+  const unsigned blocks = std::min(lc.blocksFor(n), 512u);
+  nearestBeyondKernel<<<blocks, lc.block, 0, lc.stream>>>(d_pos, d_grid, d_cellFirst, searchRadius, sample);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -11,6 +11,7 @@
 #include "core/row_search.h"
 #include "cuda/launch.h"
 #include "cuda/module_guard.h"
+#include "cuda/observables.h"
 
 namespace murmur::cuda {
 
@@ -59,6 +60,10 @@ struct RowsStepOut {
   uint32_t* rank = nullptr;
   uint32_t* counts = nullptr;
   uint32_t* crowded = nullptr;
+  // A sampled step (CudaPipeline::sampleStep) when sample.sums is set: the scalar observables of
+  // the state the kernel reads (the state the step starts from) added into `sample`, from the
+  // candidates the force visits anyway. The velocities and positions it writes do not change.
+  BoidSampleSums sample;
 };
 
 // Rows per thread in the table of the flat loop (core::RowLoop::Flat, rows_kernels.cu): the
@@ -75,6 +80,14 @@ int rowsFlatTableRows(const core::GridSpec& g, float searchRadius);
 void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const core::BoidParams& b, float searchRadius, core::RowLoop loop,
                      int flatTableRows, core::Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc);
+
+// After a sampled launchBoidsRows on the same arguments: the nearest other boid of every boid
+// listed in sample.beyond (none of its candidates lay inside searchRadius), by rows searches of
+// doubling radius, each exact for its radius, until one finds a boid closer than its radius or
+// covers the whole grid; their distances added into sample.sums[kNearest].
+void launchRowsNearestBeyond(const core::Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid,
+                             const uint32_t* d_cellFirst, float searchRadius, const BoidSampleSums& sample,
+                             const LaunchConfig& lc);
 
 // Neighbour statistics over the rows the force kernel visits, reading the (unreordered) bodies
 // through d_sortedIndex. Adds candidates (j != i) to d_counts[0], neighbours (d^2 < radius2) to

@@ -5,9 +5,20 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace murmur::test {
+
+// The murmur executable the CLI tests run and their data folder: $MURMUR_EXE and
+// $MURMUR_TEST_DATA where set (test binaries run on another machine than the one that built
+// them, e.g. a GPU machine), else the build's own.
+inline std::string fromEnvOr(const char* name, const char* built) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : std::string(built);
+}
+inline std::string murmurExe() { return fromEnvOr("MURMUR_EXE", MURMUR_EXE); }
+inline std::string testDataDir() { return fromEnvOr("MURMUR_TEST_DATA", MURMUR_TEST_DATA); }
 
 struct Result {
   int status = -1;

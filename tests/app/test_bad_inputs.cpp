@@ -146,7 +146,7 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
   };
   for (const Case& c : cases) {
     // timeout: a FIFO or a forgotten check must fail the test, not hang it.
-    const test::Result r = test::runCommand("timeout 60 " + std::string(MURMUR_EXE) + " " + c.args);
+    const test::Result r = test::runCommand("timeout 60 " + test::murmurExe() + " " + c.args);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
     // The line leads with the option as the user typed it, not an internal name.
     EXPECT_EQ(r.out.rfind("murmur: " + c.mention, 0), 0u) << c.args << "\n" << r.out;
@@ -156,7 +156,7 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
 
 // The same options where they apply run.
 TEST_F(BadInputs, OptionsThatApplyAreTaken) {
-  const std::string exe = std::string(MURMUR_EXE) + " ";
+  const std::string exe = test::murmurExe() + " ";
   for (const std::string& args : {
            kHeadless + "--force gravity --scenario plummer --pipeline tree --theta 0.3 --tree-leaf-size 8",
            kHeadless + "--force gravity --scenario plummer --pipeline coherent --grid-dim 8 --softening 0.3",
@@ -174,7 +174,7 @@ TEST_F(BadInputs, OptionsThatApplyAreTaken) {
 // A --params file's force is the run's force, over the scenario's own (dense is boids).
 TEST_F(BadInputs, ParamsFileForceIsTaken) {
   put("gravity.json", R"({"force": "gravity"})");
-  const test::Result r = test::runCommand("timeout 60 " + std::string(MURMUR_EXE) + " " + kHeadless + "--params " +
+  const test::Result r = test::runCommand("timeout 60 " + test::murmurExe() + " " + kHeadless + "--params " +
                                           path("gravity.json"));
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("force=gravity"), std::string::npos) << r.out;
@@ -183,7 +183,7 @@ TEST_F(BadInputs, ParamsFileForceIsTaken) {
 TEST_F(BadInputs, ByteOrderMarkedFilesLoad) {
   put("bom.txt", "\xEF\xBB\xBF" "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n");
   put("bom.json", "\xEF\xBB\xBF" R"({"pipeline": "scattered"})");
-  const test::Result r = test::runCommand(std::string(MURMUR_EXE) +
+  const test::Result r = test::runCommand(test::murmurExe() +
                                           " --headless --no-render --engine cpu --steps 1 --scenario file:" +
                                           path("bom.txt") + " --params " + path("bom.json"));
   EXPECT_EQ(r.status, 0) << r.out;

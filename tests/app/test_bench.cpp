@@ -31,7 +31,7 @@ using test::Result;
 using test::lineCount;
 const auto run = test::runCommand;
 
-Result bench(const std::string& args) { return run(std::string(MURMUR_EXE) + " bench --engine cpu " + args); }
+Result bench(const std::string& args) { return run(test::murmurExe() + " bench --engine cpu " + args); }
 
 std::string tempPath(const std::string& name) {
   const std::string p = ::testing::TempDir() + "murmur_bench_" + name;
@@ -452,7 +452,7 @@ std::vector<std::string> pngLines(const std::string& out) {
 
 TEST(BenchPlot, WritesEveryPlotFromASmallCsv) {
   const std::string dir = tempPath("plots");
-  const Result r = plot(std::string(MURMUR_TEST_DATA) + "/bench_small.csv --out " + dir + " --prefix small");
+  const Result r = plot(test::testDataDir() + "/bench_small.csv --out " + dir + " --prefix small");
   if (r.status == -2) GTEST_SKIP() << r.out;
   ASSERT_EQ(r.status, 0) << r.out;
   const auto files = pngLines(r.out);
@@ -496,7 +496,7 @@ TEST(BenchPlot, FrameRatePlotsFromARenderedCpuSweep) {
 }
 
 TEST(BenchPlot, FrameRatePlotsFromASmallCudaCsv) {
-  const std::string data = std::string(MURMUR_TEST_DATA) + "/bench_render_small.csv";
+  const std::string data = test::testDataDir() + "/bench_render_small.csv";
   const std::string dir = tempPath("plots_fps");
   const Result r = plot(data + " --out " + dir + " --prefix r");
   if (r.status == -2) GTEST_SKIP() << r.out;

@@ -17,7 +17,7 @@ namespace {
 using test::lineCount;
 using test::Result;
 
-Result run(const std::string& args) { return test::runCommand(std::string(MURMUR_EXE) + " " + args); }
+Result run(const std::string& args) { return test::runCommand(test::murmurExe() + " " + args); }
 
 const std::string kHeadless = "--headless --no-render --engine cpu ";
 }  // namespace
@@ -26,7 +26,7 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
   struct Case {
     std::string args, mention;
   };
-  const std::string data = MURMUR_TEST_DATA;
+  const std::string data = test::testDataDir();
   const Case cases[] = {
       {"--n -5", "--n"},
       {"--n 0", "--n"},
@@ -192,7 +192,7 @@ TEST(Cli, FileBodiesAreSelectedSubsetAndScaled) {
 // A dense world too large for 32-bit cell keys is refused from --n and --neighbours alone, before
 // any body is made and before the memory check (which would name memory, not the grid).
 TEST(Cli, ADenseWorldPastTheGridIsRefusedBeforeItIsBuilt) {
-  const Result r = test::runCommand("timeout 60 " + std::string(MURMUR_EXE) + " " + kHeadless +
+  const Result r = test::runCommand("timeout 60 " + test::murmurExe() + " " + kHeadless +
                                     "--scenario dense --neighbours 0.001 --n 1M --steps 1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(lineCount(r.out), 1) << r.out;
@@ -253,7 +253,7 @@ TEST(Cli, WindowViewerRunsUnderAVirtualDisplay) {
   if (test::runCommand("command -v xvfb-run").status != 0) GTEST_SKIP() << "xvfb-run not installed (package xvfb)";
   const std::string png = ::testing::TempDir() + "murmur_window.png";
   std::remove(png.c_str());
-  const Result r = test::runCommand("xvfb-run -a -s '-screen 0 1024x768x24' " + std::string(MURMUR_EXE) +
+  const Result r = test::runCommand("xvfb-run -a -s '-screen 0 1024x768x24' " + test::murmurExe() +
                                     " --engine cpu --n 800 --frames 20 --width 320 --height 240 --screenshot " + png);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("screenshot: " + png), std::string::npos) << r.out;

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kExe = MURMUR_EXE;
+const std::string kExe = test::murmurExe();
 const std::string kHeadless = " --headless --no-render --engine cpu ";
 
 class Scratch {

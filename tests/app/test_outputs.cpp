@@ -28,7 +28,7 @@ namespace {
 using test::lineCount;
 using test::Result;
 
-const std::string kExe = MURMUR_EXE;
+const std::string kExe = test::murmurExe();
 const std::string kHeadless = " --headless --no-render --engine cpu ";
 
 // A fresh folder per test, removed afterwards.

@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
 
 #include "core/cpu_engine.h"
 #include "core/observables.h"
+#include "core/row_search.h"
 #include "core/scenarios.h"
 #include "cuda_test_helpers.h"
 
@@ -103,6 +107,82 @@ TEST_F(CudaObservables, FlockedStatesAgreeOnEveryPipeline) {
     const core::Bodies state = gpu->readBodies();
     expectAgree(gpu->observe(r), core::observeBodies(state.pos, state.vel, p, r), p.force, true,
                 core::toString(pipe));
+  }
+}
+
+// The rows pipeline samples the scalar observables in the force pass of its next step
+// (CudaPipeline::sampleStep, the `beyond` kernel for boids with no candidate inside the search
+// radius): equal to the CPU reference on each of its three loops, at several block sizes, in
+// worlds from sparse (most boids take the beyond search) to crowded, with one boid far from all
+// others (its nearest distance takes several doublings of the radius).
+TEST_F(CudaObservables, RowsStepSampleAgreesWithTheCpuOnEveryLoop) {
+  std::set<core::RowLoop> loops;
+  const size_t n = 20000;
+  for (float half : {120.0f, 40.0f, 22.0f, 16.0f, 12.0f}) {
+    core::SimParams p = core::defaultParams();
+    p.force = core::ForceMode::Boids;
+    p.pipeline = core::Pipeline::Rows;
+    p.halfSize = half;
+    core::Bodies b = uniformBoids(n, half, uint64_t(half));
+    b.pos[7] = core::Vec4{-half + 0.01f, -half + 0.01f, -half + 0.01f, 1};  // alone in a corner
+    for (size_t i = 8; i < n; ++i)  // keep the corner clear within a fifth of the world
+      if (b.pos[i].x < -0.6f * half && b.pos[i].y < -0.6f * half && b.pos[i].z < -0.6f * half) b.pos[i].x = 0;
+    loops.insert(core::rowLoop(p, n));
+    const core::Observables cpu = core::observeBodies(b.pos, b.vel, p, core::ObserveRequest{});
+    for (int block : {32, 128, 256}) {
+      p.blockSize = block;
+      auto gpu = cuda::createCudaEngine(p);
+      gpu->reset(b);
+      std::ostringstream what;
+      what << "half " << half << " block " << block << " loop " << int(core::rowLoop(p, n));
+      expectAgree(gpu->observe(core::ObserveRequest{}), cpu, p.force, false, what.str());
+    }
+  }
+  EXPECT_EQ(loops.size(), 3u) << "the worlds should reach the short, flat and batched loops";
+}
+
+// A sampled rows step leaves the engine where a plain step leaves it: an engine that samples
+// before many of its steps (twice in a row at times, reading the state while a pass waits, new
+// parameters after a sample) holds bitwise the state of one that never samples, and each sample
+// equals the CPU reference of the state the engine holds at that moment.
+TEST_F(CudaObservables, RowsStepsAfterASampleEqualPlainSteps) {
+  core::SimParams p = core::defaultParams();
+  p.force = core::ForceMode::Boids;
+  p.pipeline = core::Pipeline::Rows;
+  core::ScenarioSpec spec;
+  spec.name = "dense";
+  spec.n = 20000;
+  spec.denseNeighbours = 4;
+  const core::Scenario sc = core::makeScenario(spec, p);
+  p.halfSize = sc.halfSize;
+  auto sampled = cuda::createCudaEngine(p);
+  auto plain = cuda::createCudaEngine(p);
+  sampled->reset(sc.bodies);
+  plain->reset(sc.bodies);
+  for (int k = 0; k < 120; ++k) {
+    if (k % 3 == 0) {
+      const core::Observables o = sampled->observe(core::ObserveRequest{});
+      if (k % 30 == 0) {
+        const core::Bodies state = sampled->readBodies();
+        expectAgree(o, core::observeBodies(state.pos, state.vel, p, core::ObserveRequest{}), p.force, false,
+                    "step " + std::to_string(k));
+        expectAgree(sampled->observe(core::ObserveRequest{}), o, p.force, false, "again at " + std::to_string(k));
+      }
+    }
+    if (k == 63) {  // the pass ran with the old parameters: the new ones must win
+      core::SimParams q = p;
+      q.boids.maxSpeed *= 0.5f;
+      sampled->setParams(q);
+      plain->setParams(q);
+    }
+    sampled->step(1);
+    plain->step(1);
+  }
+  const core::Bodies a = sampled->readBodies(), b = plain->readBodies();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(std::memcmp(&a.pos[i], &b.pos[i], sizeof(core::Vec4)), 0) << "body " << i;
+    ASSERT_EQ(std::memcmp(&a.vel[i], &b.vel[i], sizeof(core::Vec4)), 0) << "body " << i;
   }
 }
 
