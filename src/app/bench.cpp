@@ -201,24 +201,28 @@ void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Meas
     m.repeatMedians.push_back(stepStats(repeatMs).median);
     m.stepMs.insert(m.stepMs.end(), repeatMs.begin(), repeatMs.end());
   }
-  // --observe: as many steps again, each followed by a sample, timed together (the sums back on
-  // the host included). A sample may run part of the next step's work (the rows pipeline's force
-  // pass samples the state it starts from), so what sampling costs is the difference of the
-  // medians (observeCostMs), not the sample's own time.
+  // --observe: as many steps again (the same repeats), each followed by a sample, timed together
+  // (the sums back on the host included). A sample may run part of the next step's work (the rows
+  // pipeline's force pass samples the state it starts from), so what sampling costs is the
+  // difference of the medians (observeCostMs), not the sample's own time.
   if (m.observed) {
     core::ObserveRequest req;
     req.flocks = m.observedFlocks;
-    for (int s = 0; s < steps; s += cycle) {
-      for (int k = 0; k < cycle; ++k) {
-        const auto t0 = Clock::now();
-        engine.step(1);
-        engine.synchronize();
-        m.lastObservables = engine.observe(req);
-        if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
-        m.sampledStepMs.push_back(msBetween(t0, Clock::now()));
+    for (int r = 0; r < o.bench.repeats; ++r) {
+      std::vector<double> repeatMs;
+      for (int s = 0; s < steps; s += cycle) {
+        for (int k = 0; k < cycle; ++k) {
+          const auto t0 = Clock::now();
+          engine.step(1);
+          engine.synchronize();
+          m.lastObservables = engine.observe(req);
+          if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
+          repeatMs.push_back(msBetween(t0, Clock::now()));
+        }
       }
+      spreadCycleMeans(repeatMs, static_cast<size_t>(cycle));
+      m.sampledStepMs.insert(m.sampledStepMs.end(), repeatMs.begin(), repeatMs.end());
     }
-    spreadCycleMeans(m.sampledStepMs, static_cast<size_t>(cycle));
   }
   const double k = 1.0 / double(m.stepMs.size());
   m.stageMean *= k;

@@ -69,9 +69,9 @@ MURMUR_HD BoidAccumRel boidAccumRelInit() {
   return BoidAccumRel{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
 }
 
-// Adds candidate j at offset d = p_j - p_i (velocity vj) to boid i's relative sums; j may be i.
-MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj, const BoidRadii2& r) {
-  const float d2 = distance2(d);
+// Adds candidate j at offset d = p_j - p_i (d2 = distance2(d), velocity vj) to boid i's relative
+// sums; j may be i.
+MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, float d2, const Vec4& vj, const BoidRadii2& r) {
   if (d2 < r.r1) {
     a.d1 += d;
     a.n1 += 1;
@@ -81,6 +81,9 @@ MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj,
     a.sumVel += xyz(vj);
     a.n3 += 1;
   }
+}
+MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj, const BoidRadii2& r) {
+  boidAccumulateRel(a, d, distance2(d), vj, r);
 }
 
 // Takes boid i (velocity vi), visited once as its own candidate at d = 0, out of the sums: it

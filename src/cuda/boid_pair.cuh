@@ -25,13 +25,19 @@ __device__ __forceinline__ void boidPairAdd(core::BoidAccum& acc, const core::Ve
   core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : core::Vec4{0, 0, 0, 0}, r2);
 }
 
-// The same test for sums relative to body i (core::BoidAccumRel), d = p_j - p_i; j may be i.
+// The same test for sums relative to body i (core::BoidAccumRel), d = p_j - p_i, d2 =
+// distance2(d); j may be i.
+template <typename IndexT>
+__device__ __forceinline__ void boidPairAddRel(core::BoidAccumRel& acc, const core::Vec3& d, float d2,
+                                               const core::Vec4* vel, IndexT j, const core::BoidRadii2& r2,
+                                               float reach2) {
+  if (!(d2 < reach2)) return;
+  core::boidAccumulateRel(acc, d, d2, d2 < r2.r3 ? ldg4(vel + j) : core::Vec4{0, 0, 0, 0}, r2);
+}
 template <typename IndexT>
 __device__ __forceinline__ void boidPairAddRel(core::BoidAccumRel& acc, const core::Vec3& d, const core::Vec4* vel,
                                                IndexT j, const core::BoidRadii2& r2, float reach2) {
-  const float d2 = core::distance2(d);
-  if (!(d2 < reach2)) return;
-  core::boidAccumulateRel(acc, d, d2 < r2.r3 ? ldg4(vel + j) : core::Vec4{0, 0, 0, 0}, r2);
+  boidPairAddRel(acc, d, core::distance2(d), vel, j, r2, reach2);
 }
 
 }  // namespace murmur::cuda

@@ -96,13 +96,14 @@ __device__ __forceinline__ void blockAtomicAdd(double (&v)[K], double* out) {
   if (lane == 0)
     for (int k = 0; k < K; ++k) partial[k][warp] = v[k];
   __syncthreads();
-  if (threadIdx.x == 0) {
+  // Lane k of the first warp adds value k over the warps: K short sums side by side rather than
+  // one thread adding them all (the block stays resident until its last thread is done).
+  static_assert(K <= kWarpSize, "one lane per value");
+  if (threadIdx.x < K) {
     const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
-    for (int k = 0; k < K; ++k) {
-      double s = 0;
-      for (int w = 0; w < warps; ++w) s += partial[k][w];
-      atomicAdd(out + k, s);
-    }
+    double s = 0;
+    for (int w = 0; w < warps; ++w) s += partial[threadIdx.x][w];
+    atomicAdd(out + threadIdx.x, s);
   }
 }
 

@@ -296,7 +296,19 @@ struct DeviceObserver::Buffers {
   DeviceBuffer<unsigned long long> counters;
   DeviceBuffer<GridSpec> grid;
   DeviceBuffer<unsigned char> temp;
-  DeviceBuffer<uint32_t> beyond, beyondCount;  // a force pass's sample: 4 bytes per body
+  // A force pass's sample: its sums and, in the word after them, the count of the beyond list
+  // (one memset clears both); the list, 8 bytes per body.
+  DeviceBuffer<double> sampleSums;
+  DeviceBuffer<uint32_t> beyond;
+  DeviceBuffer<float> beyondNearest2;
+  double* sampleHost = nullptr;  // pinned: the sample's sums come back without a staging copy
+
+  Buffers() = default;
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
+  ~Buffers() {
+    if (sampleHost) cudaFreeHost(sampleHost);
+  }
 
   void ensureBoids(size_t n, bool withFlocks) {
     if (n > gridN) {
@@ -311,7 +323,7 @@ struct DeviceObserver::Buffers {
   }
   void ensureSample(size_t n) {
     if (n <= sampleN) return;
-    beyond.allocate(n);
+    beyond.allocate(n), beyondNearest2.allocate(n);
     sampleN = n;
   }
   void ensureGravity(size_t n) {
@@ -329,21 +341,23 @@ DeviceObserver::DeviceObserver() : buf_(std::make_unique<Buffers>()) {
   buf_->sums.allocate(kNumSums);
   buf_->counters.allocate(kNumCounters);
   buf_->grid.allocate(1);
-  buf_->beyondCount.allocate(1);
+  buf_->sampleSums.allocate(kNumBoidSums + 1);
+  MURMUR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&buf_->sampleHost), kNumBoidSums * sizeof(double)));
 }
 DeviceObserver::~DeviceObserver() = default;
 
 BoidSampleSums DeviceObserver::beginBoidSample(size_t n, cudaStream_t stream) {
   Buffers& B = *buf_;
   B.ensureSample(n);
-  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.sums.get(), 0, kNumBoidSums * sizeof(double), stream));
-  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.beyondCount.get(), 0, sizeof(uint32_t), stream));
-  return BoidSampleSums{B.sums.get(), B.beyond.get(), B.beyondCount.get()};
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.sampleSums.get(), 0, B.sampleSums.bytes(), stream));
+  return BoidSampleSums{B.sampleSums.get(), B.beyond.get(), B.beyondNearest2.get(),
+                        reinterpret_cast<uint32_t*>(B.sampleSums.get() + kNumBoidSums)};
 }
 
 core::Observables DeviceObserver::finishBoidSample(size_t n, cudaStream_t stream) {
-  double sums[kNumBoidSums];
-  MURMUR_CUDA_CHECK(cudaMemcpyAsync(sums, buf_->sums.get(), sizeof sums, cudaMemcpyDeviceToHost, stream));
+  double* sums = buf_->sampleHost;
+  MURMUR_CUDA_CHECK(
+      cudaMemcpyAsync(sums, buf_->sampleSums.get(), kNumBoidSums * sizeof(double), cudaMemcpyDeviceToHost, stream));
   MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));
   core::Observables out;
   setBoidScalars(sums, n, out);

@@ -29,12 +29,14 @@ enum BoidSum : int { kPolX, kPolY, kPolZ, kSpeed, kNearest, kCount1, kCount2, kC
 
 // Where a force pass puts its sample (DeviceObserver::beginBoidSample): the sums, zeroed, and a
 // list with room for every boid, for the boids whose nearest other boid the pass could not
-// settle (none of its candidates lies inside its search radius): their sorted slots in
-// beyond[0, *beyondCount). The pass settles those too (launchRowsNearestBeyond) and adds their
-// distances to sums[kNearest].
+// settle (none of its candidates lies inside its search radius): their slots in
+// beyond[0, *beyondCount) and the squared distance of their nearest candidate (an upper bound;
+// infinity without one) in beyondNearest2. The pass settles those too (launchRowsNearestBeyond)
+// and adds their distances to sums[kNearest].
 struct BoidSampleSums {
   double* sums = nullptr;
   uint32_t* beyond = nullptr;
+  float* beyondNearest2 = nullptr;
   uint32_t* beyondCount = nullptr;
 };
 

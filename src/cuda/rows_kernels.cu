@@ -62,29 +62,35 @@ struct BoidSampleAcc {
 template <bool SampleT>
 __device__ __forceinline__ void sampleCandidate(BoidSampleAcc& s, float d2, bool self, const BoidRadii2& r2) {
   if constexpr (SampleT) {
-    if (d2 < r2.r2) s.n2 += 1;
-    if (!self) s.nearest2 = fminf(s.nearest2, d2);
+    s.n2 += d2 < r2.r2 ? 1 : 0;
+    s.nearest2 = fminf(s.nearest2, self ? INFINITY : d2);
   }
 }
 
 // A sampled boid's sums (cuda/observables.h BoidSum), as DeviceObserver's boids kernel forms
 // them. acc has had boidRemoveSelf. A nearest candidate at or beyond the search radius (reach2)
 // settles nothing: a boid closer than the radius would have been a candidate, but one farther
-// may be nearer than every candidate, so the boid is listed for launchRowsNearestBeyond.
+// may be nearer than every candidate, so the boid is listed for launchRowsNearestBeyond, with its
+// nearest candidate's squared distance as an upper bound.
 __device__ __forceinline__ void sampleBoid(const core::BoidAccumRel& acc, const BoidSampleAcc& sa, uint32_t i,
                                            uint32_t n, const Vec4& vi, const BoidRadii2& r2, float reach2,
                                            const BoidSampleSums& sample, double (&v)[kNumBoidSums]) {
   const double s = sqrt(double(vi.x) * vi.x + double(vi.y) * vi.y + double(vi.z) * vi.z);
   v[kSpeed] = s;
+  // Three divisions: one reciprocal and three products made the kernel 29 us slower (1M boids,
+  // the default world, H100, Nsight Compute), though with fewer instructions.
   if (s > 0) v[kPolX] = vi.x / s, v[kPolY] = vi.y / s, v[kPolZ] = vi.z / s;
   v[kCount1] = acc.n1;
   v[kCount2] = sa.n2 - (0.0f < r2.r2 ? 1 : 0);
   v[kCount3] = acc.n3;
   if (n < 2) return;
-  if (sa.nearest2 < reach2)
+  if (sa.nearest2 < reach2) {
     v[kNearest] = sqrt(double(sa.nearest2));
-  else
-    sample.beyond[atomicAdd(sample.beyondCount, 1u)] = i;
+  } else {
+    const uint32_t t = atomicAdd(sample.beyondCount, 1u);
+    sample.beyond[t] = i;
+    sample.beyondNearest2[t] = sa.nearest2;
+  }
 }
 
 // What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
@@ -146,8 +152,9 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
     if constexpr (BatchedT) {
       const auto add = [&](const Vec4& pj, uint32_t q) {
         const core::Vec3 d = core::xyz(pj) - ci;
-        boidPairAddRel(acc, d, vel, q, r2, reach2);
-        sampleCandidate<SampleT>(sa, core::distance2(d), q == i, r2);
+        const float d2 = core::distance2(d);
+        boidPairAddRel(acc, d, d2, vel, q, r2, reach2);
+        sampleCandidate<SampleT>(sa, d2, q == i, r2);
       };
       for (; j + 3 < e; j += 4) {
         Vec4 ps[4];
@@ -165,8 +172,9 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
     } else {
       const auto add = [&](const Vec4& pj, const Vec4& vj, uint32_t q) {
         const core::Vec3 d = core::xyz(pj) - ci;
-        core::boidAccumulateRel(acc, d, vj, r2);
-        sampleCandidate<SampleT>(sa, core::distance2(d), q == i, r2);
+        const float d2 = core::distance2(d);
+        core::boidAccumulateRel(acc, d, d2, vj, r2);
+        sampleCandidate<SampleT>(sa, d2, q == i, r2);
       };
       for (; j + 1 < e; j += 2) {
         const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
@@ -243,11 +251,10 @@ __device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
 }
 __device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
 
-// Candidate j at offset d from the boid: as core::boidAccumulateRel, the velocity read only
-// inside the alignment radius.
-__device__ __forceinline__ void addRowCandidate(core::BoidAccumRel& acc, const core::Vec3& d,
+// Candidate j at offset d from the boid (d2 = distance2(d)): as core::boidAccumulateRel, the
+// velocity read only inside the alignment radius.
+__device__ __forceinline__ void addRowCandidate(core::BoidAccumRel& acc, const core::Vec3& d, float d2,
                                                 const Vec4* __restrict__ vel, uint32_t j, const BoidRadii2& r2) {
-  const float d2 = core::distance2(d);
   if (d2 < r2.r1) {
     acc.d1 += d;
     acc.n1 += 1;
@@ -276,8 +283,9 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
   BoidSampleAcc sa;
   const auto add = [&](uint32_t j) {
     const core::Vec3 d = core::xyz(ldg4(pos + j)) - ci;
-    addRowCandidate(acc, d, vel, j, r2);
-    sampleCandidate<SampleT>(sa, core::distance2(d), j == i, r2);
+    const float d2 = core::distance2(d);
+    addRowCandidate(acc, d, d2, vel, j, r2);
+    sampleCandidate<SampleT>(sa, d2, j == i, r2);
   };
   uint32_t* mine = rowTable + threadIdx.x;
   const uint32_t stride = blockDim.x;
@@ -320,9 +328,34 @@ __global__ void __launch_bounds__(1024)
   addSample<SampleT>(sampled, out);
 }
 
-// See launchRowsNearestBeyond. A grid-stride loop over the listed boids (few: the pass settles
-// most boids itself), one block sum per block. The first radius is twice the search radius (or a
-// cell, where the radii are 0); from max(dims) + 2 cells on, every row and cell is reached.
+constexpr int kBeyondBlock = 128;
+
+// The minimum over the block, in every thread (every thread of the block must call it).
+__device__ __forceinline__ float blockMinAll(float v) {
+  __shared__ float partial[kMaxWarpsPerBlock];
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int off = kWarpSize / 2; off > 0; off /= 2) v = fminf(v, __shfl_xor_sync(kFullWarpMask, v, off));
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  const int warps = static_cast<int>(blockDim.x / kWarpSize);
+  v = partial[0];
+  for (int w = 1; w < warps; ++w) v = fminf(v, partial[w]);
+  __syncthreads();  // partial may be written again by the next call
+  return v;
+}
+
+// See launchRowsNearestBeyond. One block per listed boid (a loop over the list by blocks), its
+// threads over the rows of each search: a lone boid far from all others searches hundreds of
+// rows, and a row costs two dependent loads before its first candidate, so walking the rows one
+// after another (one thread, or one warp sharing each row's candidates) leaves the kernel waiting
+// on that one boid. The radius is the listed bound (the nearest candidate, which one search then
+// settles) or, without a candidate, 1.5 search radii, growing by 1.5 until a boid lies closer
+// than the radius: most listed boids lie just beyond the search radius of their nearest boid,
+// and each search is mostly latency, so small first searches win (on an H100, 1M boids of the
+// default world: 18-20 us with these, 20 us starting at 2 and growing threefold, 40 us with a
+// bound from the boids two slots either side, whose single search was often far too wide). From
+// max(dims) + 2 cells on, every row and cell is reached.
 __global__ void __launch_bounds__(1024)
     nearestBeyondKernel(const Vec4* __restrict__ pos, const GridSpec* __restrict__ grid,
                         const uint32_t* __restrict__ cellFirst, float searchRadius, BoidSampleSums sample) {
@@ -330,19 +363,26 @@ __global__ void __launch_bounds__(1024)
   const GridSpec g = *grid;
   const float whole = float(max(g.dims.y, g.dims.z) + 2) * g.cellWidth;
   double sampled[1] = {0};
-  for (uint32_t t = globalThreadIndex(); t < count; t += gridDim.x * blockDim.x) {
+  for (uint32_t t = blockIdx.x; t < count; t += gridDim.x) {  // the same t in every thread of the block
     const uint32_t i = sample.beyond[t];
+    const float bound = sample.beyondNearest2[t];
     const core::Vec3 ci = core::xyz(ldg4(pos + i));
-    float best = INFINITY;
-    for (float r = fmaxf(2.0f * searchRadius, g.cellWidth);; r *= 2.0f) {
-      core::forEachRow(g, ci, r, [&](uint32_t first, uint32_t last) {
+    float best = bound;
+    float r = isinf(bound) ? fmaxf(1.5f * searchRadius, g.cellWidth) : sqrtf(bound) * 1.0001f;
+    for (;; r *= 1.5f) {
+      const core::RowSphere rs = core::rowSphere(g, ci, r);
+      const int rows = rs.nz * rs.ny;
+      for (int k = static_cast<int>(threadIdx.x); k < rows; k += static_cast<int>(blockDim.x)) {
+        uint32_t first = 0, last = 0;
+        if (!rs.rowAt(g, rs.zlo + k / rs.ny, rs.ylo + k % rs.ny, first, last)) continue;
         const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
         for (uint32_t j = s; j < e; ++j)
           if (j != i) best = fminf(best, core::distance2(core::xyz(ldg4(pos + j)) - ci));
-      });
+      }
+      best = blockMinAll(best);
       if (best < r * r || r >= whole) break;
     }
-    sampled[0] += sqrt(double(best));
+    if (threadIdx.x == 0) sampled[0] += sqrt(double(best));
   }
   blockAtomicAdd<1>(sampled, sample.sums + kNearest);
 }
@@ -513,9 +553,10 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
 
 void launchRowsNearestBeyond(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
                              float searchRadius, const BoidSampleSums& sample, const LaunchConfig& lc) {
-  // Enough threads for a few thousand listed boids at once; the loop strides over more.
-  const unsigned blocks = std::min(lc.blocksFor(n), 512u);
-  nearestBeyondKernel<<<blocks, lc.block, 0, lc.stream>>>(d_pos, d_grid, d_cellFirst, searchRadius, sample);
+  // A block for each of two thousand listed boids at once, small enough that they all fit the GPU
+  // in one wave; the loop strides over more. The block is the kernel's own, not the force's.
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>(n, 2048));
+  nearestBeyondKernel<<<blocks, kBeyondBlock, 0, lc.stream>>>(d_pos, d_grid, d_cellFirst, searchRadius, sample);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -83,7 +83,7 @@ void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t 
 
 // After a sampled launchBoidsRows on the same arguments: the nearest other boid of every boid
 // listed in sample.beyond (none of its candidates lay inside searchRadius), by rows searches of
-// doubling radius, each exact for its radius, until one finds a boid closer than its radius or
+// growing radius, each exact for its radius, until one finds a boid closer than its radius or
 // covers the whole grid; their distances added into sample.sums[kNearest].
 void launchRowsNearestBeyond(const core::Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid,
                              const uint32_t* d_cellFirst, float searchRadius, const BoidSampleSums& sample,

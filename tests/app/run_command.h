@@ -11,7 +11,7 @@
 namespace murmur::test {
 
 // The murmur executable the CLI tests run and their data folder: $MURMUR_EXE and
-// $MURMUR_TEST_DATA where set (test binaries run on another machine than the one that built
+// $MURMUR_TEST_DATA where set ($MURMUR_PLOT_SCRIPT for bench/plot.py) (test binaries run on another machine than the one that built
 // them, e.g. a GPU machine), else the build's own.
 inline std::string fromEnvOr(const char* name, const char* built) {
   const char* v = std::getenv(name);

@@ -423,7 +423,7 @@ namespace {
 Result plot(const std::string& args) {
   const std::string python = MURMUR_PYTHON3;
   if (python.empty()) return Result{-2, "no Python 3 interpreter was found at configure time"};
-  Result r = run("'" + python + "' '" + MURMUR_PLOT_SCRIPT + "' " + args);
+  Result r = run("'" + python + "' '" + test::fromEnvOr("MURMUR_PLOT_SCRIPT", MURMUR_PLOT_SCRIPT) + "' " + args);
   if (r.out.find("needs matplotlib") != std::string::npos) r.status = -2;
   return r;
 }

@@ -114,7 +114,7 @@ TEST_F(CudaObservables, FlockedStatesAgreeOnEveryPipeline) {
 // (CudaPipeline::sampleStep, the `beyond` kernel for boids with no candidate inside the search
 // radius): equal to the CPU reference on each of its three loops, at several block sizes, in
 // worlds from sparse (most boids take the beyond search) to crowded, with one boid far from all
-// others (its nearest distance takes several doublings of the radius).
+// others (its nearest distance takes several growths of the radius).
 TEST_F(CudaObservables, RowsStepSampleAgreesWithTheCpuOnEveryLoop) {
   std::set<core::RowLoop> loops;
   const size_t n = 20000;
