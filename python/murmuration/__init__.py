@@ -147,6 +147,7 @@ class Simulation:
     select     "file:" only: the bodies to keep, "0-16383,32768-40959" (``--select``); n then takes
                an even subset of them (``--n`` with a file)
     scale      "file:" only: (length, velocity, mass) factors on the file's values (``--scale-*``)
+    dims       3 (the cube) or 2: the plane z = 0, every body and velocity in it (``--dims``)
     params     a dict with the keys of the ``--params`` JSON (``param_table()`` lists them),
                applied below the options above, as a ``--params`` file is
     """
@@ -154,10 +155,13 @@ class Simulation:
     def __init__(self, n: Optional[int] = None, force: Optional[str] = None, scenario: Optional[str] = None,
                  pipeline: Optional[str] = None, engine: Optional[str] = None, seed: Optional[int] = None,
                  params: Optional[Dict[str, Any]] = None, neighbours: Optional[float] = None,
-                 select: Optional[str] = None, scale: Optional[Sequence[float]] = None):
+                 select: Optional[str] = None, scale: Optional[Sequence[float]] = None,
+                 dims: Optional[int] = None):
         args: List[str] = []
         if n is not None:
             args += ["--n", _count("n", n)]
+        if dims is not None:
+            args += ["--dims", _count("dims", dims)]
         for opt, name, value in (("--force", "force", force), ("--scenario", "scenario", scenario),
                                  ("--pipeline", "pipeline", pipeline), ("--engine", "engine", engine)):
             if value is not None:
@@ -371,7 +375,8 @@ def bench(force: Union[str, Sequence[str], None] = None, n: Union[int, Iterable[
           scenario: Optional[str] = None, block_size: Union[int, Iterable[int], None] = None,
           cell_width: Union[int, Iterable[int], None] = None, steps: Optional[int] = None,
           warmup: Optional[int] = None, repeats: Optional[int] = None, max_seconds: Optional[float] = None,
-          preset: Optional[str] = None, csv_path: Union[str, os.PathLike, None] = None) -> List[Dict[str, Any]]:
+          preset: Optional[str] = None, csv_path: Union[str, os.PathLike, None] = None,
+          dims: Optional[int] = None) -> List[Dict[str, Any]]:
     """Runs ``murmur bench`` over the product of the lists and returns its rows as dicts.
 
     The keys are the columns of the bench CSV (docs/design.md, "The benchmark CSV schema"); numbers
@@ -388,7 +393,7 @@ def bench(force: Union[str, Sequence[str], None] = None, n: Union[int, Iterable[
         if value is not None:
             args += [opt, _name(name, value)]
     for opt, name, value in (("--steps", "steps", steps), ("--warmup", "warmup", warmup),
-                             ("--repeats", "repeats", repeats)):
+                             ("--repeats", "repeats", repeats), ("--dims", "dims", dims)):
         if value is not None:
             args += [opt, _count(name, value)]
     if max_seconds is not None:

@@ -53,16 +53,21 @@ CASES = [
     dict(force="boids", scenario="dense", pipeline="naive", n=700),
     dict(force="gravity", scenario="plummer", pipeline="tree", n=600),
     dict(force="gravity", scenario="galaxies", pipeline="naive", n=500),
+    dict(force="boids", scenario="dense", pipeline="rows", n=1500, dims=2),
+    dict(force="gravity", scenario="galaxies", pipeline="tree", n=500, dims=2),
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['force']}-{c['scenario']}-{c['pipeline']}")
+@pytest.mark.parametrize("case", CASES,
+                         ids=lambda c: f"{c['force']}-{c['scenario']}-{c['pipeline']}" + ("-2d" if c.get("dims") == 2 else ""))
 def test_a_python_run_equals_the_command_line_to_the_bit(case, murmur_exe, tmp_path):
     steps, seed = 12, 7
     cli_out = tmp_path / "cli.txt"
     cmd = [murmur_exe, "--headless", "--no-render", "--engine", "cpu", "--n", str(case["n"]), "--force",
            case["force"], "--scenario", case["scenario"], "--pipeline", case["pipeline"], "--seed", str(seed),
            "--steps", str(steps), "--out", str(cli_out)]
+    if "dims" in case:
+        cmd += ["--dims", str(case["dims"])]
     subprocess.run(cmd, check=True, capture_output=True)
     sim = mm.Simulation(engine="cpu", seed=seed, **case)
     sim.step(steps)
@@ -175,6 +180,23 @@ def test_bench_rows():
         assert list(r)[:3] == ["timestamp", "git_sha", "gpu"]
 
 
+def test_the_plane():
+    sim = mm.Simulation(n=2000, engine="cpu", dims=2, seed=3)
+    assert sim.params["dims"] == 2
+    sim.step(30)
+    pos, vel = sim.positions, sim.velocities
+    assert np.all(pos[:, 2] == 0) and np.all(vel[:, 2] == 0)
+    assert np.ptp(pos[:, 0]) > 0 and np.ptp(pos[:, 1]) > 0
+    off = pos.copy()
+    off[5, 2] = 0.5
+    with pytest.raises(ValueError) as e:
+        sim.set_state(positions=off)
+    assert "z = 0" in str(e.value) and "\n" not in str(e.value)
+    np.testing.assert_array_equal(sim.positions, pos)  # the failed call left the state as it was
+    rows = mm.bench(force="boids", n=[1500], pipeline=["rows"], engine="cpu", steps=2, warmup=1, repeats=1, dims=2)
+    assert rows[0]["scenario"] == "dense:8/2d"
+
+
 def test_render_offscreen():
     sim = small(n=2000)
     try:
@@ -228,6 +250,8 @@ def test_ctrl_c_stops_between_steps():
     (dict(select=5), TypeError, "select must be a str"),
     (dict(scale=(1, 2)), TypeError, "scale must be three numbers"),
     (dict(scale=(1, "2", 3)), TypeError, "velocity factor must be a number"),
+    (dict(dims=4), ValueError, "--dims 4"),
+    (dict(dims="2"), TypeError, "dims must be an int"),
 ])
 def test_bad_arguments_raise_one_line(kwargs, exc, words):
     args = dict(n=500, engine="cpu")

@@ -68,7 +68,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   row.set("engine", std::string(core::toString(c.engine)));
   row.set("force", std::string(core::toString(c.force)));
   row.set("pipeline", pipelineName(c));
-  row.set("scenario", scenarioLabel(c.scenario, c.denseNeighbours));
+  row.set("scenario", scenarioLabel(c.scenario, c.denseNeighbours, m.params.dims));
   row.set("n", static_cast<long long>(m.n));
   if (c.blockSize) row.set("block_size", static_cast<long long>(c.blockSize));
   if (c.cellWidth) row.set("cell_width_factor", static_cast<long long>(c.cellWidth));

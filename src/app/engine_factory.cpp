@@ -84,7 +84,7 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn,
   if (dense) {
     // The world dense sizes to n: its grid is checked here, before a body is made (a billion
     // bodies take minutes and tens of GB to build).
-    params.halfSize = core::denseHalfSize(n, params.boids, scenario->denseNeighbours);
+    params.halfSize = core::denseHalfSize(n, params, scenario->denseNeighbours);
     const std::string err = core::validateParams(params);
     if (!err.empty()) {
       char h[64];

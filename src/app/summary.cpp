@@ -9,11 +9,14 @@
 
 namespace murmur::app {
 
-std::string scenarioLabel(const std::string& name, double denseNeighbours) {
-  if (name != "dense") return name;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "dense:%g", denseNeighbours);
-  return buf;
+std::string scenarioLabel(const std::string& name, double denseNeighbours, int dims) {
+  std::string label = name;
+  if (name == "dense") {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "dense:%g", denseNeighbours);
+    label = buf;
+  }
+  return dims == 2 ? label + "/2d" : label;
 }
 
 std::string summaryLine(const RunSummary& s) {
@@ -27,7 +30,7 @@ std::string summaryLine(const RunSummary& s) {
                 "engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%s cell_width=%s "
                 "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
                 core::toString(s.engine), core::toString(s.params.force), core::toString(s.params.pipeline),
-                scenarioLabel(s.scenario).c_str(), s.n, s.steps, block.c_str(), cellWidth.c_str(), med, s.totalMs,
+                scenarioLabel(s.scenario.name, s.scenario.denseNeighbours, s.params.dims).c_str(), s.n, s.steps, block.c_str(), cellWidth.c_str(), med, s.totalMs,
                 s.checksum);
   std::string line = buf;
   if (s.rendered) {

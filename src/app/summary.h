@@ -30,7 +30,8 @@ struct RunSummary {
 // "dense:K" for the dense world at K neighbours per boid (the default world of the viewer,
 // headless runs and a boids sweep is dense:4; --scenario dense alone is dense:8), the scenario's
 // name otherwise.
-std::string scenarioLabel(const std::string& name, double denseNeighbours);
+// "dense:4", "plummer"; a 2D world (dims 2) adds "/2d": "dense:4/2d".
+std::string scenarioLabel(const std::string& name, double denseNeighbours, int dims = 3);
 inline std::string scenarioLabel(const core::ScenarioSpec& s) { return scenarioLabel(s.name, s.denseNeighbours); }
 
 // The summary line without its newline (and without " interrupted=...", which the caller adds).

@@ -16,7 +16,8 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
     // A glyph 0.4 of the mean spacing of the boids long: a flock reads as a swarm of arrows at
     // any N and world size, and the space between flocks stays dark (the fixed half-size / 120 drew
     // 10k boids of the default world as specks: 2.1% of the pixels lit at step 800, 14.9% now).
-    const float spacing = 2.0f * p.halfSize / std::cbrt(float(std::max<size_t>(n, 1)));
+    const float count = float(std::max<size_t>(n, 1));
+    const float spacing = 2.0f * p.halfSize / (p.dims == 2 ? std::sqrt(count) : std::cbrt(count));
     s.bodySize = std::max({0.6f, p.halfSize / 120.0f, 0.4f * spacing});
     s.speedScale = p.boids.maxSpeed;
   } else {
@@ -69,6 +70,10 @@ void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewSty
 }
 
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
+  if (p.dims == 2) {  // a plane: looked at from straight above (z), which is also the home view
+    camera.setYaw(0.0f);
+    camera.setPitch(0.0f);
+  }
   if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
     // The cube's half-diagonal for depth dimming; the camera frames the faces, not the corners.
     style.worldRadius = p.halfSize * 1.7320508f;

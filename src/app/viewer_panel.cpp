@@ -125,10 +125,17 @@ void Viewer::drawSimulationSection() {
   std::vector<const char*> scenNames;
   for (const auto& name : names) scenNames.push_back(name.c_str());
   const bool scenChanged = ImGui::Combo("scenario", &scen, scenNames.data(), static_cast<int>(scenNames.size()));
+  // --dims: the plane or the cube, a new world either way (the scenario is built again in it).
+  bool plane = params.dims == 2;
+  const bool planeChanged = ImGui::Checkbox("2D: the plane z = 0", &plane);
   const bool resetClicked = ImGui::Button("reset (R)");
-  if (nEntered || scenChanged || resetClicked) {
+  if (nEntered || scenChanged || resetClicked || planeChanged) {
     try {
       const size_t n = static_cast<size_t>(parseCount("N", nText, 1, core::kMaxBodies));
+      if (planeChanged) {
+        params.dims = plane ? 2 : 3;
+        paramsDirty = true;
+      }
       if (scenChanged && scen >= 0) {
         scenario.name = names[static_cast<size_t>(scen)];
         params.force = core::naturalForce(scenario.name);

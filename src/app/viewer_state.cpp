@@ -18,8 +18,8 @@ core::ScenarioSpec worldForForce(const core::ScenarioSpec& current, const core::
 std::string runDescription(const core::ScenarioSpec& scenario, size_t n, const core::SimParams& params,
                            const char* drawMode, const char* colourMode, uint64_t steps) {
   const core::Pipeline runs = core::effectivePipeline(params.pipeline, params.force);
-  std::string s = scenarioLabel(scenario) + " | N=" + std::to_string(n) + " | " + core::toString(params.force) +
-                  " on " + core::toString(runs);
+  std::string s = scenarioLabel(scenario.name, scenario.denseNeighbours, params.dims) + " | N=" + std::to_string(n) +
+                  " | " + core::toString(params.force) + " on " + core::toString(runs);
   if (runs != params.pipeline) s += std::string(" (") + core::toString(params.pipeline) + " asked)";
   s += std::string(" | ") + drawMode + ", " + colourMode + " | " + std::to_string(steps) + " steps";
   return s;

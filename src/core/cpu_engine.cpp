@@ -161,7 +161,7 @@ void CpuEngine::setParams(const SimParams& p) {
 }
 
 void CpuEngine::reset(const Bodies& bodies) {
-  const std::string bad = checkBodies(bodies);
+  const std::string bad = checkBodies(bodies, s_.params.dims);
   if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
   s_.pos = bodies.pos;

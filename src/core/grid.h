@@ -42,12 +42,19 @@ MURMUR_HD GridSpec makeGrid(Vec3 origin, float cellWidth, Int3 dims) {
   return g;
 }
 
+// A boids grid of d cells of width w per axis over the world: a cube, or in 2D one cell deep,
+// centred on the plane z = 0 (every body lies inside it, and a search's z range is that cell).
+inline GridSpec worldGrid(const SimParams& p, float w, int dx, int d) {
+  const bool plane = p.dims == 2;
+  return makeGrid(Vec3{-p.halfSize, -p.halfSize, plane ? -0.5f * w : -p.halfSize}, w, Int3{dx, d, plane ? 1 : d});
+}
+
 // The boids grid for these parameters (independent of the body positions).
 inline GridSpec boidGrid(const SimParams& p) {
   const float w = maxRuleRadius(p.boids) * static_cast<float>(p.cellWidthFactor);
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
   if (d < 1) d = 1;
-  return makeGrid(Vec3{-p.halfSize, -p.halfSize, -p.halfSize}, w, Int3{d, d, d});
+  return worldGrid(p, w, d, d);
 }
 
 // The gravity grid over the bounding box [lo, hi]: a cube of gridDim cells per axis whose side is

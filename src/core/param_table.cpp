@@ -240,6 +240,8 @@ const std::vector<ParamDesc>& paramTable() {
        intRange(1, kMaxTreeLeafSize), MURMUR_PARAM_FIELD(gravity.treeLeafSize), 1, kMaxTreeLeafSize, false},
       {"halfSize", "--half-size", "world half-size", "world units", "Boids world half-size (cube [-h, h))",
        floatAbove(0), MURMUR_PARAM_FIELD(halfSize), 0, 0, false},
+      {"dims", "--dims", "dimensions", "", "3: the cube; 2: the plane z = 0 (bodies and velocities in it)",
+       intRange(2, 3), MURMUR_PARAM_FIELD(dims), 0, 0, false},
       {"cellWidthFactor", "--cell-width", "cell width", "rule radii",
        "Grid cell width in rule radii: 1 (27 cells searched) or 2 (8)", intRange(1, 2),
        MURMUR_PARAM_FIELD(cellWidthFactor), 1, 2, false},

@@ -34,6 +34,7 @@ SimParams defaultParams() {
   p.gravity.treeLeafSize = 16;
   p.halfSize = 100.0f;
   p.cellWidthFactor = 1;
+  p.dims = 3;
   p.blockSize = 256;
   p.listSteps = 0;
   return p;

@@ -102,6 +102,8 @@ struct SimParams {
   BoidParams boids;
   GravityParams gravity;
   float halfSize;       // boids world is the cube [-halfSize, halfSize)^3, wrapped at the faces
+  int dims;             // 3, or 2: a plane (every body at z = 0 with vz = 0, which the forces keep),
+                        // its grids one cell deep: a search visits 9 cells (or 4), not 27 (or 8)
   int cellWidthFactor;  // boids grid cell width = factor * largest rule radius; 1 (27 cells) or 2 (8)
   int blockSize;        // CUDA threads per block: 32..1024, multiple of 32
   int listSteps;        // verlet pipeline: steps each neighbour list serves, 0 = from the cost
@@ -119,6 +121,18 @@ std::string validateParams(const SimParams& p);
 // engines ask this one rule; it may say true for a change that is harmless (cell width), never
 // false for one that is not.
 bool forceFieldChanged(const SimParams& a, const SimParams& b);
+
+// The world's measure (volume, or area in 2D), a cell's of width w and a ball's of radius r (a
+// disc in 2D): the densities that size grids, lists and the `dense` world.
+inline double worldMeasure(const SimParams& p) {
+  const double s = 2.0 * double(p.halfSize);
+  return p.dims == 2 ? s * s : s * s * s;
+}
+inline double cellMeasure(const SimParams& p, double w) { return p.dims == 2 ? w * w : w * w * w; }
+inline double ballMeasure(const SimParams& p, double r) {
+  constexpr double kPi = 3.14159265358979323846;
+  return p.dims == 2 ? kPi * r * r : 4.0 / 3.0 * kPi * r * r * r;
+}
 
 // Largest of the three boid rule radii: the neighbour search radius.
 inline float maxRuleRadius(const BoidParams& b) {

@@ -38,8 +38,7 @@ constexpr double kRowFineBodiesPerCell = 12.0;
 // Cells per classic cell for n bodies in p's world: the mean occupancy of a classic cell decides.
 inline int rowCellsPerRadius(const SimParams& p, size_t n) {
   const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
-  const double side = 2.0 * double(p.halfSize);
-  const double perCell = double(n) * (w * w * w) / (side * side * side);
+  const double perCell = double(n) * cellMeasure(p, w) / worldMeasure(p);
   return perCell >= kRowFineBodiesPerCell ? kRowCellsPerRadius : 1;
 }
 
@@ -60,9 +59,8 @@ constexpr double kRowBatchBodiesPerCell = 12.0;
 // Mean bodies per cell of rowGrid(p, n): the classic cell's occupancy over the cells it splits into.
 inline double rowBodiesPerCell(const SimParams& p, size_t n) {
   const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
-  const double side = 2.0 * double(p.halfSize);
   const double split = rowCellsPerRadius(p, n);
-  return double(n) * (w * w * w) / (side * side * side) / (split * split * split);
+  return double(n) * cellMeasure(p, w / split) / worldMeasure(p);
 }
 
 inline RowLoop rowLoop(const SimParams& p, size_t n) {
@@ -99,10 +97,9 @@ MURMUR_HD float rowMargin(const GridSpec& g) {
 constexpr int kRowMaxXSplit = 16;
 constexpr double kRowBodiesPerXCell = 0.5;
 
-inline int rowXSplitFor(size_t n, double halfSize, float w, int d) {
-  const double side = 2.0 * halfSize;
-  const double perCell = double(n) * double(w) * double(w) * double(w) / (side * side * side);
-  const double cells = double(d) * double(d) * double(d);
+inline int rowXSplitFor(size_t n, const SimParams& p, float w, int d) {
+  const double perCell = double(n) * cellMeasure(p, w) / worldMeasure(p);
+  const double cells = double(d) * double(d) * (p.dims == 2 ? 1.0 : double(d));
   int sx = 1;
   while (sx < kRowMaxXSplit && perCell / sx > kRowBodiesPerXCell && cells * (2 * sx) < 2147483648.0) sx *= 2;
   return sx;
@@ -120,8 +117,8 @@ inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
   const float w = radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
   if (d < 1) d = 1;
-  const int sx = rowXSplitFor(n, p.halfSize, w, d);
-  GridSpec g = makeGrid(Vec3{-p.halfSize, -p.halfSize, -p.halfSize}, w, Int3{d * sx, d, d});
+  const int sx = rowXSplitFor(n, p, w, d);
+  GridSpec g = worldGrid(p, w, d * sx, d);
   g.invCellWidthX = g.invCellWidth * static_cast<float>(sx);  // a power of two: exact
   return g;
 }

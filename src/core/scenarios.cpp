@@ -25,6 +25,11 @@ V3d randomDirection(Rng& rng) {
   return V3d{s * std::cos(phi), s * std::sin(phi), z};
 }
 
+V3d randomPlaneDirection(Rng& rng) {
+  const double phi = rng.uniform(0.0, 2.0 * kPi);
+  return V3d{std::cos(phi), std::sin(phi), 0.0};
+}
+
 void setBody(Bodies& b, size_t i, V3d p, V3d v, double m) {
   b.pos[i] = Vec4{float(p.x), float(p.y), float(p.z), float(m)};
   b.vel[i] = Vec4{float(v.x), float(v.y), float(v.z), 0.0f};
@@ -47,13 +52,14 @@ void toCentreOfMassFrame(Bodies& b, size_t begin, size_t end) {
   }
 }
 
-// CIS 565 start: positions uniform in the world cube, at rest, unit mass.
-void uniformCube(Bodies& b, Rng& rng, double h, double speed) {
+// CIS 565 start: positions uniform in the world cube (the square z = 0 in 2D), at rest (or at
+// random speeds up to `speed`), unit mass.
+void uniformCube(Bodies& b, Rng& rng, double h, double speed, bool plane) {
   for (size_t i = 0; i < b.size(); ++i) {
-    const V3d p{rng.uniform(-h, h), rng.uniform(-h, h), rng.uniform(-h, h)};
+    const V3d p{rng.uniform(-h, h), rng.uniform(-h, h), plane ? 0.0 : rng.uniform(-h, h)};
     V3d v{0, 0, 0};
     if (speed > 0) {
-      const V3d d = randomDirection(rng);
+      const V3d d = plane ? randomPlaneDirection(rng) : randomDirection(rng);
       const double s = speed * rng.uniform();
       v = V3d{d.x * s, d.y * s, d.z * s};
     }
@@ -259,11 +265,37 @@ ForceMode naturalForce(const std::string& name) {
   return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;  // files: gravity
 }
 
-float denseHalfSize(size_t n, const BoidParams& boids, double neighbours) {
-  const double r = maxRuleRadius(boids);
-  const double side = std::cbrt(double(n) * 4.0 / 3.0 * kPi * r * r * r / neighbours);
+float denseHalfSize(size_t n, const SimParams& p, double neighbours) {
+  const double r = maxRuleRadius(p.boids);
+  // k = N ball(r) / side^D: side = (N ball(r) / k)^(1/D).
+  const double m = double(n) * ballMeasure(p, r) / neighbours;
+  const double side = p.dims == 2 ? std::sqrt(m) : std::cbrt(m);
   return float(std::max(side * 0.5, 2.0 * r));
 }
+
+namespace {
+
+// --dims 2: a body file must lie in the plane already (nothing is flattened silently).
+void checkPlanarFile(const Bodies& b, const std::string& name) {
+  for (size_t i = 0; i < b.size(); ++i)
+    if (b.pos[i].z != 0.0f || b.vel[i].z != 0.0f) {
+      std::ostringstream e;
+      e << "--dims 2: body " << i << " of " << name << " has z = " << b.pos[i].z << ", vz = " << b.vel[i].z
+        << " (a 2D world needs z = 0 and vz = 0 for every body)";
+      throw UsageError(e.str());
+    }
+}
+
+// --dims 2 with a gravity scenario: its bodies projected onto the plane z = 0, at rest in z, in
+// the centre-of-mass frame. Said in the scenario's note: the projection of a 3D equilibrium is
+// not one of planar gravity.
+void flattenOntoPlane(Bodies& b) {
+  for (size_t i = 0; i < b.size(); ++i) b.pos[i].z = 0.0f, b.vel[i].z = 0.0f;
+  toCentreOfMassFrame(b, 0, b.size());
+  for (size_t i = 0; i < b.size(); ++i) b.pos[i].z = 0.0f, b.vel[i].z = 0.0f;  // exactly, after the shift
+}
+
+}  // namespace
 
 std::vector<BodyRange> parseSelect(const std::string& text) {
   auto bad = [&](const std::string& why) {
@@ -374,6 +406,7 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
       throw UsageError("--scale-length applies to gravity bodies: the boids state in " + spec.name +
                        " keeps its world (--half-size " + std::to_string(params.halfSize) + ")");
     sc.note = takeFromFile(sc.bodies, spec, spec.name);
+    if (params.dims == 2) checkPlanarFile(sc.bodies, spec.name);
     return sc;
   }
   bool known = false;
@@ -390,14 +423,15 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
   Bodies& b = sc.bodies;
   b.resize(spec.n);
   Rng rng(spec.seed);
+  const bool plane = params.dims == 2;
   if (spec.name == "uniform") {
-    uniformCube(b, rng, params.halfSize, 0.0);
+    uniformCube(b, rng, params.halfSize, 0.0, plane);
   } else if (spec.name == "dense") {
     if (!(spec.denseNeighbours > 0)) throw UsageError("dense: neighbours per boid must be > 0");
     // Expected neighbours k = rho * 4/3 pi r^3 with rho = N / (2h)^3; the world never shrinks
     // below two search radii so the grid keeps at least a few cells.
-    sc.halfSize = denseHalfSize(spec.n, params.boids, spec.denseNeighbours);
-    uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed);
+    sc.halfSize = denseHalfSize(spec.n, params, spec.denseNeighbours);
+    uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed, plane);
   } else if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});
   } else if (spec.name == "galaxy") {  // one disk galaxy at rest, face-on: the isolated-stability case
@@ -417,6 +451,10 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
                V3d{0.5 * vr, -0.5 * vt, 0.0}, 0.0, 1.0);
     diskGalaxy(b, half, spec.n, rng, kGalaxyLuminousMass, V3d{0.5 * kSeparation, 0.0, 0.0},
                V3d{-0.5 * vr, 0.5 * vt, 0.0}, 1.0, 1.0);
+  }
+  if (plane && sc.force == ForceMode::Gravity) {
+    flattenOntoPlane(b);
+    sc.note = spec.name + " projected onto the plane z = 0 (--dims 2; not an equilibrium of planar gravity)";
   }
   return sc;
 }

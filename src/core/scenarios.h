@@ -47,7 +47,8 @@ struct Scenario {
   Bodies bodies;
   float halfSize = 0;
   ForceMode force = ForceMode::Boids;
-  std::string note;  // file: what was taken from it when not every body as it is ("" otherwise)
+  std::string note;  // file: what was taken from it when not every body as it is; --dims 2 with a
+                     // gravity scenario: its projection onto the plane ("" otherwise)
 };
 
 // file: the selection, the even subset and the scales of spec applied to the bodies read from
@@ -62,7 +63,7 @@ std::string takeFromFile(Bodies& b, const ScenarioSpec& spec, const std::string&
 Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params);
 
 // The world half-size `dense` gives n boids (spec.denseNeighbours neighbours each).
-float denseHalfSize(size_t n, const BoidParams& boids, double neighbours);
+float denseHalfSize(size_t n, const SimParams& p, double neighbours);
 // A disk galaxy of the `galaxy` and `galaxies` scenarios (each galaxy of `galaxies` is one
 // half, the first n/2 bodies and the rest): bodies in the order halo, bulge, disk. Masses in
 // units of G = 1 and lengths in disk scale lengths.

@@ -127,7 +127,7 @@ void CudaEngine::setParams(const SimParams& p) {
 
 void CudaEngine::reset(const core::Bodies& bodies) {
   DeviceState& s = impl_->s;
-  const std::string bad = core::checkBodies(bodies);
+  const std::string bad = core::checkBodies(bodies, s.params.dims);
   if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
   // The radix sort counts items in an int.
@@ -261,6 +261,9 @@ void CudaEngine::scatterById(const Vec4* d_pos, const Vec4* d_vel) {
     throw std::invalid_argument("the state has " + std::to_string(c.nonFinite) + " values that are not finite");
   if (c.negativeMass > 0)
     throw std::invalid_argument("the state has " + std::to_string(c.negativeMass) + " negative masses (mass must be >= 0)");
+  if (s.params.dims == 2 && c.offPlane > 0)
+    throw std::invalid_argument("the state has " + std::to_string(c.offPlane) +
+                                " bodies off the plane (a 2D world, dims 2, needs z = 0 and vz = 0)");
   launchScatterById(d_pos, d_vel, s.id[s.idCur].get(), s.n, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.launch());
   // What the last step (or a sample's pass) left for the next one describes the old state.
   s.dropPendingStep();

@@ -22,10 +22,12 @@ void launchScatterById(const core::Vec4* d_posIn, const core::Vec4* d_velIn, con
                        core::Vec4* d_pos, core::Vec4* d_vel, const LaunchConfig& lc);
 
 // What checkIdState found: values that are not finite (x, y, z of either array, and the mass),
-// negative masses, and the common mass (core::commonMass: every mass equal and > 0, else 0).
+// negative masses, bodies off the plane z = 0 (position z or velocity z not 0: a 2D world refuses
+// them), and the common mass (core::commonMass: every mass equal and > 0, else 0).
 struct IdStateCheck {
   uint32_t nonFinite = 0;
   uint32_t negativeMass = 0;
+  uint32_t offPlane = 0;
   float commonMass = 0;
 };
 

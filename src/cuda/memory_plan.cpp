@@ -36,9 +36,7 @@ bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && core:
 bool usesGrid(Pipeline p) { return core::pipelineInfo(p).cellWidth; }
 
 uint32_t expectedListEntries(const SimParams& p, size_t n) {
-  const double side = 2.0 * double(p.halfSize);
-  const double R = core::verletPlan(p).radius;
-  const double mean = double(n) / (side * side * side) * 4.18879020478639 * R * R * R;
+  const double mean = double(n) / core::worldMeasure(p) * core::ballMeasure(p, core::verletPlan(p).radius);
   return static_cast<uint32_t>(std::min(2.0 * mean + 32.0, double(n)));
 }
 

@@ -41,6 +41,9 @@ std::string validateDistParams(const core::SimParams& p, int ranks) {
            " (allowed: " + core::joinNames(core::rankPipelines(p.force)) + ")";
   }
   if (ranks > kMaxRanks) return "ranks " + std::to_string(ranks) + ": allowed 1.." + std::to_string(kMaxRanks);
+  // The ranks share the world by slabs along z, which a plane does not have.
+  if (p.dims == 2 && ranks > 1)
+    return "--dims 2: a 2D world runs on one rank (the ranks split the world into slabs along z)";
   if (p.force == core::ForceMode::Boids) {
     const int planes = core::boidGrid(p).dims.z;
     if (planes < ranks)
@@ -119,7 +122,7 @@ void DistEngine::agreed(F&& f) {
 
 void DistEngine::reset(const core::Bodies& bodies) {
   {
-    const std::string err = core::checkBodies(bodies);  // the same bodies, so the same verdict, everywhere
+    const std::string err = core::checkBodies(bodies, params_.dims);  // the same bodies, so the same verdict, everywhere
     if (!err.empty()) throw std::invalid_argument("reset: " + err);
   }
   const size_t n = bodies.size();

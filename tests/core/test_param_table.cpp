@@ -30,7 +30,7 @@ TEST(ParamTable, EachRowReadsAndWritesItsOwnField) {
     SimParams p = defaultParams();
     const double before = d.get(p);
     double other = before;
-    for (double candidate : {before + 1.0, before * 0.5, before + d.spec.multipleOf, 0.0, 1.0})
+    for (double candidate : {before + 1.0, before * 0.5, before + d.spec.multipleOf, before - 1.0, 0.0, 1.0})
       if (candidate != before && allowed(d.spec, candidate)) other = candidate;
     ASSERT_NE(other, before) << d.key;
     d.set(p, other);

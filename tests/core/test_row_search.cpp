@@ -134,11 +134,21 @@ TEST(RowSearch, VisitsEveryNeighbourOfRandomStates) {
 // The split: the smallest power of two that leaves at most half a body per cell, none where cells
 // are sparse, at most 16, and none that would overflow 31-bit keys.
 TEST(RowSearch, SplitsCellsAlongXWhereTheyAreCrowded) {
-  EXPECT_EQ(rowXSplitFor(1000, 100.0, 5.0f, 40), 1);     // 0.016 per cell
-  EXPECT_EQ(rowXSplitFor(1000000, 100.0, 2.5f, 80), 4);  // CIS 565 world: 1.95 per cell
-  EXPECT_EQ(rowXSplitFor(1000000, 50.0, 2.0f, 50), 16);  // FLAME GPU density: 8 per cell
-  EXPECT_EQ(rowXSplitFor(100000000, 50.0, 2.0f, 50), 16);
-  EXPECT_EQ(rowXSplitFor(2000000000, 500.0, 1.0f, 1000), 2);  // 10^9 cells of 2: one doubling fits
+  const auto split = [](size_t n, float h, float w, int d, int dims = 3) {
+    SimParams q = defaultParams();
+    q.halfSize = h;
+    q.dims = dims;
+    return rowXSplitFor(n, q, w, d);
+  };
+  EXPECT_EQ(split(1000, 100.0f, 5.0f, 40), 1);     // 0.016 per cell
+  EXPECT_EQ(split(1000000, 100.0f, 2.5f, 80), 4);  // CIS 565 world: 1.95 per cell
+  EXPECT_EQ(split(1000000, 50.0f, 2.0f, 50), 16);  // FLAME GPU density: 8 per cell
+  EXPECT_EQ(split(100000000, 50.0f, 2.0f, 50), 16);
+  EXPECT_EQ(split(2000000000, 500.0f, 1.0f, 1000), 2);  // 10^9 cells of 2: one doubling fits
+  // The plane: bodies per cell from the area (1M in 100^2 cells of 2 of 200: 100 per cell), and
+  // the cell count of one layer (here 2 x 10^6 cells leave room for every doubling).
+  EXPECT_EQ(split(1000000, 100.0f, 2.0f, 100, 2), 16);
+  EXPECT_EQ(split(1000, 100.0f, 5.0f, 40, 2), 2);  // 0.625 per cell: one doubling leaves 0.31
   SimParams p = defaultParams();
   p.pipeline = Pipeline::Rows;
   p.halfSize = 100.0f;

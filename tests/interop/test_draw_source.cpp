@@ -123,7 +123,7 @@ TEST(ViewSetup, BoidGlyphsFollowTheSpacingOfTheBoids) {
   for (size_t n : {size_t(10000), size_t(100000), size_t(1000000)}) {
     core::SimParams p = core::defaultParams();
     p.force = core::ForceMode::Boids;
-    p.halfSize = core::denseHalfSize(n, p.boids, 4.0);
+    p.halfSize = core::denseHalfSize(n, p, 4.0);
     core::Bodies bodies;
     bodies.resize(n);
     const app::ViewStyle style = app::defaultStyle(p, bodies, "boids", "");
