@@ -52,6 +52,15 @@ void applySplatOptions(ViewStyle& style, float slab, float fog, float edl, bool 
   style.warpReduce = warpReduce;
 }
 
+render::OverlayStyle overlayStyle(const ViewStyle& style) {
+  render::OverlayStyle o;
+  o.boxHalfSize = style.box ? style.boxHalfSize : 0.0f;
+  // The box fades with depth as the bodies do: the splat's fog strength in every mode.
+  o.worldRadius = style.worldRadius;
+  o.fog = style.splat.fogStrength;
+  return o;
+}
+
 void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
   std::vector<float> speeds;
   const size_t n = bodies.size();
@@ -72,6 +81,7 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
   if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
     // The cube's half-diagonal for depth dimming; the camera frames the faces, not the corners.
     style.worldRadius = p.halfSize * 1.7320508f;
+    style.boxHalfSize = p.halfSize;
     camera.fitBounds(glm::vec3(0.0f), p.halfSize * 1.15f);
     return;
   }
@@ -91,6 +101,7 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
   std::sort(r.begin(), r.end());
   const float radius = std::max(1e-3f, r[std::min(r.size() - 1, r.size() * 95 / 100)]);
   style.worldRadius = radius * 1.3f;
+  style.boxHalfSize = 0;  // an open world: no box to show
   style.bodySize = radius / 120.0f;
   style.splat.bodySize = radius / 400.0f;
   camera.fitBounds(c, style.worldRadius);

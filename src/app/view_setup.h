@@ -26,7 +26,14 @@ struct ViewStyle {
   float spriteAlpha = 0.8f;
   render::SplatStyle splat;  // DrawMode::Splat (its colour follows `colour`)
   bool warpReduce = false;   // splat on CUDA: per-warp pre-reduction before the atomic
+  // Drawn over the frame in every draw mode (render::OverlayStyle): the world's box, whose
+  // half-size frameScene sets (boids: the wrapped cube; gravity has none), when `box` is on.
+  bool box = true;
+  float boxHalfSize = 0;     // world units; 0: no box
 };
+
+// What the renderer draws over the frame for this style (Renderer::drawOverlay).
+render::OverlayStyle overlayStyle(const ViewStyle& style);
 
 // Applies the splat options of the command line (--slab, --fog, --edl, --warp-reduce; negative
 // fog or edl: keep the default).

@@ -58,6 +58,7 @@ void Viewer::resetScenario() {
   fresh.splat = style.splat;  // slab, fog and lighting are the user's
   fresh.splat.bodySize = bodySize;
   fresh.warpReduce = style.warpReduce;
+  fresh.box = style.box;
   style = fresh;
   frameScene(camera, bodies, params, style);
   camera.setDistance(camera.distance() / opts.zoom);

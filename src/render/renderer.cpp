@@ -84,6 +84,7 @@ const std::vector<ProgramDesc>& Renderer::programs() {
         {GL_FRAGMENT_SHADER, "bodies.frag"}}},
       {"points", {{GL_VERTEX_SHADER, "bodies.vert"}, {GL_FRAGMENT_SHADER, "bodies.frag"}}},
       {"sprites", {{GL_VERTEX_SHADER, "bodies.vert"}, {GL_FRAGMENT_SHADER, "sprite.frag"}}},
+      {"overlay", {{GL_VERTEX_SHADER, "overlay.vert"}, {GL_FRAGMENT_SHADER, "overlay.frag"}}},
   };
   return kPrograms;
 }
@@ -93,6 +94,7 @@ Renderer::Renderer(const ShaderSource& shaders) {
   boidsProgram_ = ShaderProgram::build(descs[0], shaders);
   pointsProgram_ = ShaderProgram::build(descs[1], shaders);
   spritesProgram_ = ShaderProgram::build(descs[2], shaders);
+  overlayProgram_ = ShaderProgram::build(descs[3], shaders);
 
   glCreateVertexArrays(1, &vao_);
   glEnableVertexArrayAttrib(vao_, kPositionSlot);
@@ -114,6 +116,8 @@ Renderer::~Renderer() {
   deleteFramebuffers();
   deleteBuffers();
   if (vao_) glDeleteVertexArrays(1, &vao_);
+  if (overlayBuffer_) glDeleteBuffers(1, &overlayBuffer_);
+  if (overlayVao_) glDeleteVertexArrays(1, &overlayVao_);
 }
 
 void Renderer::createBuffers(size_t numBodies) {

@@ -53,6 +53,20 @@ ColourMode next(ColourMode v);
 // Background: near-black with a touch of blue, RGBA in 0..1.
 constexpr float kBackground[4] = {0.02f, 0.02f, 0.04f, 1.0f};
 
+// What Renderer::drawOverlay draws over a frame, in every draw mode.
+struct OverlayStyle {
+  // The world's box: the cube [-boxHalfSize, boxHalfSize]^3 as twelve thin lines; <= 0: none.
+  float boxHalfSize = 0.0f;
+  // Depth dimming of the box's far edges, as draw() dims the bodies: over the scene sphere of this
+  // radius around the camera's target, down to (1 - fog) at its far side. worldRadius <= 0: none.
+  float worldRadius = 0.0f;
+  float fog = 0.55f;
+};
+
+// The box's colour at the front of the scene, rgb 0..1: dim, so that it never competes with a
+// flock; the lines are added to the picture, brightening what they cross without hiding it.
+constexpr float kBoxColour[3] = {0.24f, 0.27f, 0.36f};
+
 class Renderer {
  public:
   // Builds every program (throws std::runtime_error naming the shader file on a compile or link
@@ -142,6 +156,11 @@ class Renderer {
   void draw(const Camera& camera, DrawMode drawMode, ColourMode colourMode, int width, int height,
             float pointSize, float bodySize, float worldRadius);
 
+  // Draws the overlay into the current target over what it holds (after draw() or the splat pass,
+  // which leaves the splat keys untouched): the same area, viewport and matrices as draw(). Writes
+  // neither depth nor anything but colour; a dozen line segments per frame.
+  void drawOverlay(const Camera& camera, const OverlayStyle& style, int width, int height);
+
   // The current target's pixels, RGBA8, top row first (as image files store them). Reads the
   // window's back buffer when drawing to the window, so call it before swapping.
   std::vector<uint8_t> readPixels(int width, int height);
@@ -152,6 +171,11 @@ class Renderer {
   void deleteFramebuffers();
 
   ShaderProgram boidsProgram_, pointsProgram_, spritesProgram_;
+  // The overlay (render/overlay.cpp): interleaved vertices (xyz, rgba), rebuilt each frame.
+  ShaderProgram overlayProgram_;
+  unsigned int overlayVao_ = 0, overlayBuffer_ = 0;
+  size_t overlayCapacity_ = 0;  // vertices the buffer holds
+  std::vector<float> overlayVertices_;
   unsigned int vao_ = 0;
   unsigned int positionBuffer_ = 0, velocityBuffer_ = 0, idBuffer_ = 0;
   size_t numBodies_ = 0;
