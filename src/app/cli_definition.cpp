@@ -124,6 +124,8 @@ const std::vector<AppValue>& appValues() {
        namesOf(kOffOn), [](Options& o, double v) { o.warpReduce = v != 0; }, false},
       {"--box", "world box", "Draw the boids' world box over the frame, thin and dim, in every draw mode (default on)",
        namesOf(kOffOn), [](Options& o, double v) { o.box = v != 0; }, false},
+      {"--legend", "legend", "Draw the colour mode's legend in the frame's bottom-right corner (default on)",
+       namesOf(kOffOn), [](Options& o, double v) { o.legend = v != 0; }, false},
       {"--record-every", "record every", "Headless: record one frame every K steps (default 1)", core::intRange(1, 1000000),
        [](Options& o, double v) { o.recordEvery = static_cast<int>(v); }, false},
       {"--observe-every", "observe every", "Sample the observables every K steps: --observables, the viewer's panel (default 10)",

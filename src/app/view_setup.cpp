@@ -58,6 +58,10 @@ render::OverlayStyle overlayStyle(const ViewStyle& style) {
   // The box fades with depth as the bodies do: the splat's fog strength in every mode.
   o.worldRadius = style.worldRadius;
   o.fog = style.splat.fogStrength;
+  o.legend = style.legend;
+  o.colour = style.colour;
+  o.speedFloor = style.speedFloor;
+  o.speedScale = style.speedScale;
   return o;
 }
 

@@ -30,6 +30,7 @@ struct ViewStyle {
   // half-size frameScene sets (boids: the wrapped cube; gravity has none), when `box` is on.
   bool box = true;
   float boxHalfSize = 0;     // world units; 0: no box
+  bool legend = true;        // the colour mode's legend in the bottom-right corner
 };
 
 // What the renderer draws over the frame for this style (Renderer::drawOverlay).

@@ -194,7 +194,11 @@ void Viewer::drawViewSection() {
     ImGui::SliderFloat("size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
                        ImGuiSliderFlags_Logarithmic);
   if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
-  if (style.boxHalfSize > 0) ImGui::Checkbox("world box", &style.box);
+  if (style.boxHalfSize > 0) {
+    ImGui::Checkbox("world box", &style.box);
+    ImGui::SameLine();
+  }
+  ImGui::Checkbox("legend", &style.legend);
   if (!splat()) return;
   // Splat: the slab cuts a thin layer out of the volume, where flocks and the space between them
   // show; fog and eye-dome lighting give depth to what is left.

@@ -59,6 +59,7 @@ void Viewer::resetScenario() {
   fresh.splat.bodySize = bodySize;
   fresh.warpReduce = style.warpReduce;
   fresh.box = style.box;
+  fresh.legend = style.legend;
   style = fresh;
   frameScene(camera, bodies, params, style);
   camera.setDistance(camera.distance() / opts.zoom);

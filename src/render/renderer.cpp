@@ -85,6 +85,7 @@ const std::vector<ProgramDesc>& Renderer::programs() {
       {"points", {{GL_VERTEX_SHADER, "bodies.vert"}, {GL_FRAGMENT_SHADER, "bodies.frag"}}},
       {"sprites", {{GL_VERTEX_SHADER, "bodies.vert"}, {GL_FRAGMENT_SHADER, "sprite.frag"}}},
       {"overlay", {{GL_VERTEX_SHADER, "overlay.vert"}, {GL_FRAGMENT_SHADER, "overlay.frag"}}},
+      {"legend", {{GL_VERTEX_SHADER, "legend.vert"}, {GL_FRAGMENT_SHADER, "legend.frag"}}},
   };
   return kPrograms;
 }
@@ -95,6 +96,7 @@ Renderer::Renderer(const ShaderSource& shaders) {
   pointsProgram_ = ShaderProgram::build(descs[1], shaders);
   spritesProgram_ = ShaderProgram::build(descs[2], shaders);
   overlayProgram_ = ShaderProgram::build(descs[3], shaders);
+  legendProgram_ = ShaderProgram::build(descs[4], shaders);
 
   glCreateVertexArrays(1, &vao_);
   glEnableVertexArrayAttrib(vao_, kPositionSlot);

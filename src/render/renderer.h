@@ -61,7 +61,17 @@ struct OverlayStyle {
   // radius around the camera's target, down to (1 - fog) at its far side. worldRadius <= 0: none.
   float worldRadius = 0.0f;
   float fog = 0.55f;
+  // The colour legend in the bottom-right corner: a ball of heading colours (velocity), the speed
+  // ramp with its two ends written under it (speed), a row of id hues (id), each with its name.
+  bool legend = false;
+  ColourMode colour = ColourMode::Velocity;
+  float speedFloor = 0.0f, speedScale = 1.0f;  // the speed ramp's ends (draw()'s speed scale and floor)
 };
+
+// Where drawOverlay puts the legend's colour swatch in a width x height drawn area: x0, y0, x1, y1
+// in pixels from its bottom-left corner (the heading ball fills its square). Grows with the
+// height from 1440 pixels, so that a large frame's legend stays readable.
+glm::vec4 legendSwatch(ColourMode colour, int width, int height);
 
 // The box's colour at the front of the scene, rgb 0..1: dim, so that it never competes with a
 // flock; the lines are added to the picture, brightening what they cross without hiding it.
@@ -158,7 +168,8 @@ class Renderer {
 
   // Draws the overlay into the current target over what it holds (after draw() or the splat pass,
   // which leaves the splat keys untouched): the same area, viewport and matrices as draw(). Writes
-  // neither depth nor anything but colour; a dozen line segments per frame.
+  // neither depth nor anything but colour; a dozen line segments and a few hundred small quads (the legend's
+  // lettering) per frame.
   void drawOverlay(const Camera& camera, const OverlayStyle& style, int width, int height);
 
   // The current target's pixels, RGBA8, top row first (as image files store them). Reads the
@@ -172,7 +183,7 @@ class Renderer {
 
   ShaderProgram boidsProgram_, pointsProgram_, spritesProgram_;
   // The overlay (render/overlay.cpp): interleaved vertices (xyz, rgba), rebuilt each frame.
-  ShaderProgram overlayProgram_;
+  ShaderProgram overlayProgram_, legendProgram_;
   unsigned int overlayVao_ = 0, overlayBuffer_ = 0;
   size_t overlayCapacity_ = 0;  // vertices the buffer holds
   std::vector<float> overlayVertices_;

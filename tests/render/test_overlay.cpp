@@ -1,6 +1,6 @@
 // What the renderer draws over a frame: the world's box lights the pixels along the projected
 // cube's edges and nothing else, fades with depth, and goes over a splat frame without touching
-// its keys.
+// its keys; the legend shows the colours the bodies get, in the bottom-right corner.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -207,6 +207,109 @@ TEST_F(OverlayTest, BoxOverASplatFrameLeavesTheKeysAndTheBodiesAlone) {
   EXPECT_GT(bodiesAway, 100) << "the bodies must show for this test to mean anything";
   EXPECT_EQ(changedAway, 0);
   EXPECT_GT(changedOnEdges, onEdges / 2);
+}
+
+// Colour of the legend swatch at (u, v), fractions of the swatch from its bottom-left corner.
+std::array<int, 3> swatchAt(const Frame& f, ColourMode mode, float u, float v) {
+  const glm::vec4 r = legendSwatch(mode, f.width, f.height);
+  const int x = int(r.x + u * (r.z - r.x)), yUp = int(r.y + v * (r.w - r.y));
+  const uint8_t* p = f.at(x, f.height - 1 - yUp);
+  return {p[0], p[1], p[2]};
+}
+
+TEST_F(OverlayTest, HeadingLegendIsABallOfHeadingColoursSeenFromTheCamera) {
+  Camera camera;  // from +z: x right, y up, z at the eye
+  camera.fitBounds(glm::vec3(0.0f), 5.0f);
+  OverlayStyle style;
+  style.legend = true;
+  const Frame f = boxOnly(camera, style);
+  const glm::vec4 r = legendSwatch(ColourMode::Velocity, kW, kH);
+  EXPECT_GT(r.x, kW / 2);  // bottom-right corner
+  EXPECT_LT(r.y, kH / 2);
+  EXPECT_NEAR(r.z - r.x, r.w - r.y, 0.5f);  // a square: the ball is round
+  // Centre: flying at the eye, +z: blue. Right edge: +x, red. Top: +y, green.
+  const auto centre = swatchAt(f, ColourMode::Velocity, 0.5f, 0.5f);
+  EXPECT_GT(centre[2], 230);
+  EXPECT_LT(centre[0] + centre[1], 40);
+  const auto right = swatchAt(f, ColourMode::Velocity, 0.97f, 0.5f);
+  EXPECT_GT(right[0], 200);
+  EXPECT_GT(right[0], right[1] + right[2]);
+  const auto top = swatchAt(f, ColourMode::Velocity, 0.5f, 0.97f);
+  EXPECT_GT(top[1], 200);
+  EXPECT_GT(top[1], top[0] + top[2]);
+  // The corner of the square is outside the ball: the legend's dark backing.
+  const auto corner = swatchAt(f, ColourMode::Velocity, 0.03f, 0.03f);
+  EXPECT_LT(corner[0] + corner[1] + corner[2], 30);
+  // Lettering above the ball: light grey pixels between the ball and the backing's top.
+  int letters = 0;
+  for (int y = int(r.w) + 1; y < int(r.w) + 20; ++y)
+    for (int x = int(r.x) - 10; x < int(r.z) + 10; ++x) {
+      const uint8_t* p = f.at(x, kH - 1 - y);
+      letters += p[0] > 150 && p[1] > 150 && p[2] > 150;
+    }
+  EXPECT_GT(letters, 20);
+  // Nothing outside the legend's corner: left of it and above it is background.
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW; ++x)
+      if (x < int(r.x) - 8 || kH - 1 - y > int(r.w) + 20) {
+        ASSERT_TRUE(f.background(x, y)) << x << "," << y;
+      }
+
+  // Seen from +x, the ball's centre is the colour of flying at the eye there: red.
+  Camera side = camera;
+  side.setYaw(1.5707963f);
+  const auto sideCentre = swatchAt(boxOnly(side, style), ColourMode::Velocity, 0.5f, 0.5f);
+  EXPECT_GT(sideCentre[0], 230);
+  EXPECT_LT(sideCentre[1] + sideCentre[2], 40);
+}
+
+TEST_F(OverlayTest, SpeedLegendIsTheRampFromFloorToScale) {
+  Camera camera;
+  OverlayStyle style;
+  style.legend = true;
+  style.colour = ColourMode::Speed;
+  style.speedFloor = 0.5f;
+  style.speedScale = 2.0f;
+  const Frame f = boxOnly(camera, style);
+  // The ramp's ends (colour.glsl speedRamp): dark blue at the floor, red at the scale.
+  const auto low = swatchAt(f, ColourMode::Speed, 0.01f, 0.5f), high = swatchAt(f, ColourMode::Speed, 0.99f, 0.5f);
+  EXPECT_NEAR(low[0], 0.16 * 255, 12);
+  EXPECT_NEAR(low[1], 0.22 * 255, 12);
+  EXPECT_NEAR(low[2], 0.85 * 255, 12);
+  EXPECT_NEAR(high[0], 255, 12);
+  EXPECT_NEAR(high[1], 0.28 * 255, 14);
+  EXPECT_NEAR(high[2], 0.15 * 255, 14);
+  // Its middle is the ramp's middle (green).
+  const auto mid = swatchAt(f, ColourMode::Speed, 0.5f, 0.5f);
+  EXPECT_GT(mid[1], mid[0] + 60);
+  EXPECT_GT(mid[1], mid[2] + 60);
+  // The numbers under the ramp: light pixels below the swatch, at both ends.
+  const glm::vec4 r = legendSwatch(ColourMode::Speed, kW, kH);
+  int leftDigits = 0, rightDigits = 0;
+  for (int y = int(r.y) - 14; y < int(r.y); ++y)
+    for (int x = int(r.x); x < int(r.z); ++x) {
+      const uint8_t* p = f.at(x, kH - 1 - y);
+      if (p[0] > 150 && p[1] > 150 && p[2] > 150) (x < (r.x + r.z) / 2 ? leftDigits : rightDigits)++;
+    }
+  EXPECT_GT(leftDigits, 5);
+  EXPECT_GT(rightDigits, 5);
+}
+
+TEST_F(OverlayTest, IdLegendIsARowOfDistinctHues) {
+  Camera camera;
+  OverlayStyle style;
+  style.legend = true;
+  style.colour = ColourMode::Id;
+  const Frame f = boxOnly(camera, style);
+  std::vector<std::array<int, 3>> cells;
+  for (int i = 0; i < 12; ++i) {
+    const auto c = swatchAt(f, ColourMode::Id, (float(i) + 0.5f) / 12.0f, 0.5f);
+    EXPECT_GT(c[0] + c[1] + c[2], 200) << "cell " << i;
+    bool seen = false;
+    for (const auto& o : cells) seen |= std::abs(o[0] - c[0]) + std::abs(o[1] - c[1]) + std::abs(o[2] - c[2]) < 12;
+    if (!seen) cells.push_back(c);
+  }
+  EXPECT_GE(cells.size(), 8u);
 }
 
 }  // namespace
