@@ -116,7 +116,7 @@ const std::vector<AppValue>& appValues() {
        [](Options& o, double v) { o.colourMode = kColourNames[static_cast<int>(v)]; }, false},
       {"--slab", "slab", "Splat: draw only a slab this many world units thick through the target (0 = all)",
        core::floatAtLeast(0, 1e9), [](Options& o, double v) { o.slab = static_cast<float>(v); }, false},
-      {"--fog", "fog", "Splat: how far the far side fades into the background (default 0.55)", core::floatAtLeast(0, 1),
+      {"--fog", "fog", "How far the far side of the scene fades into the background, every draw mode (default 0.55)", core::floatAtLeast(0, 1),
        [](Options& o, double v) { o.fog = static_cast<float>(v); }, false},
       {"--edl", "eye-dome lighting", "Splat: eye-dome lighting strength, 0 = off (default 0.7)", core::floatAtLeast(0, 100),
        [](Options& o, double v) { o.edl = static_cast<float>(v); }, false},

@@ -71,6 +71,7 @@ void DrawSource::draw(const render::Camera& camera, const ViewStyle& style, int 
     // The overlay goes on the shaded image only: the keys stay the nearest body per pixel.
     splatRenderer_->draw(style.splat, renderer_.drawOriginX(), renderer_.drawOriginY());
   } else {
+    renderer_.setFog(style.splat.fogStrength);  // --fog: the same depth cue in every mode
     renderer_.draw(camera, style.draw, style.colour, width, height, style.pointSize, style.bodySize,
                    style.worldRadius);
   }

@@ -267,6 +267,7 @@ void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMo
   // Depth dimming spans the scene sphere around the target, seen from the eye.
   program.set("u_depthNear", camera.distance() - worldRadius);
   program.set("u_depthRange", worldRadius > 0.0f ? 2.0f * worldRadius : 0.0f);
+  program.set("u_fog", fog_);
 
   switch (drawMode) {
     case DrawMode::Boids:

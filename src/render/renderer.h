@@ -139,6 +139,10 @@ class Renderer {
   // Peak opacity of a sprite at its centre (0..1, default 0.8). Lower it for millions of bodies.
   void setSpriteAlpha(float alpha) { spriteAlpha_ = alpha; }
   float spriteAlpha() const { return spriteAlpha_; }
+  // Depth cue (0..1, default 0.55, as the splat's fog): bodies on the far side of the scene sphere
+  // are drawn at (1 - fog) of their brightness; 0 turns it off.
+  void setFog(float fog) { fog_ = fog; }
+  float fog() const { return fog_; }
 
   // Where the drawn area starts in the window, in pixels from the bottom-left corner: the window
   // keeps its left strip for the panel and centres the view in the rest. Offscreen targets always
@@ -162,7 +166,8 @@ class Renderer {
   //                  sprites (so a zoomed-out flock stays visible)
   //   bodySize:      world units; boid triangle length, sprite diameter
   //   worldRadius:   world units; radius of the scene around the camera's target, for depth dimming
-  //                  (bodies on its far side are drawn at 45% brightness); <= 0 turns that off
+  //                  (bodies on its far side are drawn at 1 - fog() of their brightness); <= 0
+  //                  turns that off
   void draw(const Camera& camera, DrawMode drawMode, ColourMode colourMode, int width, int height,
             float pointSize, float bodySize, float worldRadius);
 
@@ -199,6 +204,7 @@ class Renderer {
   float speedScale_ = 1.0f;
   float speedFloor_ = 0.0f;
   float spriteAlpha_ = 0.8f;
+  float fog_ = 0.55f;
   int viewportX_ = 0, viewportY_ = 0;
 };
 
