@@ -83,10 +83,16 @@ void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewSty
 
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
   if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
-    // The cube's half-diagonal for depth dimming; the camera frames the faces, not the corners.
+    // The cube's half-diagonal for depth dimming. The camera sees the cube from above and to the
+    // side, so that its box reads as a box and flocks at different depths fall apart on screen
+    // (face-on, the depth axis collapses and the flocks of the front and back layers overlap), as
+    // close as keeps the whole cube in a frame of the window's shape with the panel (1280 x 720,
+    // 940 pixels of it for the view): bodies wrap at the faces, so the cube is where they are.
     style.worldRadius = p.halfSize * 1.7320508f;
     style.boxHalfSize = p.halfSize;
-    camera.fitBounds(glm::vec3(0.0f), p.halfSize * 1.15f);
+    camera.setYaw(kBoidsViewYaw);
+    camera.setPitch(kBoidsViewPitch);
+    camera.fitBox(glm::vec3(0.0f), p.halfSize, 1.3f);
     return;
   }
   // Gravity: centre on the mass, radius that holds 95% of the bodies (outliers are allowed to

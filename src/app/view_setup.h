@@ -36,6 +36,11 @@ struct ViewStyle {
 // What the renderer draws over the frame for this style (Renderer::drawOverlay).
 render::OverlayStyle overlayStyle(const ViewStyle& style);
 
+// The boids' starting view: the eye this far round from +z towards +x and up from the equator
+// (radians), so the world's cube shows three faces.
+constexpr float kBoidsViewYaw = 0.55f;
+constexpr float kBoidsViewPitch = 0.42f;
+
 // Applies the splat options of the command line (--slab, --fog, --edl, --warp-reduce; negative
 // fog or edl: keep the default).
 void applySplatOptions(ViewStyle& style, float slab, float fog, float edl, bool warpReduce);
@@ -48,7 +53,8 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
 // or from 0 to the boids' speed limit (the gravity default for gravity) when they are all alike.
 void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);
 
-// Points the camera at the scene: the world cube for boids, the bulk of the bodies for gravity.
+// Points the camera at the scene: the world cube for boids (from kBoidsViewYaw/Pitch, the cube
+// filling the frame), the bulk of the bodies for gravity (keeping the camera's angles).
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);
 
 }  // namespace murmur::app
