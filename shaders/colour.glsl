@@ -10,6 +10,7 @@ uniform float u_speedScale;  // |v| that maps to the hot end of the speed ramp (
 uniform float u_speedFloor;  // |v| that maps to the cold end (0 unless the speeds present sit in a band)
 uniform float u_depthNear;   // view distance at which depth dimming starts (world units)
 uniform float u_depthRange;  // distance over which it reaches full strength; <= 0 turns it off
+uniform float u_fog;         // 0..1: how much the far side of the scene fades (the splat's --fog)
 
 // A dark blue -> cyan -> green -> yellow -> red ramp; slow bodies stay visible on the background.
 vec3 speedRamp(float t) {
@@ -48,8 +49,9 @@ vec3 bodyColour(vec3 velocity, uint id) {
   return speed > 0.0 ? abs(velocity) / speed : vec3(0.6);
 }
 
-// Dims bodies behind the orbit target so depth reads in a still frame (down to 45% at the far side).
+// Dims bodies with their distance across the scene sphere so depth reads in a still frame, as the
+// splat's fog does: down to (1 - u_fog) at the far side (45% at the default 0.55).
 float depthCue(float viewDistance) {
   if (u_depthRange <= 0.0) return 1.0;
-  return mix(1.0, 0.45, clamp((viewDistance - u_depthNear) / u_depthRange, 0.0, 1.0));
+  return mix(1.0, 1.0 - clamp(u_fog, 0.0, 1.0), clamp((viewDistance - u_depthNear) / u_depthRange, 0.0, 1.0));
 }

@@ -111,7 +111,7 @@ bool isOneOf(const std::string& name, const char* const (&names)[N]) {
 const char* const kFrameOptions[] = {"--frames", "--steps-per-frame", "--record-every"};
 const char* const kRenderOptions[] = {"--width", "--height",      "--zoom",   "--draw",         "--colour",
                                       "--slab",  "--fog",         "--edl",    "--warp-reduce",  "--frames",
-                                      "--steps-per-frame", "--record-every"};
+                                      "--steps-per-frame", "--record-every", "--box", "--legend"};
 // The options murmur accuracy takes besides the gravity parameters (and --force gravity).
 const char* const kAccuracyOptions[] = {"--n",         "--scenario",   "--seed",      "--engine",
                                         "--params",    "--half-size",  "--neighbours", "--block-size"};

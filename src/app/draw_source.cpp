@@ -68,10 +68,14 @@ void DrawSource::draw(const render::Camera& camera, const ViewStyle& style, int 
   if (style.draw == render::DrawMode::Splat) {
     if (!splatRenderer_) return;  // nothing resolved yet
     glBindFramebuffer(GL_FRAMEBUFFER, renderer_.framebuffer());
+    // The overlay goes on the shaded image only: the keys stay the nearest body per pixel.
     splatRenderer_->draw(style.splat, renderer_.drawOriginX(), renderer_.drawOriginY());
-    return;
+  } else {
+    renderer_.setFog(style.splat.fogStrength);  // --fog: the same depth cue in every mode
+    renderer_.draw(camera, style.draw, style.colour, width, height, style.pointSize, style.bodySize,
+                   style.worldRadius);
   }
-  renderer_.draw(camera, style.draw, style.colour, width, height, style.pointSize, style.bodySize, style.worldRadius);
+  renderer_.drawOverlay(camera, overlayStyle(style), width, height);
 }
 
 double DrawSource::drawFrame(core::Engine& engine, const render::Camera& camera, const ViewStyle& style, int width,

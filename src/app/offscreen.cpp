@@ -20,6 +20,8 @@ class EglOffscreenView final : public OffscreenView {
     const core::Bodies b = engine.readBodies();
     style_ = defaultStyle(engine.params(), b, o.drawMode, o.colourMode);
     applySplatOptions(style_, o.slab, o.fog, o.edl, o.warpReduce);
+    style_.box = o.box;
+    style_.legend = o.legend;
     frameScene(camera_, b, engine.params(), style_);
     camera_.setDistance(camera_.distance() / o.zoom);
     renderer_ = std::make_unique<render::Renderer>();

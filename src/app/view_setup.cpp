@@ -53,6 +53,19 @@ void applySplatOptions(ViewStyle& style, float slab, float fog, float edl, bool 
   style.warpReduce = warpReduce;
 }
 
+render::OverlayStyle overlayStyle(const ViewStyle& style) {
+  render::OverlayStyle o;
+  o.boxHalfSize = style.box ? style.boxHalfSize : 0.0f;
+  // The box fades with depth as the bodies do: the splat's fog strength in every mode.
+  o.worldRadius = style.worldRadius;
+  o.fog = style.splat.fogStrength;
+  o.legend = style.legend;
+  o.colour = style.colour;
+  o.speedFloor = style.speedFloor;
+  o.speedScale = style.speedScale;
+  return o;
+}
+
 void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
   std::vector<float> speeds;
   const size_t n = bodies.size();
@@ -75,9 +88,16 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
     camera.setPitch(0.0f);
   }
   if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
-    // The cube's half-diagonal for depth dimming; the camera frames the faces, not the corners.
+    // The cube's half-diagonal for depth dimming. The camera sees the cube from above and to the
+    // side, so that its box reads as a box and flocks at different depths fall apart on screen
+    // (face-on, the depth axis collapses and the flocks of the front and back layers overlap), as
+    // close as keeps the whole cube in a frame of the window's shape with the panel (1280 x 720,
+    // 940 pixels of it for the view): bodies wrap at the faces, so the cube is where they are.
     style.worldRadius = p.halfSize * 1.7320508f;
-    camera.fitBounds(glm::vec3(0.0f), p.halfSize * 1.15f);
+    style.boxHalfSize = p.halfSize;
+    camera.setYaw(kBoidsViewYaw);
+    camera.setPitch(kBoidsViewPitch);
+    camera.fitBox(glm::vec3(0.0f), p.halfSize, 1.3f);
     return;
   }
   // Gravity: centre on the mass, radius that holds 95% of the bodies (outliers are allowed to
@@ -96,6 +116,7 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
   std::sort(r.begin(), r.end());
   const float radius = std::max(1e-3f, r[std::min(r.size() - 1, r.size() * 95 / 100)]);
   style.worldRadius = radius * 1.3f;
+  style.boxHalfSize = 0;  // an open world: no box to show
   style.bodySize = radius / 120.0f;
   style.splat.bodySize = radius / 400.0f;
   camera.fitBounds(c, style.worldRadius);

@@ -26,7 +26,20 @@ struct ViewStyle {
   float spriteAlpha = 0.8f;
   render::SplatStyle splat;  // DrawMode::Splat (its colour follows `colour`)
   bool warpReduce = false;   // splat on CUDA: per-warp pre-reduction before the atomic
+  // Drawn over the frame in every draw mode (render::OverlayStyle): the world's box, whose
+  // half-size frameScene sets (boids: the wrapped cube; gravity has none), when `box` is on.
+  bool box = true;
+  float boxHalfSize = 0;     // world units; 0: no box
+  bool legend = true;        // the colour mode's legend in the bottom-right corner
 };
+
+// What the renderer draws over the frame for this style (Renderer::drawOverlay).
+render::OverlayStyle overlayStyle(const ViewStyle& style);
+
+// The boids' starting view: the eye this far round from +z towards +x and up from the equator
+// (radians), so the world's cube shows three faces.
+constexpr float kBoidsViewYaw = 0.55f;
+constexpr float kBoidsViewPitch = 0.42f;
 
 // Applies the splat options of the command line (--slab, --fog, --edl, --warp-reduce; negative
 // fog or edl: keep the default).
@@ -40,7 +53,8 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
 // or from 0 to the boids' speed limit (the gravity default for gravity) when they are all alike.
 void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);
 
-// Points the camera at the scene: the world cube for boids, the bulk of the bodies for gravity.
+// Points the camera at the scene: the world cube for boids (from kBoidsViewYaw/Pitch, the cube
+// filling the frame), the bulk of the bodies for gravity (keeping the camera's angles).
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);
 
 }  // namespace murmur::app

@@ -201,9 +201,16 @@ void Viewer::drawViewSection() {
     ImGui::SliderFloat("size", &style.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
                        ImGuiSliderFlags_Logarithmic);
   if (ImGui::Checkbox("vsync (V)", &vsync)) glfwSwapInterval(vsync ? 1 : 0);
+  if (style.boxHalfSize > 0) {
+    ImGui::Checkbox("world box", &style.box);
+    ImGui::SameLine();
+  }
+  ImGui::Checkbox("legend", &style.legend);
+  // Depth cue in every mode: the far side of the scene fades by this much.
+  ImGui::SliderFloat("fog", &style.splat.fogStrength, 0.0f, 1.0f);
   if (!splat()) return;
   // Splat: the slab cuts a thin layer out of the volume, where flocks and the space between them
-  // show; fog and eye-dome lighting give depth to what is left.
+  // show; eye-dome lighting (and the fog above) give depth to what is left.
   render::SplatStyle& sp = style.splat;
   bool slab = sp.slabHalfWidth > 0;
   if (ImGui::Checkbox("slab (X)", &slab)) sp.slabHalfWidth = slab ? 0.1f * style.worldRadius : 0.0f;
@@ -212,7 +219,6 @@ void Viewer::drawViewSection() {
                        ImGuiSliderFlags_Logarithmic);
     ImGui::SliderFloat("slab offset", &sp.slabOffset, -style.worldRadius, style.worldRadius, "%.1f");
   }
-  ImGui::SliderFloat("fog", &sp.fogStrength, 0.0f, 1.0f);
   ImGui::SliderFloat("eye-dome light", &sp.edlStrength, 0.0f, 4.0f);
   ImGui::SliderFloat("size", &sp.bodySize, style.worldRadius * 1e-4f, style.worldRadius * 0.05f, "%.3f",
                      ImGuiSliderFlags_Logarithmic);

@@ -58,6 +58,8 @@ void Viewer::resetScenario() {
   fresh.splat = style.splat;  // slab, fog and lighting are the user's
   fresh.splat.bodySize = bodySize;
   fresh.warpReduce = style.warpReduce;
+  fresh.box = style.box;
+  fresh.legend = style.legend;
   style = fresh;
   frameScene(camera, bodies, params, style);
   camera.setDistance(camera.distance() / opts.zoom);

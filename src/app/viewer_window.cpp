@@ -110,6 +110,8 @@ void setUp(Viewer& v, const Options& o) {
   v.source = std::make_unique<DrawSource>(*v.renderer, v.glIsNvidia);
   v.style = defaultStyle(v.params, core::Bodies{}, o.drawMode, o.colourMode);
   applySplatOptions(v.style, o.slab, o.fog, o.edl, o.warpReduce);
+  v.style.box = o.box;
+  v.style.legend = o.legend;
   v.drawChosen = !o.drawMode.empty();
   v.resetScenario();
   v.startWorld = v.scenario;

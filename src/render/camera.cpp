@@ -32,6 +32,21 @@ void Camera::fitBounds(const glm::vec3& center, float radius) {
   homeTarget_ = target_;
 }
 
+void Camera::fitBox(const glm::vec3& center, float halfSize, float aspect) {
+  fitBounds(center, halfSize * 1.7320508f);
+  // The view's rotation does not depend on the distance. A corner at view offset c from the target
+  // is in view when |c.y| <= tan(fov / 2) (d - c.z), and likewise for x with the aspect.
+  const glm::mat3 rotation(view());
+  const float t = 0.94f * std::tan(0.5f * fovY_);  // 6% margin
+  const float a = aspect > 0.0f ? aspect : 1.0f;
+  float d = 0.0f;
+  for (int i = 0; i < 8; ++i) {
+    const glm::vec3 c = rotation * (halfSize * glm::vec3(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, i & 4 ? 1.0f : -1.0f));
+    d = std::max({d, c.z + std::abs(c.y) / t, c.z + std::abs(c.x) / (t * a)});
+  }
+  if (d > 0.0f) distance_ = homeDistance_ = d;
+}
+
 void Camera::home() {
   yaw_ = homeYaw_;
   pitch_ = homePitch_;

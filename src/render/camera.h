@@ -15,7 +15,12 @@ class Camera {
   // Points the camera at a sphere so that all of it is in view, keeping the current angles, and
   // makes this the state home() returns to. Also sets the clip planes for that scene size.
   void fitBounds(const glm::vec3& center, float radius);
-  // Back to the view set by the last fitBounds (or the constructor): target, distance and angles.
+  // Points the camera at the cube of this half-size around `center`, keeping the current angles,
+  // as close as keeps all eight corners in a view of this aspect (width / height) or wider, with a
+  // small margin: the cube fills the frame from any angle (fitBounds' sphere leaves an oblique
+  // cube small). Clip planes and zoom range as fitBounds(center, the cube's half-diagonal).
+  void fitBox(const glm::vec3& center, float halfSize, float aspect);
+  // Back to the view set by the last fitBounds or fitBox (or the constructor): target, distance and angles.
   void home();
 
   // Rotates around the target: yaw about world +y, pitch towards the poles (clamped short of

@@ -84,6 +84,8 @@ const std::vector<ProgramDesc>& Renderer::programs() {
         {GL_FRAGMENT_SHADER, "bodies.frag"}}},
       {"points", {{GL_VERTEX_SHADER, "bodies.vert"}, {GL_FRAGMENT_SHADER, "bodies.frag"}}},
       {"sprites", {{GL_VERTEX_SHADER, "bodies.vert"}, {GL_FRAGMENT_SHADER, "sprite.frag"}}},
+      {"overlay", {{GL_VERTEX_SHADER, "overlay.vert"}, {GL_FRAGMENT_SHADER, "overlay.frag"}}},
+      {"legend", {{GL_VERTEX_SHADER, "legend.vert"}, {GL_FRAGMENT_SHADER, "legend.frag"}}},
   };
   return kPrograms;
 }
@@ -93,6 +95,8 @@ Renderer::Renderer(const ShaderSource& shaders) {
   boidsProgram_ = ShaderProgram::build(descs[0], shaders);
   pointsProgram_ = ShaderProgram::build(descs[1], shaders);
   spritesProgram_ = ShaderProgram::build(descs[2], shaders);
+  overlayProgram_ = ShaderProgram::build(descs[3], shaders);
+  legendProgram_ = ShaderProgram::build(descs[4], shaders);
 
   glCreateVertexArrays(1, &vao_);
   glEnableVertexArrayAttrib(vao_, kPositionSlot);
@@ -114,6 +118,8 @@ Renderer::~Renderer() {
   deleteFramebuffers();
   deleteBuffers();
   if (vao_) glDeleteVertexArrays(1, &vao_);
+  if (overlayBuffer_) glDeleteBuffers(1, &overlayBuffer_);
+  if (overlayVao_) glDeleteVertexArrays(1, &overlayVao_);
 }
 
 void Renderer::createBuffers(size_t numBodies) {
@@ -261,6 +267,7 @@ void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMo
   // Depth dimming spans the scene sphere around the target, seen from the eye.
   program.set("u_depthNear", camera.distance() - worldRadius);
   program.set("u_depthRange", worldRadius > 0.0f ? 2.0f * worldRadius : 0.0f);
+  program.set("u_fog", fog_);
 
   switch (drawMode) {
     case DrawMode::Boids:

@@ -53,6 +53,30 @@ ColourMode next(ColourMode v);
 // Background: near-black with a touch of blue, RGBA in 0..1.
 constexpr float kBackground[4] = {0.02f, 0.02f, 0.04f, 1.0f};
 
+// What Renderer::drawOverlay draws over a frame, in every draw mode.
+struct OverlayStyle {
+  // The world's box: the cube [-boxHalfSize, boxHalfSize]^3 as twelve thin lines; <= 0: none.
+  float boxHalfSize = 0.0f;
+  // Depth dimming of the box's far edges, as draw() dims the bodies: over the scene sphere of this
+  // radius around the camera's target, down to (1 - fog) at its far side. worldRadius <= 0: none.
+  float worldRadius = 0.0f;
+  float fog = 0.55f;
+  // The colour legend in the bottom-right corner: a ball of heading colours (velocity), the speed
+  // ramp with its two ends written under it (speed), a row of id hues (id), each with its name.
+  bool legend = false;
+  ColourMode colour = ColourMode::Velocity;
+  float speedFloor = 0.0f, speedScale = 1.0f;  // the speed ramp's ends (draw()'s speed scale and floor)
+};
+
+// Where drawOverlay puts the legend's colour swatch in a width x height drawn area: x0, y0, x1, y1
+// in pixels from its bottom-left corner (the heading ball fills its square). Grows with the
+// height from 1440 pixels, so that a large frame's legend stays readable.
+glm::vec4 legendSwatch(ColourMode colour, int width, int height);
+
+// The box's colour at the front of the scene, rgb 0..1: dim, so that it never competes with a
+// flock; the lines are added to the picture, brightening what they cross without hiding it.
+constexpr float kBoxColour[3] = {0.24f, 0.27f, 0.36f};
+
 class Renderer {
  public:
   // Builds every program (throws std::runtime_error naming the shader file on a compile or link
@@ -115,6 +139,10 @@ class Renderer {
   // Peak opacity of a sprite at its centre (0..1, default 0.8). Lower it for millions of bodies.
   void setSpriteAlpha(float alpha) { spriteAlpha_ = alpha; }
   float spriteAlpha() const { return spriteAlpha_; }
+  // Depth cue (0..1, default 0.55, as the splat's fog): bodies on the far side of the scene sphere
+  // are drawn at (1 - fog) of their brightness; 0 turns it off.
+  void setFog(float fog) { fog_ = fog; }
+  float fog() const { return fog_; }
 
   // Where the drawn area starts in the window, in pixels from the bottom-left corner: the window
   // keeps its left strip for the panel and centres the view in the rest. Offscreen targets always
@@ -138,9 +166,16 @@ class Renderer {
   //                  sprites (so a zoomed-out flock stays visible)
   //   bodySize:      world units; boid triangle length, sprite diameter
   //   worldRadius:   world units; radius of the scene around the camera's target, for depth dimming
-  //                  (bodies on its far side are drawn at 45% brightness); <= 0 turns that off
+  //                  (bodies on its far side are drawn at 1 - fog() of their brightness); <= 0
+  //                  turns that off
   void draw(const Camera& camera, DrawMode drawMode, ColourMode colourMode, int width, int height,
             float pointSize, float bodySize, float worldRadius);
+
+  // Draws the overlay into the current target over what it holds (after draw() or the splat pass,
+  // which leaves the splat keys untouched): the same area, viewport and matrices as draw(). Writes
+  // neither depth nor anything but colour; a dozen line segments and a few hundred small quads (the legend's
+  // lettering) per frame.
+  void drawOverlay(const Camera& camera, const OverlayStyle& style, int width, int height);
 
   // The current target's pixels, RGBA8, top row first (as image files store them). Reads the
   // window's back buffer when drawing to the window, so call it before swapping.
@@ -152,6 +187,11 @@ class Renderer {
   void deleteFramebuffers();
 
   ShaderProgram boidsProgram_, pointsProgram_, spritesProgram_;
+  // The overlay (render/overlay.cpp): interleaved vertices (xyz, rgba), rebuilt each frame.
+  ShaderProgram overlayProgram_, legendProgram_;
+  unsigned int overlayVao_ = 0, overlayBuffer_ = 0;
+  size_t overlayCapacity_ = 0;  // vertices the buffer holds
+  std::vector<float> overlayVertices_;
   unsigned int vao_ = 0;
   unsigned int positionBuffer_ = 0, velocityBuffer_ = 0, idBuffer_ = 0;
   size_t numBodies_ = 0;
@@ -164,6 +204,7 @@ class Renderer {
   float speedScale_ = 1.0f;
   float speedFloor_ = 0.0f;
   float spriteAlpha_ = 0.8f;
+  float fog_ = 0.55f;
   int viewportX_ = 0, viewportY_ = 0;
 };
 

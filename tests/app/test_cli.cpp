@@ -63,6 +63,8 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--slab -4", "--slab"},
       {"--edl strong", "--edl"},
       {"--warp-reduce yes", "--warp-reduce"},
+      {"--box maybe", "--box"},
+      {"--legend 1", "--legend"},
       {"--record-every 0", "--record-every"},
       {"--neighbours 0", "--neighbours"},
       {"--scenario uniform --neighbours 3", "--neighbours"},

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <glm/glm.hpp>
 
@@ -30,6 +32,39 @@ TEST(Camera, FitBoundsKeepsTheWholeSphereInView) {
   const glm::vec3 c0 = toNdc(c, centre, 1.0f);
   EXPECT_NEAR(c0.x, 0.0f, 1e-5f);
   EXPECT_NEAR(c0.y, 0.0f, 1e-5f);
+}
+
+// fitBox: every corner of the cube in view, between the clip planes, at any angle and for any
+// aspect at least the one asked for; and tight: some corner reaches the frame's margin.
+TEST(Camera, FitBoxKeepsEveryCornerInViewAndFillsTheFrame) {
+  const glm::vec3 centre(2.0f, -1.0f, 0.5f);
+  const float h = 30.0f;
+  for (const auto& [yaw, pitch, aspect] : {std::tuple{0.0f, 0.0f, 1.0f}, std::tuple{0.55f, 0.42f, 1.3f},
+                                           std::tuple{-2.0f, -0.8f, 1.78f}, std::tuple{0.8f, 1.2f, 0.6f}}) {
+    Camera c;
+    c.setYaw(yaw);
+    c.setPitch(pitch);
+    c.fitBox(centre, h, aspect);
+    float reach = 0.0f;
+    for (int i = 0; i < 8; ++i) {
+      const glm::vec3 p = centre + h * glm::vec3(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1);
+      for (float wider : {aspect, 2.0f * aspect}) {
+        const glm::vec3 ndc = toNdc(c, p, wider);
+        EXPECT_LT(std::abs(ndc.x), 1.0f) << yaw << " " << pitch << " corner " << i;
+        EXPECT_LT(std::abs(ndc.y), 1.0f) << yaw << " " << pitch << " corner " << i;
+        EXPECT_GT(ndc.z, -1.0f);
+        EXPECT_LT(ndc.z, 1.0f);
+      }
+      const glm::vec3 ndc = toNdc(c, p, aspect);
+      reach = std::max({reach, std::abs(ndc.x), std::abs(ndc.y)});
+    }
+    EXPECT_GT(reach, 0.9f) << yaw << " " << pitch << ": the cube should fill the frame";
+    // home() returns to the fitted view.
+    const float d = c.distance();
+    c.zoom(0.5f);
+    c.home();
+    EXPECT_FLOAT_EQ(c.distance(), d);
+  }
 }
 
 TEST(Camera, EyeIsOnTheOrbitSphere) {

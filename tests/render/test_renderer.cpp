@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -102,6 +103,43 @@ TEST_F(RendererTest, VelocityColourIsTheHeading) {
   const uint8_t* green = f.at(x, y);
   EXPECT_GT(green[1], 100);
   EXPECT_LT(green[0], 20);
+}
+
+// Depth cue: of two bodies alike but for their distance, the far one is darker, in every GL mode,
+// by the fog's strength across the scene sphere; fog 0 draws them alike.
+TEST_F(RendererTest, FarBodyIsDarkerThanANearOneByTheFog) {
+  Camera camera;
+  camera.fitBounds(glm::vec3(0.0f), 5.0f);  // from +z
+  Scene s;
+  s.pos.clear(), s.vel.clear(), s.id.clear();
+  s.add({-2.0f, 0.0f, 4.0f}, {1.0f, 1.0f, 0.0f});   // near the front of the scene sphere
+  s.add({2.0f, 0.0f, -4.0f}, {1.0f, 1.0f, 0.0f});   // near its back
+  Renderer r;
+  r.upload(s.pos.data(), s.vel.data(), s.id.data(), s.pos.size());
+  const auto brightness = [&](const Frame& f, size_t i) {
+    int x = 0, y = 0;
+    EXPECT_TRUE(projectToPixel(camera, s.position(i), kSize, kSize, x, y));
+    int best = 0;
+    for (int dy = -2; dy <= 2; ++dy)
+      for (int dx = -2; dx <= 2; ++dx) {
+        const uint8_t* p = f.at(std::clamp(x + dx, 0, kSize - 1), std::clamp(y + dy, 0, kSize - 1));
+        best = std::max(best, p[0] + p[1] + p[2]);
+      }
+    return best;
+  };
+  for (DrawMode mode : {DrawMode::Points, DrawMode::Boids, DrawMode::Sprites}) {
+    SCOPED_TRACE(toString(mode));
+    r.setFog(0.55f);
+    const Frame fogged = render(r, camera, mode, ColourMode::Velocity, 6.0f, 0.8f);
+    const int nearB = brightness(fogged, 0), farB = brightness(fogged, 1);
+    EXPECT_GT(nearB, 0);
+    // The far body sits 80% of the way across the sphere: 1 - 0.55 * 0.8 = 0.56 of the near's 0.84.
+    EXPECT_LT(farB, nearB * 8 / 10) << "near " << nearB << ", far " << farB;
+    EXPECT_GT(farB, nearB * 4 / 10) << "near " << nearB << ", far " << farB;
+    r.setFog(0.0f);
+    const Frame flat = render(r, camera, mode, ColourMode::Velocity, 6.0f, 0.8f);
+    EXPECT_NEAR(brightness(flat, 0), brightness(flat, 1), 24);
+  }
 }
 
 TEST_F(RendererTest, BoidTrianglePointsAlongTheVelocity) {
