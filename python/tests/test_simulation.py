@@ -194,7 +194,7 @@ def test_the_plane():
     assert "z = 0" in str(e.value) and "\n" not in str(e.value)
     np.testing.assert_array_equal(sim.positions, pos)  # the failed call left the state as it was
     rows = mm.bench(force="boids", n=[1500], pipeline=["rows"], engine="cpu", steps=2, warmup=1, repeats=1, dims=2)
-    assert rows[0]["scenario"] == "dense:8/2d"
+    assert rows[0]["scenario"] == "dense:4/2d"  # the default world, in the plane
 
 
 def test_render_offscreen():

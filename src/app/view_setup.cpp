@@ -16,9 +16,13 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
     // A glyph 0.4 of the mean spacing of the boids long: a flock reads as a swarm of arrows at
     // any N and world size, and the space between flocks stays dark (the fixed half-size / 120 drew
     // 10k boids of the default world as specks: 2.1% of the pixels lit at step 800, 14.9% now).
+    // In the plane the world is sqrt(N) spacings across rather than cbrt(N), and no boid hides
+    // another: glyphs 0.8 of the spacing, and no depth cue (the plane has no depth).
     const float count = float(std::max<size_t>(n, 1));
-    const float spacing = 2.0f * p.halfSize / (p.dims == 2 ? std::sqrt(count) : std::cbrt(count));
-    s.bodySize = std::max({0.6f, p.halfSize / 120.0f, 0.4f * spacing});
+    const bool plane = p.dims == 2;
+    const float spacing = 2.0f * p.halfSize / (plane ? std::sqrt(count) : std::cbrt(count));
+    s.bodySize = std::max({0.6f, p.halfSize / 120.0f, (plane ? 0.8f : 0.4f) * spacing});
+    if (plane) s.splat.fogStrength = 0.0f;
     s.speedScale = p.boids.maxSpeed;
   } else {
     s.draw = render::DrawMode::Sprites;
@@ -56,6 +60,7 @@ void applySplatOptions(ViewStyle& style, float slab, float fog, float edl, bool 
 render::OverlayStyle overlayStyle(const ViewStyle& style) {
   render::OverlayStyle o;
   o.boxHalfSize = style.box ? style.boxHalfSize : 0.0f;
+  o.boxHalfDepth = style.boxHalfDepth;
   // The box fades with depth as the bodies do: the splat's fog strength in every mode.
   o.worldRadius = style.worldRadius;
   o.fog = style.splat.fogStrength;
@@ -83,10 +88,12 @@ void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewSty
 }
 
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style) {
-  if (p.dims == 2) {  // a plane: looked at from straight above (z), which is also the home view
+  const bool plane = p.dims == 2;  // looked at from straight above (z), which is also the home view
+  if (plane) {
     camera.setYaw(0.0f);
     camera.setPitch(0.0f);
   }
+  style.boxHalfDepth = plane ? 0.0f : -1.0f;
   if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
     // The cube's half-diagonal for depth dimming. The camera sees the cube from above and to the
     // side, so that its box reads as a box and flocks at different depths fall apart on screen
@@ -95,9 +102,9 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
     // 940 pixels of it for the view): bodies wrap at the faces, so the cube is where they are.
     style.worldRadius = p.halfSize * 1.7320508f;
     style.boxHalfSize = p.halfSize;
-    camera.setYaw(kBoidsViewYaw);
-    camera.setPitch(kBoidsViewPitch);
-    camera.fitBox(glm::vec3(0.0f), p.halfSize, 1.3f);
+    camera.setYaw(plane ? 0.0f : kBoidsViewYaw);
+    camera.setPitch(plane ? 0.0f : kBoidsViewPitch);
+    camera.fitBox(glm::vec3(0.0f), p.halfSize, 1.3f, plane ? 0.0f : -1.0f);
     return;
   }
   // Gravity: centre on the mass, radius that holds 95% of the bodies (outliers are allowed to

@@ -30,6 +30,7 @@ struct ViewStyle {
   // half-size frameScene sets (boids: the wrapped cube; gravity has none), when `box` is on.
   bool box = true;
   float boxHalfSize = 0;     // world units; 0: no box
+  float boxHalfDepth = -1;   // z half-extent when >= 0 (0: a 2D world's square), else boxHalfSize
   bool legend = true;        // the colour mode's legend in the bottom-right corner
 };
 

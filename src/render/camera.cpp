@@ -32,7 +32,8 @@ void Camera::fitBounds(const glm::vec3& center, float radius) {
   homeTarget_ = target_;
 }
 
-void Camera::fitBox(const glm::vec3& center, float halfSize, float aspect) {
+void Camera::fitBox(const glm::vec3& center, float halfSize, float aspect, float halfDepth) {
+  const float hz = halfDepth >= 0.0f ? halfDepth : halfSize;
   fitBounds(center, halfSize * 1.7320508f);
   // The view's rotation does not depend on the distance. A corner at view offset c from the target
   // is in view when |c.y| <= tan(fov / 2) (d - c.z), and likewise for x with the aspect.
@@ -41,7 +42,7 @@ void Camera::fitBox(const glm::vec3& center, float halfSize, float aspect) {
   const float a = aspect > 0.0f ? aspect : 1.0f;
   float d = 0.0f;
   for (int i = 0; i < 8; ++i) {
-    const glm::vec3 c = rotation * (halfSize * glm::vec3(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, i & 4 ? 1.0f : -1.0f));
+    const glm::vec3 c = rotation * glm::vec3(i & 1 ? halfSize : -halfSize, i & 2 ? halfSize : -halfSize, i & 4 ? hz : -hz);
     d = std::max({d, c.z + std::abs(c.y) / t, c.z + std::abs(c.x) / (t * a)});
   }
   if (d > 0.0f) distance_ = homeDistance_ = d;

@@ -19,7 +19,8 @@ class Camera {
   // as close as keeps all eight corners in a view of this aspect (width / height) or wider, with a
   // small margin: the cube fills the frame from any angle (fitBounds' sphere leaves an oblique
   // cube small). Clip planes and zoom range as fitBounds(center, the cube's half-diagonal).
-  void fitBox(const glm::vec3& center, float halfSize, float aspect);
+  // halfDepth >= 0: the box's z half-extent instead of halfSize (0: a square, as a 2D world's).
+  void fitBox(const glm::vec3& center, float halfSize, float aspect, float halfDepth = -1.0f);
   // Back to the view set by the last fitBounds or fitBox (or the constructor): target, distance and angles.
   void home();
 

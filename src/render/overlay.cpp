@@ -25,11 +25,11 @@ void pushVertex(std::vector<float>& out, const glm::vec3& p, const glm::vec4& c)
 // The cube's twelve edges as line vertices, each corner dimmed by its distance from the eye as
 // the bodies are (colour.glsl depthCue, with the fog's strength).
 void appendBox(std::vector<float>& out, const Camera& camera, const OverlayStyle& style) {
-  const float h = style.boxHalfSize;
+  const float h = style.boxHalfSize, hz = style.boxHalfDepth >= 0.0f ? style.boxHalfDepth : h;
   const glm::vec3 eye = camera.eye();
   const float nearDistance = camera.distance() - style.worldRadius;
   const float range = 2.0f * style.worldRadius;
-  const auto corner = [h](int i) { return glm::vec3(i & 1 ? h : -h, i & 2 ? h : -h, i & 4 ? h : -h); };
+  const auto corner = [h, hz](int i) { return glm::vec3(i & 1 ? h : -h, i & 2 ? h : -h, i & 4 ? hz : -hz); };
   const auto colour = [&](const glm::vec3& p) {
     float cue = 1.0f;
     if (range > 0.0f) {

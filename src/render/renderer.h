@@ -56,7 +56,9 @@ constexpr float kBackground[4] = {0.02f, 0.02f, 0.04f, 1.0f};
 // What Renderer::drawOverlay draws over a frame, in every draw mode.
 struct OverlayStyle {
   // The world's box: the cube [-boxHalfSize, boxHalfSize]^3 as twelve thin lines; <= 0: none.
+  // boxHalfDepth >= 0 takes z to [-boxHalfDepth, boxHalfDepth] instead (0: the square of a 2D world).
   float boxHalfSize = 0.0f;
+  float boxHalfDepth = -1.0f;
   // Depth dimming of the box's far edges, as draw() dims the bodies: over the scene sphere of this
   // radius around the camera's target, down to (1 - fog) at its far side. worldRadius <= 0: none.
   float worldRadius = 0.0f;
