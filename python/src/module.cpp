@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -116,11 +117,18 @@ class Simulation {
     if (paramsJson) {
       const core::ForceMode force = o_.params.force;
       const core::Pipeline pipeline = o_.params.pipeline;
-      bool setsForce = false;
-      app::loadParamsText("params", *paramsJson, o_.params, &setsForce);
+      std::set<std::string> keys;
+      app::loadParamsText("params", *paramsJson, o_.params, &keys);
       // The options beat the parameters, as they beat a --params file.
       if (hasArg(args, "--force")) o_.params.force = force;
-      else if (setsForce) o_.forceSet = true;
+      else if (keys.count("force")) o_.forceSet = true;
+      // A world size asked for keeps the uniform cube of that size, as --half-size does (the
+      // default world would size itself from N).
+      if (keys.count("halfSize") && !hasArg(args, "--scenario") && o_.scenario.name == "dense") {
+        o_.scenario.name = "uniform";
+        o_.defaultWorld = false;
+        if (!hasArg(args, "--pipeline") && !keys.count("pipeline")) o_.params.pipeline = core::defaultParams().pipeline;
+      }
       if (hasArg(args, "--pipeline")) o_.params.pipeline = pipeline;
     }
     if (pipelineGiven) o_.defaultWorld = false;

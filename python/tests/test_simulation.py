@@ -107,6 +107,17 @@ def test_params_round_trip_and_take_effect():
     assert sim.pipeline == "coherent"
 
 
+def test_a_world_size_in_params_keeps_the_uniform_cube(murmur_exe, tmp_path):
+    # As --half-size does: the default world would size itself from N and drop the half-size.
+    sim = mm.Simulation(n=1000, engine="cpu", params={"halfSize": 30.0})
+    assert sim.scenario == "uniform" and sim.params["halfSize"] == 30.0 and sim.pipeline == "rows"
+    sim.step(3)
+    sim.save(tmp_path / "py.txt")
+    subprocess.run([murmur_exe, "--headless", "--no-render", "--engine", "cpu", "--n", "1000", "--half-size", "30",
+                    "--steps", "3", "--out", str(tmp_path / "cli.txt")], check=True, capture_output=True)
+    assert (tmp_path / "py.txt").read_bytes() == (tmp_path / "cli.txt").read_bytes()
+
+
 def test_options_beat_params_as_they_beat_a_params_file():
     sim = mm.Simulation(n=500, engine="cpu", pipeline="coherent", params={"pipeline": "naive", "force": "boids"})
     assert sim.pipeline == "coherent"

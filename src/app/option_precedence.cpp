@@ -23,8 +23,9 @@ void applyStateHeader(const CommandLine& cl, Options& o) {
   o.startStep = h.step;
 }
 
-// --scenario checked and kept, or the default world of the viewer and headless runs.
-void applyScenario(const CommandLine& cl, Options& o) {
+// --scenario checked and kept, or the default world of the viewer and headless runs. A world size
+// asked for (--half-size, or a --params file's halfSize) keeps the uniform cube of that size.
+void applyScenario(const CommandLine& cl, Options& o, bool halfSizeGiven) {
   if (cl.has("--scenario")) {
     const std::string& s = cl.text("--scenario");
     if (s.rfind("file:", 0) != 0) {
@@ -37,9 +38,9 @@ void applyScenario(const CommandLine& cl, Options& o) {
     if (cl.has("--select")) o.scenario.select = cl.text("--select");
   } else if (o.mode == Mode::Bench) {
     // A boids sweep's default world is the viewer's (bench_plan.cpp, planBench).
-    o.bench.defaultDense = !cl.has("--half-size");
+    o.bench.defaultDense = !halfSizeGiven;
     o.bench.neighboursGiven = cl.has("--neighbours");
-  } else if ((o.mode == Mode::Viewer || o.mode == Mode::Headless) && !cl.has("--half-size")) {
+  } else if ((o.mode == Mode::Viewer || o.mode == Mode::Headless) && !halfSizeGiven) {
     // With no --scenario (and no world size asked for): a world in which flocks form within a
     // few hundred steps with space between them. At 8 neighbours per boid the flocks fill the
     // world and merge; at 4 they separate (README, "The viewer").
@@ -67,8 +68,9 @@ const BenchPreset* applyParameterSources(const CommandLine& cl, int argc, char**
     if (!o.csv.empty()) o.bench.csv = o.csv;
   }
   applyStateHeader(cl, o);
-  bool paramsForce = false;  // a --params file's "force" beats the scenario's own force
-  if (cl.has("--params")) loadParamsFile(cl.text("--params"), o.params, &paramsForce);
+  std::set<std::string> fileKeys;  // a --params file's "force" beats the scenario's own force
+  if (cl.has("--params")) loadParamsFile(cl.text("--params"), o.params, &fileKeys);
+  const bool paramsForce = fileKeys.count("force") > 0;
   applyParamOptions(cl.given, o.params);
   applyAppValues(cl.given, false, o);
   o.forceSet = cl.has("--force") || cl.benchGiven.at("--force").given() || paramsForce;
@@ -82,7 +84,7 @@ const BenchPreset* applyParameterSources(const CommandLine& cl, int argc, char**
                                                       "drift bodies", core::countRange(0, core::kMaxBodies)));
     o.driftSet = true;
   }
-  applyScenario(cl, o);
+  applyScenario(cl, o, cl.has("--half-size") || fileKeys.count("halfSize") > 0);
   return preset;
 }
 

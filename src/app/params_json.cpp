@@ -81,7 +81,7 @@ void readObject(const std::string& file, const std::string& prefix, const json& 
 
 }  // namespace
 
-void loadParamsFile(const std::string& path, core::SimParams& p, bool* setsForce) {
+void loadParamsFile(const std::string& path, core::SimParams& p, std::set<std::string>* topKeys) {
   const std::string file = "--params " + (path.empty() ? std::string("''") : path);
   // A folder or a FIFO is refused by name instead of failing inside the stream (or blocking).
   core::requireRegularFile(file, path);
@@ -90,10 +90,11 @@ void loadParamsFile(const std::string& path, core::SimParams& p, bool* setsForce
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw UsageError(file + ": read error");
-  loadParamsText(file, text.str(), p, setsForce);
+  loadParamsText(file, text.str(), p, topKeys);
 }
 
-void loadParamsText(const std::string& file, const std::string& textIn, core::SimParams& p, bool* setsForce) {
+void loadParamsText(const std::string& file, const std::string& textIn, core::SimParams& p,
+                    std::set<std::string>* topKeys) {
   std::string text = textIn;
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
   json doc;
@@ -125,7 +126,8 @@ void loadParamsText(const std::string& file, const std::string& textIn, core::Si
   } catch (const json::exception& e) {
     throw UsageError(file + ": not valid JSON (" + std::string(e.what()) + ")");
   }
-  if (setsForce) *setsForce = doc.is_object() && doc.contains("force");
+  if (topKeys && doc.is_object())
+    for (auto it = doc.begin(); it != doc.end(); ++it) topKeys->insert(it.key());
   readObject(file, "", doc, p);
   const std::string err = core::validateParams(p);
   if (!err.empty()) throw UsageError(file + ": " + err);

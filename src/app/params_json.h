@@ -2,6 +2,7 @@
 // the .cpp so nvcc never sees it.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "core/params.h"
@@ -10,13 +11,14 @@ namespace murmur::app {
 
 // Applies the keys present in the file over `params`. Throws core::UsageError naming the file
 // and the offending key or value (unknown keys and a key given twice in one object are errors,
-// not ignored). `setsForce`, when given, says whether the file has the top-level "force" key.
-void loadParamsFile(const std::string& path, core::SimParams& params, bool* setsForce = nullptr);
+// not ignored). `topKeys`, when given, receives the file's top-level keys ("force", "halfSize",
+// "boids", ...): what the file sets, for the choices that depend on it.
+void loadParamsFile(const std::string& path, core::SimParams& params, std::set<std::string>* topKeys = nullptr);
 
 // The same from JSON text; `file` starts every message ("--params cfg.json"). Trailing text after
 // the JSON value is an error.
 void loadParamsText(const std::string& file, const std::string& text, core::SimParams& params,
-                    bool* setsForce = nullptr);
+                    std::set<std::string>* topKeys = nullptr);
 
 // The full parameter set as a JSON object text.
 std::string paramsToJson(const core::SimParams& params, int indent = 2);

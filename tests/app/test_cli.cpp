@@ -110,6 +110,18 @@ TEST(Cli, DefaultWorldIsDenseUnlessAWorldSizeIsGiven) {
   EXPECT_EQ(cube.status, 0) << cube.out;
   EXPECT_NE(cube.out.find("scenario=uniform"), std::string::npos) << cube.out;
   EXPECT_NE(cube.out.find("pipeline=rows"), std::string::npos) << cube.out;
+  // A --params file's halfSize asks for the world size as --half-size does (the default world
+  // would size itself from N and drop it): the same cube, the same run.
+  const std::string json = ::testing::TempDir() + "cli_half_size.json";
+  {
+    std::ofstream f(json);
+    f << "{\"halfSize\": 30}";
+  }
+  const Result fromFile = run(kHeadless + "--n 2000 --steps 1 --params " + json);
+  EXPECT_EQ(fromFile.status, 0) << fromFile.out;
+  EXPECT_NE(fromFile.out.find("scenario=uniform"), std::string::npos) << fromFile.out;
+  EXPECT_EQ(sum(fromFile.out), sum(cube.out));
+  std::remove(json.c_str());
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {

@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <functional>
+#include <set>
+#include <string>
 
 #include "app/async_stepper.h"
 #include "app/params_json.h"
@@ -90,12 +92,13 @@ TEST(ParamsJson, RoundTripAndErrors) {
   {
     { std::ofstream(path) << "{\"force\": \"gravity\"}"; }
     core::SimParams r = core::defaultParams();
-    bool setsForce = false;
-    app::loadParamsFile(path, r, &setsForce);
-    EXPECT_TRUE(setsForce);
-    { std::ofstream(path) << "{\"blockSize\": 64}"; }
-    app::loadParamsFile(path, r, &setsForce);
-    EXPECT_FALSE(setsForce);
+    std::set<std::string> keys;
+    app::loadParamsFile(path, r, &keys);
+    EXPECT_EQ(keys, (std::set<std::string>{"force"}));
+    { std::ofstream(path) << "{\"blockSize\": 64, \"boids\": {\"dt\": 0.1}}"; }
+    keys.clear();
+    app::loadParamsFile(path, r, &keys);
+    EXPECT_EQ(keys, (std::set<std::string>{"blockSize", "boids"}));  // the top level only
   }
   EXPECT_NE(errorOf([&] {
               core::SimParams r;
