@@ -159,6 +159,32 @@ const core::Bodies& configBodies(const Options& o, const BenchConfig& c, Scenari
   return bodies;
 }
 
+// `repeats` runs of `steps` single steps in whole cycles of `cycle` steps: `timed()` runs inside
+// each step's time (after the step and its wait), `after()` outside it. Each repeat's times,
+// spread over their cycles (spreadCycleMeans). Throws Skip when a signal arrives.
+template <typename Timed, typename After>
+std::vector<std::vector<double>> timeRepeats(core::Engine& engine, int repeats, int steps, int cycle, Timed&& timed,
+                                             After&& after) {
+  std::vector<std::vector<double>> out;
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<double> repeatMs;
+    for (int s = 0; s < steps; s += cycle) {
+      for (int k = 0; k < cycle; ++k) {
+        const auto t0 = Clock::now();
+        engine.step(1);
+        engine.synchronize();
+        timed();
+        if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
+        repeatMs.push_back(msBetween(t0, Clock::now()));
+        after();
+      }
+    }
+    spreadCycleMeans(repeatMs, static_cast<size_t>(cycle));
+    out.push_back(std::move(repeatMs));
+  }
+  return out;
+}
+
 // The timed steps after the warm-up: per-step times, stage means, render times, the repeats'
 // medians. Throws Skip when a signal arrives.
 void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Measurement& m) {
@@ -184,20 +210,12 @@ void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Meas
   const int cycle = std::max(1, engine.stepsPerCycle());
   m.stepMs.reserve(static_cast<size_t>(steps) * o.bench.repeats);
   std::vector<double> renderMs;
-  for (int r = 0; r < o.bench.repeats; ++r) {
-    std::vector<double> repeatMs;
-    for (int s = 0; s < steps; s += cycle) {
-      for (int k = 0; k < cycle; ++k) {
-        const auto t0 = Clock::now();
-        engine.step(1);
-        engine.synchronize();
-        if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
-        repeatMs.push_back(msBetween(t0, Clock::now()));
-        m.stageMean += engine.lastProfile();
-        if (view) renderMs.push_back(view->renderFrame(engine));
-      }
-    }
-    spreadCycleMeans(repeatMs, static_cast<size_t>(cycle));
+  for (const std::vector<double>& repeatMs : timeRepeats(
+           engine, o.bench.repeats, steps, cycle, [] {},
+           [&] {
+             m.stageMean += engine.lastProfile();
+             if (view) renderMs.push_back(view->renderFrame(engine));
+           })) {
     m.repeatMedians.push_back(stepStats(repeatMs).median);
     m.stepMs.insert(m.stepMs.end(), repeatMs.begin(), repeatMs.end());
   }
@@ -208,21 +226,9 @@ void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Meas
   if (m.observed) {
     core::ObserveRequest req;
     req.flocks = m.observedFlocks;
-    for (int r = 0; r < o.bench.repeats; ++r) {
-      std::vector<double> repeatMs;
-      for (int s = 0; s < steps; s += cycle) {
-        for (int k = 0; k < cycle; ++k) {
-          const auto t0 = Clock::now();
-          engine.step(1);
-          engine.synchronize();
-          m.lastObservables = engine.observe(req);
-          if (StopSignal::received()) throw Skip(std::string("interrupted by ") + StopSignal::name());
-          repeatMs.push_back(msBetween(t0, Clock::now()));
-        }
-      }
-      spreadCycleMeans(repeatMs, static_cast<size_t>(cycle));
+    for (const std::vector<double>& repeatMs :
+         timeRepeats(engine, o.bench.repeats, steps, cycle, [&] { m.lastObservables = engine.observe(req); }, [] {}))
       m.sampledStepMs.insert(m.sampledStepMs.end(), repeatMs.begin(), repeatMs.end());
-    }
   }
   const double k = 1.0 / double(m.stepMs.size());
   m.stageMean *= k;

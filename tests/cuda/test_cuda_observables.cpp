@@ -69,6 +69,17 @@ core::Bodies uniformBoids(size_t n, float h, uint64_t seed) {
   return b;
 }
 
+// The dense world of n boids at k neighbours each under p, whose half-size it sets.
+core::Scenario denseWorld(core::SimParams& p, size_t n, double k) {
+  core::ScenarioSpec spec;
+  spec.name = "dense";
+  spec.n = n;
+  spec.denseNeighbours = k;
+  core::Scenario sc = core::makeScenario(spec, p);
+  p.halfSize = sc.halfSize;
+  return sc;
+}
+
 class CudaObservables : public CudaTest {};
 
 TEST_F(CudaObservables, BoidsAgreeWithTheCpuOnRandomStates) {
@@ -91,12 +102,7 @@ TEST_F(CudaObservables, BoidsAgreeWithTheCpuOnRandomStates) {
 TEST_F(CudaObservables, FlockedStatesAgreeOnEveryPipeline) {
   core::SimParams p = core::defaultParams();
   p.force = core::ForceMode::Boids;
-  core::ScenarioSpec spec;
-  spec.name = "dense";
-  spec.n = 30000;
-  spec.denseNeighbours = 4;
-  const core::Scenario sc = core::makeScenario(spec, p);
-  p.halfSize = sc.halfSize;
+  const core::Scenario sc = denseWorld(p, 30000, 4);
   core::ObserveRequest r;
   r.flocks = true;
   for (core::Pipeline pipe : core::pipelinesFor(core::ForceMode::Boids)) {
@@ -144,17 +150,15 @@ TEST_F(CudaObservables, RowsStepSampleAgreesWithTheCpuOnEveryLoop) {
 // A sampled rows step leaves the engine where a plain step leaves it: an engine that samples
 // before many of its steps (twice in a row at times, reading the state while a pass waits, new
 // parameters after a sample) holds bitwise the state of one that never samples, and each sample
-// equals the CPU reference of the state the engine holds at that moment.
-TEST_F(CudaObservables, RowsStepsAfterASampleEqualPlainSteps) {
+// equals the CPU reference of the state the engine holds at that moment; in the cube and in the
+// plane (--dims 2).
+void expectSampledStepsEqualPlainSteps(int dims) {
   core::SimParams p = core::defaultParams();
   p.force = core::ForceMode::Boids;
   p.pipeline = core::Pipeline::Rows;
-  core::ScenarioSpec spec;
-  spec.name = "dense";
-  spec.n = 20000;
-  spec.denseNeighbours = 4;
-  const core::Scenario sc = core::makeScenario(spec, p);
-  p.halfSize = sc.halfSize;
+  p.dims = dims;
+  const core::Scenario sc = denseWorld(p, 20000, 4);
+  const std::string world = dims == 2 ? "plane, " : "cube, ";
   auto sampled = cuda::createCudaEngine(p);
   auto plain = cuda::createCudaEngine(p);
   sampled->reset(sc.bodies);
@@ -165,8 +169,9 @@ TEST_F(CudaObservables, RowsStepsAfterASampleEqualPlainSteps) {
       if (k % 30 == 0) {
         const core::Bodies state = sampled->readBodies();
         expectAgree(o, core::observeBodies(state.pos, state.vel, p, core::ObserveRequest{}), p.force, false,
-                    "step " + std::to_string(k));
-        expectAgree(sampled->observe(core::ObserveRequest{}), o, p.force, false, "again at " + std::to_string(k));
+                    world + "step " + std::to_string(k));
+        expectAgree(sampled->observe(core::ObserveRequest{}), o, p.force, false,
+                    world + "again at " + std::to_string(k));
       }
     }
     if (k == 63) {  // the pass ran with the old parameters: the new ones must win
@@ -181,9 +186,14 @@ TEST_F(CudaObservables, RowsStepsAfterASampleEqualPlainSteps) {
   const core::Bodies a = sampled->readBodies(), b = plain->readBodies();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(std::memcmp(&a.pos[i], &b.pos[i], sizeof(core::Vec4)), 0) << "body " << i;
-    ASSERT_EQ(std::memcmp(&a.vel[i], &b.vel[i], sizeof(core::Vec4)), 0) << "body " << i;
+    ASSERT_EQ(std::memcmp(&a.pos[i], &b.pos[i], sizeof(core::Vec4)), 0) << world << "body " << i;
+    ASSERT_EQ(std::memcmp(&a.vel[i], &b.vel[i], sizeof(core::Vec4)), 0) << world << "body " << i;
   }
+}
+
+TEST_F(CudaObservables, RowsStepsAfterASampleEqualPlainSteps) {
+  expectSampledStepsEqualPlainSteps(3);
+  expectSampledStepsEqualPlainSteps(2);
 }
 
 TEST_F(CudaObservables, GravityAgreesWithTheCpu) {
