@@ -287,12 +287,11 @@ void checkPlanarFile(const Bodies& b, const std::string& name) {
 }
 
 // --dims 2 with a gravity scenario: its bodies projected onto the plane z = 0, at rest in z, in
-// the centre-of-mass frame. Said in the scenario's note: the projection of a 3D equilibrium is
-// not one of planar gravity.
+// the centre-of-mass frame (whose z parts are then 0, so the shift keeps z = 0 exactly). Said in
+// the scenario's note: the projection of a 3D equilibrium is not one of planar gravity.
 void flattenOntoPlane(Bodies& b) {
   for (size_t i = 0; i < b.size(); ++i) b.pos[i].z = 0.0f, b.vel[i].z = 0.0f;
   toCentreOfMassFrame(b, 0, b.size());
-  for (size_t i = 0; i < b.size(); ++i) b.pos[i].z = 0.0f, b.vel[i].z = 0.0f;  // exactly, after the shift
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "core/physics.h"
 #include "cuda/device_utils.cuh"
+#include "cuda/observables.h"
 
 namespace murmur::cuda {
 
@@ -38,6 +39,17 @@ template <typename IndexT>
 __device__ __forceinline__ void boidPairAddRel(core::BoidAccumRel& acc, const core::Vec3& d, const core::Vec4* vel,
                                                IndexT j, const core::BoidRadii2& r2, float reach2) {
   boidPairAddRel(acc, d, core::distance2(d), vel, j, r2, reach2);
+}
+
+// A boid's speed and heading as the boids observables sum them (cuda/observables.h BoidSum): the
+// speed in double and the unit velocity where the speed is not 0. DeviceObserver's kernel and a
+// sampled rows step form them alike. Three divisions: one reciprocal and three products made the
+// sampled rows kernel 29 us slower (1M boids, the default world, H100, Nsight Compute), though
+// with fewer instructions.
+__device__ __forceinline__ void setSpeedAndHeading(const core::Vec4& v, double (&sums)[kNumBoidSums]) {
+  const double s = sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
+  sums[kSpeed] = s;
+  if (s > 0) sums[kPolX] = v.x / s, sums[kPolY] = v.y / s, sums[kPolZ] = v.z / s;
 }
 
 }  // namespace murmur::cuda

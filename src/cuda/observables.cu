@@ -13,6 +13,7 @@
 
 #include "core/grid.h"
 #include "core/physics.h"
+#include "cuda/boid_pair.cuh"
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/device_utils.cuh"
@@ -82,10 +83,7 @@ __global__ void boidsStatsKernel(GridRef r, const Vec4* __restrict__ spos, const
   const uint32_t k = globalThreadIndex();
   double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (k < n) {
-    const Vec4 vk = ldg4(svel + k);
-    const double s = sqrt(double(vk.x) * vk.x + double(vk.y) * vk.y + double(vk.z) * vk.z);
-    v[3] = s;
-    if (s > 0) v[0] = vk.x / s, v[1] = vk.y / s, v[2] = vk.z / s;
+    setSpeedAndHeading(ldg4(svel + k), v);
     const Vec3 p = core::xyz(ldg4(spos + k));
     const core::CellRange cr = core::cellRangeForRadius(r.g, p, rMax);
     unsigned c1 = 0, c2 = 0, c3 = 0;
@@ -97,7 +95,7 @@ __global__ void boidsStatsKernel(GridRef r, const Vec4* __restrict__ spos, const
             const float d2 = core::distance2(core::xyz(ldg4(spos + q)) - p);
             c1 += d2 < r2.r1, c2 += d2 < r2.r2, c3 += d2 < r2.r3;
           });
-    v[5] = c1, v[6] = c2, v[7] = c3;
+    v[kCount1] = c1, v[kCount2] = c2, v[kCount3] = c3;
     if (n > 1) {
       const core::Int3 c = core::cellOf(r.g, p);
       const core::Int3 d = r.g.dims;
@@ -110,7 +108,7 @@ __global__ void boidsStatsKernel(GridRef r, const Vec4* __restrict__ spos, const
         const float bound = float(sh) * r.g.cellWidth * (1.0f - 1e-4f);
         if (best < bound * bound) break;
       }
-      v[4] = sqrt(double(best));
+      v[kNearest] = sqrt(double(best));
     }
   }
   blockAtomicAdd<kNumBoidSums>(v, sums + kPolX);

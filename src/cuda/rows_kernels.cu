@@ -75,11 +75,7 @@ __device__ __forceinline__ void sampleCandidate(BoidSampleAcc& s, float d2, bool
 __device__ __forceinline__ void sampleBoid(const core::BoidAccumRel& acc, const BoidSampleAcc& sa, uint32_t i,
                                            uint32_t n, const Vec4& vi, const BoidRadii2& r2, float reach2,
                                            const BoidSampleSums& sample, double (&v)[kNumBoidSums]) {
-  const double s = sqrt(double(vi.x) * vi.x + double(vi.y) * vi.y + double(vi.z) * vi.z);
-  v[kSpeed] = s;
-  // Three divisions: one reciprocal and three products made the kernel 29 us slower (1M boids,
-  // the default world, H100, Nsight Compute), though with fewer instructions.
-  if (s > 0) v[kPolX] = vi.x / s, v[kPolY] = vi.y / s, v[kPolZ] = vi.z / s;
+  setSpeedAndHeading(vi, v);
   v[kCount1] = acc.n1;
   v[kCount2] = sa.n2 - (0.0f < r2.r2 ? 1 : 0);
   v[kCount3] = acc.n3;
