@@ -263,4 +263,10 @@ void treeAccelerations(const CpuTree& tree, const Vec4* sortedPos, uint32_t n, f
 void treeAccelerationsOfGroups(const CpuTree& tree, const Vec4* sortedPos, float eps2, float G, int leafSize,
                                size_t groupBegin, size_t groupEnd, Vec4* acc);
 
+// The tree over k ranks: share r of the walk groups starts at the first group that starts at or
+// after this body of the sorted order (the bodies split evenly; a group is never cut).
+MURMUR_HD uint32_t treeShareStart(uint32_t n, int r, int k) {
+  return static_cast<uint32_t>(uint64_t(n) * uint64_t(r) / uint64_t(k));
+}
+
 }  // namespace murmur::core

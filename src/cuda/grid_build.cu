@@ -271,10 +271,16 @@ int sortByCell(const SortBuffers& b, uint32_t n, int bits, const LaunchConfig& l
 
 void launchFindCellBounds(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells, uint32_t* d_cellStart,
                           uint32_t* d_cellEnd, const LaunchConfig& lc) {
+  launchFindCellBoundsIn(d_sortedKeys, n, 0, numCells, d_cellStart, d_cellEnd, lc);
+}
+
+void launchFindCellBoundsIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t fromCell, uint32_t endCell,
+                            uint32_t* d_cellStart, uint32_t* d_cellEnd, const LaunchConfig& lc) {
   // 0xff bytes make every word kEmptyCell.
   static_assert(core::kEmptyCell == 0xffffffffu, "memset fill assumes kEmptyCell is all ones");
-  MURMUR_CUDA_CHECK(cudaMemsetAsync(d_cellStart, 0xff, size_t(numCells) * sizeof(uint32_t), lc.stream));
-  MURMUR_CUDA_CHECK(cudaMemsetAsync(d_cellEnd, 0xff, size_t(numCells) * sizeof(uint32_t), lc.stream));
+  const size_t bytes = size_t(endCell - fromCell) * sizeof(uint32_t);
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(d_cellStart + fromCell, 0xff, bytes, lc.stream));
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(d_cellEnd + fromCell, 0xff, bytes, lc.stream));
   findCellBoundsKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedKeys, n, d_cellStart, d_cellEnd);
   MURMUR_CUDA_LAUNCH_CHECK();
 }

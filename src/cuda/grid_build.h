@@ -68,6 +68,10 @@ int sortByCell(const SortBuffers& b, uint32_t n, int bits, const LaunchConfig& l
 // (both buffers are reset every call).
 void launchFindCellBounds(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells,
                           uint32_t* d_cellStart, uint32_t* d_cellEnd, const LaunchConfig& lc);
+// The same for the cells [fromCell, endCell) only (they must hold every key of [0, n)); the other
+// entries are left as they were (a rank's slab and the planes its search reaches).
+void launchFindCellBoundsIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t fromCell, uint32_t endCell,
+                            uint32_t* d_cellStart, uint32_t* d_cellEnd, const LaunchConfig& lc);
 
 // reorderBodies. Input body arrays and d_sortedIndex. Output the arrays gathered into cell order:
 // out[k] = in[d_sortedIndex[k]]. In and out must not alias.

@@ -28,12 +28,13 @@ namespace {
 // set covers only its slab's planes of the whole grid: a serial fill by one thread cost 70 ms a
 // step at 10M bodies over two ranks). Each entry is written exactly once.
 __global__ void __launch_bounds__(1024) findCellFirstKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n,
-                                                            uint32_t numCells, uint32_t* __restrict__ cellFirst) {
+                                                            uint32_t fromCell, uint32_t toCell,
+                                                            uint32_t* __restrict__ cellFirst) {
   const uint32_t k = globalThreadIndex();
   const uint32_t stride = gridDim.x * blockDim.x;
   const uint32_t firstKey = __ldg(sortedKeys), lastKey = __ldg(sortedKeys + n - 1);
-  for (uint32_t c = k; c < firstKey; c += stride) cellFirst[c] = 0;
-  for (uint64_t c = uint64_t(lastKey) + 1 + k; c <= numCells; c += stride) cellFirst[c] = n;
+  for (uint32_t c = fromCell + k; c < firstKey; c += stride) cellFirst[c] = 0;
+  for (uint64_t c = uint64_t(lastKey) + 1 + k; c <= toCell; c += stride) cellFirst[c] = n;
   if (k >= n) return;
   const uint32_t key = __ldg(sortedKeys + k);
   const uint32_t prev = k == 0 ? key : __ldg(sortedKeys + k - 1) + 1u;
@@ -457,7 +458,12 @@ __global__ void __launch_bounds__(1024)
 
 void launchFindCellFirst(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells, uint32_t* d_cellFirst,
                          const LaunchConfig& lc) {
-  findCellFirstKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedKeys, n, numCells, d_cellFirst);
+  launchFindCellFirstIn(d_sortedKeys, n, 0, numCells, d_cellFirst, lc);
+}
+
+void launchFindCellFirstIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t fromCell, uint32_t toCell,
+                           uint32_t* d_cellFirst, const LaunchConfig& lc) {
+  findCellFirstKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedKeys, n, fromCell, toCell, d_cellFirst);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -20,6 +20,11 @@ namespace murmur::cuda {
 // [d_cellFirst[c], d_cellFirst[c + 1]) and empty cells need no marker.
 void launchFindCellFirst(const uint32_t* d_sortedKeys, uint32_t n, uint32_t numCells, uint32_t* d_cellFirst,
                          const LaunchConfig& lc);
+// The same for the cells [fromCell, toCell] only (they must hold every key of [0, n)); the other
+// entries are left as they were. A rank's slab and the planes its search reaches are a small part
+// of the whole grid.
+void launchFindCellFirstIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t fromCell, uint32_t toCell,
+                           uint32_t* d_cellFirst, const LaunchConfig& lc);
 
 // The counting sort by cell of the rows grids, an alternative to labelCells -> sortByCell ->
 // findCellFirst that gives the same permutation (a stable sort by cell of the current order) and

@@ -175,7 +175,7 @@ void TreeBuffers::reserve(uint32_t n) {
   bounds.allocate(6);
   groupFlag.allocate(n);
   groupStart.allocate(n);
-  counters.allocate(2);
+  counters.allocate(3);
   size_t selectBytes = 0;
   MURMUR_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, selectBytes, thrust::counting_iterator<uint32_t>(0),
                                                groupFlag.get(), groupStart.get(), counters.get(), static_cast<int>(n)));

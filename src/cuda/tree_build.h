@@ -28,7 +28,7 @@ struct TreeBuffers {
   DeviceBuffer<unsigned int> bounds;    // 6 order-preserving encoded floats: min xyz, max xyz
   DeviceBuffer<uint32_t> groupFlag;     // [n] 1 where a walk group starts (core::markGroupStarts)
   DeviceBuffer<uint32_t> groupStart;    // [n] first body of each group, in order
-  DeviceBuffer<uint32_t> counters;      // [0] number of groups, [1] next group to walk
+  DeviceBuffer<uint32_t> counters;      // [0] number of groups, [1] next group to walk, [2] a share's end
   DeviceBuffer<unsigned char> selectTemp;  // CUB scratch of the group compaction
 
   // Allocates for n bodies (frees and regrows only when n exceeds the capacity).
@@ -53,5 +53,14 @@ void launchBuildTree(const core::Vec4* d_sortedPos, const uint64_t* d_sortedKeys
 // core::treeAccelerations (a warp takes the next group until none is left).
 void launchTreeWalk(const core::Vec4* d_sortedPos, uint32_t n, const TreeBuffers& buffers, float eps2, float G,
                     int leafSize, core::Vec4* d_acc, const LaunchConfig& lc);
+
+// The tree over k ranks: share `me` of the walk groups (core::treeShareStart). Writes the first
+// body of every share, k + 1 offsets into the sorted order (n last), to d_bodyCut, and sets the
+// walk's counters to this share's groups for launchTreeWalkShare.
+void launchTreeShare(uint32_t n, int me, int k, TreeBuffers& buffers, uint32_t* d_bodyCut, const LaunchConfig& lc);
+// treeWalk over the share launchTreeShare set (shareBodies of them): d_acc of those bodies only,
+// each the value the whole walk gives it.
+void launchTreeWalkShare(const core::Vec4* d_sortedPos, uint32_t n, uint32_t shareBodies, const TreeBuffers& buffers,
+                         float eps2, float G, int leafSize, core::Vec4* d_acc, const LaunchConfig& lc);
 
 }  // namespace murmur::cuda

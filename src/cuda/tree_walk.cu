@@ -112,17 +112,18 @@ __device__ __forceinline__ void walkGroup(uint32_t begin, uint32_t end, uint32_t
 __global__ void __launch_bounds__(1024)
 treeWalkKernel(const Vec4* __restrict__ pos, uint32_t n, uint32_t root, const TreeLinks* __restrict__ links,
                const Vec4* __restrict__ com, const Vec4* __restrict__ quad0, const Vec4* __restrict__ quad1,
-               const uint32_t* __restrict__ groupStart, uint32_t* __restrict__ counters, float eps2, float G,
-               uint32_t leafSize, Vec4* __restrict__ acc) {
+               const uint32_t* __restrict__ groupStart, uint32_t* __restrict__ counters, uint32_t stopSlot,
+               float eps2, float G, uint32_t leafSize, Vec4* __restrict__ acc) {
   extern __shared__ uint32_t stacks[];
   const uint32_t lane = threadIdx.x % kWarpSize;
   uint32_t* stack = stacks + (threadIdx.x / kWarpSize) * kWalkStackSize;
-  const uint32_t numGroups = counters[0];
+  // Groups [counters[1], counters[stopSlot]): all of them (stopSlot 0) or a share (2).
+  const uint32_t numGroups = counters[0], stop = counters[stopSlot];
   for (;;) {
     uint32_t g = 0;
     if (lane == 0) g = atomicAdd(counters + 1, 1u);
     g = __shfl_sync(kFullWarpMask, g, 0);
-    if (g >= numGroups) return;  // the whole warp leaves together
+    if (g >= stop) return;  // the whole warp leaves together
     const uint32_t end = g + 1 < numGroups ? groupStart[g + 1] : n;
     walkGroup(groupStart[g], end, lane, stack, pos, root, links, com, quad0, quad1, eps2, G, leafSize, acc);
     __syncwarp();  // the stack is free again only when every lane has left the walk
@@ -131,21 +132,65 @@ treeWalkKernel(const Vec4* __restrict__ pos, uint32_t n, uint32_t root, const Tr
 
 }  // namespace
 
-void launchTreeWalk(const Vec4* d_sortedPos, uint32_t n, const TreeBuffers& b, float eps2, float G, int leafSize,
-                    Vec4* d_acc, const LaunchConfig& lc) {
-  if (n == 0) return;
+namespace {
+
+__global__ void treeShareKernel(uint32_t n, int me, int k, const uint32_t* __restrict__ groupStart,
+                                uint32_t* __restrict__ counters, uint32_t* __restrict__ bodyCut) {
+  const int r = static_cast<int>(threadIdx.x);  // k + 1 threads, one per share boundary
+  const uint32_t groups = counters[0];
+  uint32_t cut = groups;
+  if (r == 0) {
+    cut = 0;
+  } else if (r < k) {  // the first group starting at or after the share's first body
+    const uint32_t want = core::treeShareStart(n, r, k);
+    uint32_t lo = 0, hi = groups;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (groupStart[mid] < want)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    cut = lo;
+  }
+  bodyCut[r] = cut < groups ? groupStart[cut] : n;
+  __syncthreads();  // every thread has read counters[0] before two of them write the share
+  if (r == me) counters[1] = cut;
+  if (r == me + 1) counters[2] = cut;
+}
+
+void walk(const Vec4* d_sortedPos, uint32_t n, uint32_t bodies, const TreeBuffers& b, uint32_t stopSlot, float eps2,
+          float G, int leafSize, Vec4* d_acc, const LaunchConfig& lc) {
+  if (n == 0 || bodies == 0) return;
   const uint32_t root = n == 1 ? core::kTreeLeafBit : 0u;
   // One warp per 32 bodies: more warps than groups would only find the counter exhausted, and
   // groups average 20-ish bodies, so each warp walks one or two.
-  const size_t warps = (size_t(n) + kWarpSize - 1) / kWarpSize;
+  const size_t warps = (size_t(bodies) + kWarpSize - 1) / kWarpSize;
   const size_t shared = size_t(lc.block / kWarpSize) * kWalkStackSize * sizeof(uint32_t);
-  // Blocks of more than 384 threads need more than the default 48 KiB of dynamic shared memory.
   MURMUR_CUDA_CHECK(
       cudaFuncSetAttribute(treeWalkKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   treeWalkKernel<<<lc.blocksFor(warps * kWarpSize), lc.block, shared, lc.stream>>>(
       d_sortedPos, n, root, b.links.get(), b.com.get(), b.quad0.get(), b.quad1.get(), b.groupStart.get(),
-      b.counters.get(), eps2, G, static_cast<uint32_t>(leafSize), d_acc);
+      b.counters.get(), stopSlot, eps2, G, static_cast<uint32_t>(leafSize), d_acc);
   MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void launchTreeWalk(const Vec4* d_sortedPos, uint32_t n, const TreeBuffers& b, float eps2, float G, int leafSize,
+                    Vec4* d_acc, const LaunchConfig& lc) {
+  walk(d_sortedPos, n, n, b, 0, eps2, G, leafSize, d_acc, lc);
+}
+
+void launchTreeShare(uint32_t n, int me, int k, TreeBuffers& b, uint32_t* d_bodyCut, const LaunchConfig& lc) {
+  treeShareKernel<<<1, static_cast<unsigned>(k + 1), 0, lc.stream>>>(n, me, k, b.groupStart.get(), b.counters.get(),
+                                                                      d_bodyCut);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchTreeWalkShare(const Vec4* d_sortedPos, uint32_t n, uint32_t shareBodies, const TreeBuffers& b, float eps2,
+                         float G, int leafSize, Vec4* d_acc, const LaunchConfig& lc) {
+  walk(d_sortedPos, n, shareBodies, b, 2, eps2, G, leafSize, d_acc, lc);
 }
 
 }  // namespace murmur::cuda

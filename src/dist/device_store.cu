@@ -37,6 +37,8 @@
 #include "cuda/gravity_kernels.h"
 #include "cuda/grid_build.h"
 #include "cuda/rows_kernels.h"
+#include "cuda/splat_kernels.h"
+#include "cuda/tree_build.h"
 
 namespace murmur::dist {
 
@@ -158,6 +160,36 @@ __global__ void planeHistogramKernel(const Vec4* __restrict__ pos, uint32_t n, c
   if (i < n) atomicAdd(counts + planeOf(g, pos[i].z), 1ull);
 }
 
+// The tree over ranks. cur[i] = all[order[i]]: the gathered positions (id order) in the order
+// one engine's state is in.
+__global__ void gatherInOrderKernel(const Vec4* __restrict__ all, const uint32_t* __restrict__ order, uint32_t n,
+                                    Vec4* __restrict__ cur) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) cur[i] = all[order[i]];
+}
+__global__ void iotaKernel(uint32_t* __restrict__ v, uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[i] = i;
+}
+// Into key order: the positions, and the order (which id each sorted slot holds).
+__global__ void treeReorderKernel(const Vec4* __restrict__ cur, const uint32_t* __restrict__ order,
+                                  const uint32_t* __restrict__ sortedIndex, uint32_t n, Vec4* __restrict__ sorted,
+                                  uint32_t* __restrict__ sortedOrder) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t from = sortedIndex[i];
+  sorted[i] = cur[from];
+  sortedOrder[i] = order[from];
+}
+// The owned bodies (ids [first, last), kept in id order) take their sorted slot's acceleration.
+__global__ void takeTreeAccKernel(const Vec4* __restrict__ gathered, const uint32_t* __restrict__ order, uint32_t n,
+                                  uint32_t first, uint32_t last, Vec4* __restrict__ acc) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t id = order[i];
+  if (id >= first && id < last) acc[id - first] = gathered[i];
+}
+
 template <typename T>
 void ensure(DeviceBuffer<T>& b, size_t count) {
   // Room for the halo and for bodies drifting in: grow by a quarter more than asked.
@@ -193,6 +225,9 @@ class DeviceStore final : public LocalStore {
                      : (owned + owned / 4) * (2 * 36 + 16 + 16 + 4) + cells * 8;
     } else {
       need = owned * 48 + total * 16;
+      // The tree over ranks: every rank builds the whole tree; three more positions and two orders
+      // per body.
+      if (p.pipeline == core::Pipeline::Tree) need += total * (3 * 16 + 2 * 4) + cuda::TreeBuffers::bytesFor(total);
     }
     size_t freeBytes = 0, totalBytes = 0;
     MURMUR_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
@@ -212,6 +247,7 @@ class DeviceStore final : public LocalStore {
     upload(vel_.get(), owned.vel.data(), n);
     upload(id_.get(), owned.id.data(), n);
     n_ = n;
+    treeOrderFor_ = 0;  // one engine's state starts in the order given
     ownedBegin_ = 0, ownedEnd_ = n;
     numLow_ = numHigh_ = numGone_ = 0;
     total_ = total;
@@ -222,7 +258,7 @@ class DeviceStore final : public LocalStore {
     cuda::launchStoreGrid(gridSpec_.get(), g, lc);
     cuda::launchLabelCells(pos_.get(), static_cast<uint32_t>(n), gridSpec_.get(), keys_[0].get(), idx_[0].get(), lc);
     sorted_ = cuda::sortByCell(sortBuffers(), static_cast<uint32_t>(n), cuda::keyBitsFor(g.numCells), lc);
-    findCellBegins(keys_[sorted_].get(), static_cast<uint32_t>(n), g.numCells, lc);
+    findCellBegins(keys_[sorted_].get(), static_cast<uint32_t>(n), 0, g.numCells, lc);
     cuda::launchReorderBodies(idx_[sorted_].get(), static_cast<uint32_t>(n), pos_.get(), vel_.get(), id_.get(),
                               aPos_.get(), aVel_.get(), aId_.get(), lc);
     std::swap(pos_, aPos_);
@@ -322,7 +358,11 @@ class DeviceStore final : public LocalStore {
     lap(prof.sortMs);
     const cuda::DeviceGrid dg{gridSpec_.get(), keys_[sorted_].get(), idx_[sorted_].get(), cellStart_.get(),
                               cellEnd_.get(), g.numCells};
-    findCellBegins(dg.sortedKeys, n, g.numCells, lc);
+    // The cells of the local set's planes (the slab and its halo) and of those its halo bodies'
+    // searches reach: the whole grid's cells are many times more (every other rank's slab).
+    const int reach = 2 * l.halo;
+    findCellBegins(dg.sortedKeys, n, firstKeyOfPlane(g, std::max(0, l.start[me] - reach)),
+                   firstKeyOfPlane(g, std::min(g.dims.z, l.start[me + 1] + reach)), lc);
     lap(prof.boundsMs);
     reorderLocalKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, dg.sortedIndex, n, aPos_.get(), aVel_.get(),
                                                                   aId_.get());
@@ -404,9 +444,81 @@ class DeviceStore final : public LocalStore {
     if (n_)
       cuda::launchDampedEuler(pos_.get(), vel_.get(), acc_.get(), static_cast<uint32_t>(n_), dt, damping, launch());
   }
-  void writeOwnedAcc(const std::vector<Vec4>& acc) override {
-    ensure(acc_, acc.size());
-    upload(acc_.get(), acc.data(), acc.size());
+
+  std::vector<size_t> treeWalkShare(size_t total, const core::GravityParams& gp, int me, int k,
+                                    core::StepProfile& prof) override {
+    const uint32_t n = static_cast<uint32_t>(total);
+    const cuda::LaunchConfig lc = launch();
+    auto t0 = std::chrono::steady_clock::now();
+    auto lap = [&](double& slot) {
+      if (!profile_) return;
+      synchronize();
+      slot += msSince(t0);
+      t0 = std::chrono::steady_clock::now();
+    };
+    tree_.reserve(n);
+    ensure(treeCur_, n), ensure(treeSorted_, n), ensure(treeAcc_, n);
+    ensure(treeOrder_[0], n), ensure(treeOrder_[1], n);
+    if (bodyCut_.size() < size_t(k) + 1) bodyCut_.allocate(size_t(kMaxRanks) + 1);
+    // One engine's state order: its tree pipeline sorts the state by key every evaluation (ties
+    // keep the current order), so every rank replays that order and builds the very same tree.
+    if (treeOrderFor_ != n) {
+      iotaKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(treeOrder_[0].get(), n);
+      MURMUR_CUDA_LAUNCH_CHECK();
+      treeOrderFor_ = n;
+    }
+    gatherInOrderKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(all_.get(), treeOrder_[0].get(), n, treeCur_.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+    cuda::launchTreeBounds(treeCur_.get(), n, tree_, lc);
+    cuda::launchTreeKeys(treeCur_.get(), n, tree_, lc);
+    lap(prof.labelMs);
+    const int sel = cuda::treeSort(n, tree_, lc);
+    lap(prof.sortMs);
+    treeReorderKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(treeCur_.get(), treeOrder_[0].get(),
+                                                                  tree_.index[sel].get(), n, treeSorted_.get(),
+                                                                  treeOrder_[1].get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+    std::swap(treeOrder_[0], treeOrder_[1]);
+    lap(prof.reorderMs);
+    cuda::launchBuildTree(treeSorted_.get(), tree_.keys[sel].get(), n, gp.theta, tree_, lc);
+    lap(prof.boundsMs);
+    cuda::launchTreeShare(n, me, k, tree_, bodyCut_.get(), lc);
+    std::vector<uint32_t> cut32(static_cast<size_t>(k) + 1);
+    download(cut32.data(), bodyCut_.get(), cut32.size());
+    const uint32_t mine = cut32[static_cast<size_t>(me) + 1] - cut32[static_cast<size_t>(me)];
+    cuda::launchTreeWalkShare(treeSorted_.get(), n, mine, tree_, gp.softening * gp.softening, gp.G, gp.treeLeafSize,
+                              treeAcc_.get(), lc);
+    lap(prof.forceMs);
+    return std::vector<size_t>(cut32.begin(), cut32.end());
+  }
+  const void* treeSortedAcc() override { return treeAcc_.get(); }
+  // The positions in key order are not needed once walked: they receive every share.
+  void* treeGatheredAcc() override { return treeCur_.get(); }
+  void takeTreeAcc(size_t firstId, size_t lastId) override {
+    const cuda::LaunchConfig lc = launch();
+    const uint32_t n = static_cast<uint32_t>(treeOrderFor_);
+    ensure(acc_, lastId - firstId);
+    takeTreeAccKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(treeCur_.get(), treeOrder_[0].get(), n,
+                                                                  static_cast<uint32_t>(firstId),
+                                                                  static_cast<uint32_t>(lastId), acc_.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+  }
+
+  uint64_t* splatOwned(const core::SplatView& view) override {
+    const size_t pixels = static_cast<size_t>(view.width) * static_cast<size_t>(view.height);
+    if (splat_.size() < pixels) splat_.allocate(pixels);
+    const cuda::LaunchConfig lc = launch();
+    cuda::launchSplatClear(splat_.get(), pixels, lc);
+    const uint32_t own = static_cast<uint32_t>(numOwned());
+    if (own)
+      cuda::launchSplat(pos_.get() + ownedBegin_, vel_.get() + ownedBegin_, id_.get() + ownedBegin_, own, view,
+                        splat_.get(), false, lc);
+    splatPixels_ = pixels;
+    return splat_.get();
+  }
+  void readSplat(std::vector<uint64_t>& keys) override {
+    keys.resize(splatPixels_);
+    download(keys.data(), splat_.get(), splatPixels_);
   }
   std::vector<Vec4> readOwnedAcc() override {
     std::vector<Vec4> a(numOwned());
@@ -420,11 +532,13 @@ class DeviceStore final : public LocalStore {
 
   // The first slot of every cell from the sorted keys [0, n): cellStart/cellEnd on the coherent
   // grid, cellFirst on the rows grid.
-  void findCellBegins(const uint32_t* sortedKeys, uint32_t n, uint32_t cells, const cuda::LaunchConfig& lc) {
+  // Cells [fromCell, endCell) only: every key of [0, n) lies there, and no search reads outside.
+  void findCellBegins(const uint32_t* sortedKeys, uint32_t n, uint32_t fromCell, uint32_t endCell,
+                      const cuda::LaunchConfig& lc) {
     if (rows(params_))
-      cuda::launchFindCellFirst(sortedKeys, n, cells, cellFirst_.get(), lc);
+      cuda::launchFindCellFirstIn(sortedKeys, n, fromCell, endCell, cellFirst_.get(), lc);
     else
-      cuda::launchFindCellBounds(sortedKeys, n, cells, cellStart_.get(), cellEnd_.get(), lc);
+      cuda::launchFindCellBoundsIn(sortedKeys, n, fromCell, endCell, cellStart_.get(), cellEnd_.get(), lc);
   }
   const uint32_t* cellBegin() const { return rows(params_) ? cellFirst_.get() : cellStart_.get(); }
 
@@ -496,6 +610,16 @@ class DeviceStore final : public LocalStore {
   DeviceBuffer<unsigned char> sortTemp_, selectTemp_;
   DeviceBuffer<BodyRecord> send_, recv_;
   DeviceBuffer<core::GridSpec> gridSpec_;
+  // The tree over ranks (treeWalkShare): its buffers, the gathered positions in one engine's order
+  // (then every share's accelerations), in key order, this share's accelerations, the order one
+  // engine's state is in (and its next), for treeOrderFor_ bodies (0: the order given, not yet made).
+  cuda::TreeBuffers tree_;
+  DeviceBuffer<Vec4> treeCur_, treeSorted_, treeAcc_;
+  DeviceBuffer<uint32_t> treeOrder_[2], bodyCut_;
+  size_t treeOrderFor_ = 0;
+  // The frame over ranks (splatOwned): this rank's keys.
+  DeviceBuffer<uint64_t> splat_;
+  size_t splatPixels_ = 0;
 };
 
 }  // namespace

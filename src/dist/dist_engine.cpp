@@ -72,11 +72,6 @@ core::DeviceInfo DistEngine::deviceInfo() const {
 void DistEngine::setParams(const core::SimParams& p) {
   const std::string err = validateDistParams(p, ranks());
   if (!err.empty()) throw std::invalid_argument(err);
-  // The tree over ranks builds and walks on the host (treeForces): CPU ranks only for now.
-  if (p.force == core::ForceMode::Gravity && p.pipeline == core::Pipeline::Tree &&
-      store_->kind() != core::EngineKind::Cpu)
-    throw std::invalid_argument("--pipeline tree: over several GPU ranks not yet (it runs over CPU ranks, "
-                                "--engine cpu, and on one GPU); all pairs runs over GPU ranks");
   const bool fieldChanged = p.force != params_.force || p.gravity.G != params_.gravity.G ||
                             p.gravity.softening != params_.gravity.softening ||
                             p.gravity.integrator != params_.gravity.integrator;
@@ -128,7 +123,6 @@ void DistEngine::reset(const core::Bodies& bodies) {
   const size_t n = bodies.size();
   const int me = rank(), k = ranks();
   total_ = n;
-  treeOrder_.clear();  // one engine's state starts in the order given
   commonMass_ = core::commonMass(bodies.pos);  // every rank holds all the bodies here
   stats_ = CommStats{};
   profile_ = core::StepProfile{};
@@ -234,79 +228,28 @@ void DistEngine::gravityForces() {
   if (profiling()) store_->synchronize(), profile_.commMs += msSince(t0);
   stats_.bytesMoved += total_ * sizeof(core::Vec4) * static_cast<size_t>(k - 1);
   if (params_.pipeline == core::Pipeline::Tree) {
-    treeForces(static_cast<const core::Vec4*>(all));
+    treeForces();
     return;
   }
   const float eps2 = params_.gravity.softening * params_.gravity.softening;
   agreed([&] { store_->gravityForces(total_, eps2, params_.gravity.G, commonMass_, profile_); });
 }
 
-void DistEngine::treeForces(const core::Vec4* all) {
+void DistEngine::treeForces() {
   const int k = ranks(), me = rank();
-  const uint32_t n = static_cast<uint32_t>(total_);
-  const core::GravityParams& gp = params_.gravity;
-  core::StepProfile& prof = profile_;
-  auto t0 = std::chrono::steady_clock::now();
-  auto lap = [&](double& slot) {
-    if (!profiling()) return;
-    slot += msSince(t0);
-    t0 = std::chrono::steady_clock::now();
-  };
-  // One engine's state order: its tree pipeline sorts the state by key every step (ties keep the
-  // current order), so every rank replays that order and builds the very same tree.
-  if (treeOrder_.size() != n) {
-    treeOrder_.resize(n);
-    std::iota(treeOrder_.begin(), treeOrder_.end(), 0u);
-  }
-  std::vector<core::Vec4> cur(n), sorted(n);
-  for (uint32_t i = 0; i < n; ++i) cur[i] = all[treeOrder_[i]];
-  core::Vec4 lo{}, hi{};
-  core::treeBounds(cur.data(), n, lo, hi);
-  std::vector<uint64_t> keys, sortedKeys;
-  std::vector<uint32_t> sortedIndex;
-  core::treeKeys(cur.data(), n, lo, hi, keys);
-  lap(prof.labelMs);
-  core::treeSortByKey(keys, sortedKeys, sortedIndex);
-  lap(prof.sortMs);
-  std::vector<uint32_t> order(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    sorted[i] = cur[sortedIndex[i]];
-    order[i] = treeOrder_[sortedIndex[i]];
-  }
-  treeOrder_.swap(order);
-  lap(prof.reorderMs);
-  core::buildTree(sorted.data(), sortedKeys.data(), n, gp.theta, tree_);
-  lap(prof.boundsMs);
-  // This rank's walk groups: a contiguous share, cut where the bodies split evenly.
-  const std::vector<uint32_t>& gs = tree_.groupStart;
-  const size_t groups = gs.empty() ? 0 : gs.size() - 1;
-  std::vector<size_t> cut(static_cast<size_t>(k) + 1, groups);
-  cut[0] = 0;
-  for (int r = 1; r < k; ++r) {
-    const uint32_t want = static_cast<uint32_t>(uint64_t(n) * uint64_t(r) / uint64_t(k));
-    cut[static_cast<size_t>(r)] = static_cast<size_t>(std::lower_bound(gs.begin(), gs.end() - 1, want) - gs.begin());
-  }
-  std::vector<core::Vec4> acc(n);
-  const size_t g0 = cut[static_cast<size_t>(me)], g1 = cut[static_cast<size_t>(me) + 1];
-  core::treeAccelerationsOfGroups(tree_, sorted.data(), gp.softening * gp.softening, gp.G, gp.treeLeafSize, g0, g1,
-                                  acc.data());
-  lap(prof.forceMs);
-  // Every rank's share of the sorted accelerations, then each rank keeps its own bodies'.
+  std::vector<size_t> cut;
+  agreed([&] { cut = store_->treeWalkShare(total_, params_.gravity, me, k, profile_); });
+  // Every rank's share of the sorted accelerations to every rank; each then takes its own bodies'.
   std::vector<size_t> bytes(static_cast<size_t>(k));
-  for (int r = 0; r < k; ++r) {
-    const size_t b0 = groups ? gs[cut[static_cast<size_t>(r)]] : 0, b1 = groups ? gs[cut[static_cast<size_t>(r) + 1]] : 0;
-    bytes[static_cast<size_t>(r)] = (b1 - b0) * sizeof(core::Vec4);
-  }
-  std::vector<core::Vec4> allAcc(n);
-  const size_t mine = groups ? gs[g0] : 0;
-  transport_->allgatherv(acc.data() + mine, bytes[static_cast<size_t>(me)], allAcc.data(), bytes);
-  stats_.bytesMoved += size_t(n) * sizeof(core::Vec4) * static_cast<size_t>(k - 1) / static_cast<size_t>(k);
-  lap(prof.commMs);
-  const size_t first = firstIdOfRank(total_, k, me), last = firstIdOfRank(total_, k, me + 1);
-  std::vector<core::Vec4> own(last - first);
-  for (uint32_t i = 0; i < n; ++i)
-    if (treeOrder_[i] >= first && treeOrder_[i] < last) own[treeOrder_[i] - first] = allAcc[i];
-  agreed([&] { store_->writeOwnedAcc(own); });
+  for (size_t r = 0; r < bytes.size(); ++r) bytes[r] = (cut[r + 1] - cut[r]) * sizeof(core::Vec4);
+  auto t0 = std::chrono::steady_clock::now();
+  if (profiling()) store_->synchronize(), t0 = std::chrono::steady_clock::now();
+  const auto* sorted = static_cast<const core::Vec4*>(store_->treeSortedAcc());
+  transport_->allgatherv(sorted + cut[static_cast<size_t>(me)], bytes[static_cast<size_t>(me)],
+                         store_->treeGatheredAcc(), bytes);
+  if (profiling()) store_->synchronize(), profile_.commMs += msSince(t0);
+  stats_.bytesMoved += total_ * sizeof(core::Vec4) * static_cast<size_t>(k - 1) / static_cast<size_t>(k);
+  agreed([&] { store_->takeTreeAcc(firstIdOfRank(total_, k, me), firstIdOfRank(total_, k, me + 1)); });
 }
 
 void DistEngine::stepGravity() {
@@ -405,13 +348,16 @@ void DistEngine::compositeSplat(core::SplatView& view, std::vector<uint64_t>& ke
   const std::string bytes =
       transport_->broadcast(std::string(reinterpret_cast<const char*>(&view), sizeof view), 0);
   std::memcpy(&view, bytes.data(), sizeof view);
-  // The owned bodies on the host (a GPU store copies them there); the keys are an order-independent
-  // minimum, so which rank holds a body changes nothing.
-  const core::Bodies own = store_->readOwned();
-  keys.resize(static_cast<size_t>(view.width) * static_cast<size_t>(view.height));
-  core::clearSplat(keys.data(), keys.size());
-  core::splatBodies(view, own.pos.data(), own.vel.data(), own.id.data(), own.size(), keys.data());
-  transport_->reduceMinToRoot(keys.data(), keys.size(), 0);
+  // Every rank splats the bodies it owns where they live (a GPU store on its GPU); the keys are an
+  // order-independent minimum, so which rank holds a body changes nothing, and one reduction in
+  // the transport's memory composites the frame on rank 0.
+  const size_t pixels = static_cast<size_t>(view.width) * static_cast<size_t>(view.height);
+  uint64_t* image = nullptr;
+  agreed([&] { image = store_->splatOwned(view); });
+  transport_->reduceMinBulk(image, pixels, 0);
+  agreed([&] {
+    if (rank() == 0) store_->readSplat(keys);
+  });
 }
 
 std::string DistEngine::summary() const {

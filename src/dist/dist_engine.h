@@ -21,7 +21,6 @@
 #include <string>
 
 #include "core/engine.h"
-#include "core/tree.h"
 #include "dist/local_store.h"
 #include "dist/slabs.h"
 #include "dist/transport.h"
@@ -89,7 +88,7 @@ class DistEngine final : public core::Engine, public core::RankAccess {
   // The tree over ranks (gravityForces with --pipeline tree): every rank builds the tree over the
   // gathered positions in the order one engine's state would have, walks its share of the walk
   // groups, and the accelerations are gathered back (docs/multi-gpu.md).
-  void treeForces(const core::Vec4* all);
+  void treeForces();
   void rebalance();
   // Runs f on every rank; when it throws on any, every rank throws the first failure's message
   // prefixed with its rank, so rank 0 can report it and no rank waits for another. Every store
@@ -100,10 +99,6 @@ class DistEngine final : public core::Engine, public core::RankAccess {
 
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<LocalStore> store_;
-  // The tree over ranks: the order one engine's state would be in (indices of the gathered
-  // positions: the last step's key order, the order given at reset), and the tree's scratch.
-  std::vector<uint32_t> treeOrder_;
-  core::CpuTree tree_;
   core::SimParams params_;
   core::GridSpec grid_{};
   SlabLayout layout_{};

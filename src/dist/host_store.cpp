@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,8 @@
 #include "core/format.h"
 #include "core/physics.h"
 #include "core/row_search.h"
+#include "core/splat.h"
+#include "core/tree.h"
 #include "dist/local_store.h"
 
 namespace murmur::dist {
@@ -46,6 +49,7 @@ class HostStore final : public LocalStore {
     id_ = owned.id;
     tag_ = tags;
     acc_.assign(pos_.size(), Vec4{0, 0, 0, 0});
+    treeOrder_.clear();  // one engine's state starts in the order given
     if (params_.force != core::ForceMode::Boids || pos_.empty()) return;
     // The CPU engine's stable counting sort: the same order as a stable sort of the order given.
     core::labelCells(g, pos_, keys_);
@@ -233,7 +237,73 @@ class HostStore final : public LocalStore {
     for (long i = 0; i < m; ++i) core::dampedEuler(pos_[i], vel_[i], acc_[i], dt, damping);
   }
   std::vector<Vec4> readOwnedAcc() override { return acc_; }
-  void writeOwnedAcc(const std::vector<Vec4>& acc) override { acc_ = acc; }
+
+  std::vector<size_t> treeWalkShare(size_t total, const core::GravityParams& gp, int me, int k,
+                                    core::StepProfile& prof) override {
+    const uint32_t n = static_cast<uint32_t>(total);
+    auto t0 = std::chrono::steady_clock::now();
+    auto lap = [&](double& slot) {
+      if (!profile_) return;
+      slot += msSince(t0);
+      t0 = std::chrono::steady_clock::now();
+    };
+    // One engine's state order: its tree pipeline sorts the state by key every evaluation (ties
+    // keep the current order), so every rank replays that order and builds the very same tree.
+    if (treeOrder_.size() != n) {
+      treeOrder_.resize(n);
+      std::iota(treeOrder_.begin(), treeOrder_.end(), 0u);
+    }
+    std::vector<Vec4> cur(n);
+    treeSorted_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) cur[i] = all_[treeOrder_[i]];
+    Vec4 lo{}, hi{};
+    core::treeBounds(cur.data(), n, lo, hi);
+    std::vector<uint64_t> keys, sortedKeys;
+    std::vector<uint32_t> sortedIndex;
+    core::treeKeys(cur.data(), n, lo, hi, keys);
+    lap(prof.labelMs);
+    core::treeSortByKey(keys, sortedKeys, sortedIndex);
+    lap(prof.sortMs);
+    std::vector<uint32_t> order(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      treeSorted_[i] = cur[sortedIndex[i]];
+      order[i] = treeOrder_[sortedIndex[i]];
+    }
+    treeOrder_.swap(order);
+    lap(prof.reorderMs);
+    core::buildTree(treeSorted_.data(), sortedKeys.data(), n, gp.theta, tree_);
+    lap(prof.boundsMs);
+    // Every rank's share of the walk groups: contiguous, cut where the bodies split evenly.
+    const std::vector<uint32_t>& gs = tree_.groupStart;
+    const size_t groups = gs.empty() ? 0 : gs.size() - 1;
+    std::vector<size_t> cut(static_cast<size_t>(k) + 1, groups), bodyCut(static_cast<size_t>(k) + 1, 0);
+    cut[0] = 0;
+    for (int r = 1; r < k; ++r)
+      cut[static_cast<size_t>(r)] =
+          static_cast<size_t>(std::lower_bound(gs.begin(), gs.end() - 1, core::treeShareStart(n, r, k)) - gs.begin());
+    for (size_t r = 0; r <= static_cast<size_t>(k); ++r) bodyCut[r] = groups ? gs[cut[r]] : 0;
+    treeAcc_.assign(n, Vec4{0, 0, 0, 0});
+    core::treeAccelerationsOfGroups(tree_, treeSorted_.data(), gp.softening * gp.softening, gp.G, gp.treeLeafSize,
+                                    cut[static_cast<size_t>(me)], cut[static_cast<size_t>(me) + 1], treeAcc_.data());
+    lap(prof.forceMs);
+    treeAllAcc_.resize(n);
+    return bodyCut;
+  }
+  const void* treeSortedAcc() override { return treeAcc_.data(); }
+  void* treeGatheredAcc() override { return treeAllAcc_.data(); }
+  void takeTreeAcc(size_t firstId, size_t lastId) override {
+    acc_.assign(lastId - firstId, Vec4{0, 0, 0, 0});
+    for (size_t i = 0; i < treeOrder_.size(); ++i)
+      if (treeOrder_[i] >= firstId && treeOrder_[i] < lastId) acc_[treeOrder_[i] - firstId] = treeAllAcc_[i];
+  }
+
+  uint64_t* splatOwned(const core::SplatView& view) override {
+    splat_.resize(static_cast<size_t>(view.width) * static_cast<size_t>(view.height));
+    core::clearSplat(splat_.data(), splat_.size());
+    core::splatBodies(view, pos_.data(), vel_.data(), id_.data(), pos_.size(), splat_.data());
+    return splat_.data();
+  }
+  void readSplat(std::vector<uint64_t>& keys) override { keys = splat_; }
 
   void setParams(const core::SimParams& p) override { params_ = p; }
 
@@ -260,6 +330,12 @@ class HostStore final : public LocalStore {
   bool profile_ = false;
   int me_ = 0;
   std::vector<Vec4> pos_, vel_, acc_, all_, altPos_, altVel_;
+  // The tree over ranks: the order one engine's state would be in (indices of the gathered
+  // positions), the tree, the positions in its order, the share's and every share's accelerations.
+  std::vector<uint32_t> treeOrder_;
+  core::CpuTree tree_;
+  std::vector<Vec4> treeSorted_, treeAcc_, treeAllAcc_;
+  std::vector<uint64_t> splat_;
   std::vector<uint32_t> id_, altId_;
   std::vector<uint64_t> tag_;
   std::vector<Vec4> keepPos_, keepVel_;

@@ -14,6 +14,7 @@
 #include "core/bodies.h"
 #include "core/engine.h"
 #include "core/grid.h"
+#include "core/splat.h"
 #include "dist/slabs.h"
 
 namespace murmur::dist {
@@ -90,9 +91,30 @@ class LocalStore {
   virtual void dampedEuler(float dt, float damping) = 0;
   // Host copy of the owned accelerations, in the store's order (as readOwned).
   virtual std::vector<core::Vec4> readOwnedAcc() = 0;
-  // The owned accelerations from the host (numOwned, the store's order): what the tree over ranks
-  // computed (DistEngine::treeForces); the integrators read them as gravityForces' own.
-  virtual void writeOwnedAcc(const std::vector<core::Vec4>& acc) = 0;
+
+  // --- gravity, the tree over ranks (DistEngine::treeForces) ---
+  // Builds, from the n gathered positions (id order, allPositions), the tree one engine builds:
+  // the positions in the order one engine's state is in (the last evaluation's key order, the
+  // order given at setOwned before the first), bounds, keys, stable sort, moments; that order then
+  // becomes the sorted one. Walks this rank's share of the walk groups (share `me` of k, cut where
+  // the bodies split evenly) into the sorted accelerations. Returns the k + 1 offsets of every
+  // share in the sorted order (the same on every rank).
+  virtual std::vector<size_t> treeWalkShare(size_t n, const core::GravityParams& gp, int me, int k,
+                                            core::StepProfile& prof) = 0;
+  // The sorted accelerations (n, transport memory; this rank's share filled by treeWalkShare), and
+  // the buffer (n) every share is gathered into.
+  virtual const void* treeSortedAcc() = 0;
+  virtual void* treeGatheredAcc() = 0;
+  // The owned bodies (ids [firstId, lastId)) take their accelerations from the gathered ones; the
+  // integrators read them as gravityForces' own.
+  virtual void takeTreeAcc(size_t firstId, size_t lastId) = 0;
+
+  // --- frames over ranks (DistEngine::compositeSplat) ---
+  // Clears this store's image of view.width x view.height splat keys and splats the owned bodies
+  // into it (core/splat.h); returns the image in the transport's memory space.
+  virtual uint64_t* splatOwned(const core::SplatView& view) = 0;
+  // Host copy of that image (on the root after the reduction: the composited frame).
+  virtual void readSplat(std::vector<uint64_t>& keys) = 0;
 };
 
 std::unique_ptr<LocalStore> createHostStore(const core::SimParams& p);

@@ -314,6 +314,7 @@ class MpiTransport final : public MpiControlledTransport {
   using MpiControlledTransport::MpiControlledTransport;
   bool deviceBuffers() const override { return false; }
   const char* name() const override { return "mpi"; }
+  void reduceMinBulk(uint64_t* v, size_t n, int root) override { ctl_.reduceMinToRoot(v, n, root); }
   void alltoallv(const void* send, const std::vector<size_t>& sendBytes, void* recv,
                  const std::vector<size_t>& recvBytes) override {
     const size_t peers = sendBytes.size();

@@ -58,6 +58,11 @@ class NcclTransport final : public MpiControlledTransport {
     MURMUR_NCCL_CHECK(ncclGroupEnd());
   }
 
+  // In place: the root's buffer receives the minimum (NCCL allows sendbuff == recvbuff).
+  void reduceMinBulk(uint64_t* v, size_t n, int root) override {
+    if (n) MURMUR_NCCL_CHECK(ncclReduce(v, v, n, ncclUint64, ncclMin, root, comm_, stream_));
+  }
+
   // One broadcast per rank in a group: segments may differ in size (N not a multiple of K).
   void allgatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes) override {
     const std::vector<size_t> ro = offsetsOf(recvBytes);

@@ -35,6 +35,9 @@ class Transport {
   // Host: values[i] = the minimum over every rank's values[i], on root (other ranks' values are
   // left undefined). Every rank calls with the same count.
   virtual void reduceMinToRoot(uint64_t* values, size_t count, int root) = 0;
+  // The same minimum on a buffer in the transport's memory space (device buffers for NCCL): the
+  // splat images of a frame over ranks.
+  virtual void reduceMinBulk(uint64_t* values, size_t count, int root) = 0;
   // Host bytes to root, packed in rank order (recvBytes[p] from rank p); recv is used on root only.
   virtual void gatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes,
                        int root) = 0;

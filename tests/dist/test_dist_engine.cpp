@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include "core/rng.h"
 #include "core/row_search.h"
 #include "core/scenarios.h"
+#include "core/splat.h"
 #include "dist/dist_engine.h"
 #include "dist/dist_factory.h"
 #include "dist/launch.h"
@@ -164,6 +166,47 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
                   c.scenario + " " + core::toString(c.force) + " over " + std::to_string(d->ranks()) + " ranks");
 }
 
+// A frame over the ranks: every rank splats its own bodies and the images meet in one per-pixel
+// minimum on rank 0, which must be the image of every body splatted in one place (core/splat.h;
+// the GPU splat gives the CPU's keys). The eye looks down -z from outside the world; bodies near it
+// are discs, far ones single pixels.
+void expectCompositeIsOneImage(core::EngineKind kind, const Case& c) {
+  core::Bodies bodies;
+  const core::SimParams p = paramsFor(c, bodies);
+  auto engine = createDistEngine(kind, p);
+  engine->reset(bodies);
+  engine->step(c.steps);
+  core::SplatView view;
+  const int width = 320, height = 200;
+  float* m = view.viewProj;
+  double r2 = 0;  // the bodies' rms distance from the centre sets the eye's distance
+  for (const core::Vec4& q : bodies.pos) r2 += double(q.x) * q.x + double(q.y) * q.y + double(q.z) * q.z;
+  const float extent = float(std::sqrt(r2 / double(bodies.size())));
+  const float eye = 2.5f * extent, aspect = float(width) / float(height);
+  m[0] = 1.0f / aspect, m[5] = 1.0f, m[10] = -1.0f, m[11] = -1.0f, m[15] = eye;  // clip w = eye - z
+  view.width = width, view.height = height;
+  view.nearDepth = 0.1f;
+  view.pixelsPerUnit = 0.5f * float(height);
+  view.bodySize = 0.02f * extent;
+  core::SplatView sent = view;
+  if (engine->rankAccess()->rank() != 0) sent = core::SplatView{};  // only rank 0's view counts
+  std::vector<uint64_t> keys;
+  engine->rankAccess()->compositeSplat(sent, keys);
+  const core::Bodies all = engine->readBodies();
+  if (engine->rankAccess()->rank() != 0) return;
+  std::vector<uint64_t> want(size_t(width) * size_t(height));
+  core::clearSplat(want.data(), want.size());
+  core::splatBodies(view, all.pos.data(), all.vel.data(), all.id.data(), all.size(), want.data());
+  size_t lit = 0, differ = 0;
+  ASSERT_EQ(keys.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    lit += want[i] != core::kSplatEmpty;
+    differ += want[i] != keys[i];
+  }
+  EXPECT_GT(lit, 500u) << "the frame should show the bodies";
+  EXPECT_EQ(differ, 0u) << "pixels differing from one image of every body, of " << lit << " lit";
+}
+
 // Uniform worlds whose rows grids take each of the GPU rows kernel's loops (core::rowLoop).
 std::vector<Case> rowsLoopCases() {
   const core::Pipeline rows = core::Pipeline::Rows;
@@ -254,6 +297,11 @@ TEST_F(DistCpu, GravityTreeMatchesOneRankToTheBit) {
   runCase(core::EngineKind::Cpu, {"galaxies", 3000, 6, kGravity, core::Pipeline::Tree}, single);
 }
 
+TEST_F(DistCpu, CompositedFrameIsOneImageOfEveryBody) {
+  expectCompositeIsOneImage(core::EngineKind::Cpu, {"uniform", 6000, 10, kBoids, onRanks(kBoids)});
+  expectCompositeIsOneImage(core::EngineKind::Cpu, {"plummer", 2001, 2, kGravity, onRanks(kGravity)});
+}
+
 // The host store, except that on one rank one stage throws at a chosen step, as a GPU store does
 // when a buffer no longer fits or a kernel faults.
 class FailingStore final : public LocalStore {
@@ -295,7 +343,15 @@ class FailingStore final : public LocalStore {
   void leapfrogKick(float dt) override { s_->leapfrogKick(dt); }
   void dampedEuler(float dt, float d) override { s_->dampedEuler(dt, d); }
   std::vector<core::Vec4> readOwnedAcc() override { return s_->readOwnedAcc(); }
-  void writeOwnedAcc(const std::vector<core::Vec4>& acc) override { s_->writeOwnedAcc(acc); }
+  std::vector<size_t> treeWalkShare(size_t n, const core::GravityParams& gp, int me, int k,
+                                    core::StepProfile& p) override {
+    return s_->treeWalkShare(n, gp, me, k, p);
+  }
+  const void* treeSortedAcc() override { return s_->treeSortedAcc(); }
+  void* treeGatheredAcc() override { return s_->treeGatheredAcc(); }
+  void takeTreeAcc(size_t first, size_t last) override { s_->takeTreeAcc(first, last); }
+  uint64_t* splatOwned(const core::SplatView& v) override { return s_->splatOwned(v); }
+  void readSplat(std::vector<uint64_t>& keys) override { s_->readSplat(keys); }
 
  private:
   void fail() {
@@ -437,6 +493,18 @@ TEST_F(DistCuda, RowsMatchOneGpuInEveryLoop) {
 
 TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {
   runCase(core::EngineKind::Cuda, {"plummer", 50001, 5, kGravity, onRanks(kGravity)}, single);
+}
+
+// The tree over GPU ranks: every rank builds one GPU's tree and walks its share of the groups.
+TEST_F(DistCuda, GravityTreeMatchesOneGpuToTheBit) {
+  runCase(core::EngineKind::Cuda, {"plummer", 50001, 5, kGravity, core::Pipeline::Tree}, single);
+  runCase(core::EngineKind::Cuda, {"galaxies", 30000, 6, kGravity, core::Pipeline::Tree}, single);
+}
+
+// Each GPU splats its own bodies and NCCL reduces the images.
+TEST_F(DistCuda, CompositedFrameIsOneImageOfEveryBody) {
+  expectCompositeIsOneImage(core::EngineKind::Cuda, {"uniform", 200000, 10, kBoids, onRanks(kBoids)});
+  expectCompositeIsOneImage(core::EngineKind::Cuda, {"plummer", 50001, 2, kGravity, onRanks(kGravity)});
 }
 #endif
 
