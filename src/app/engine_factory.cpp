@@ -92,6 +92,10 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn,
       throw core::UsageError("--n " + std::to_string(n) + " with --scenario dense --neighbours " + h + ": " + err);
     }
   }
+  {
+    const std::string err = core::validateGridFor(params, n);
+    if (!err.empty()) throw core::UsageError(err);
+  }
   const HostBytes host = hostBytesNeeded(kind, n, params);
   const size_t avail = hostAvailableBytes();
   if (avail > 0 && host.total > avail) {

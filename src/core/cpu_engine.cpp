@@ -150,7 +150,8 @@ DeviceInfo CpuEngine::deviceInfo() const {
 }
 
 void CpuEngine::setParams(const SimParams& p) {
-  const std::string err = validateParams(p);
+  std::string err = validateParams(p);
+  if (err.empty()) err = validateGridFor(p, s_.pos.size());
   if (!err.empty()) throw std::invalid_argument(err);
   if (forceFieldChanged(s_.params, p)) accValid_ = false;
   s_.params = p;
@@ -164,6 +165,8 @@ void CpuEngine::reset(const Bodies& bodies) {
   const std::string bad = checkBodies(bodies, s_.params.dims);
   if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
+  const std::string grid = validateGridFor(s_.params, n);
+  if (!grid.empty()) throw std::invalid_argument(grid);
   s_.pos = bodies.pos;
   s_.vel = bodies.vel;
   s_.id = bodies.id;

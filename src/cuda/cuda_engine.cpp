@@ -102,10 +102,11 @@ void CudaEngine::debugSetFlatTableRows(int rows) { impl_->s.flatTableRowsCap = r
 bool CudaEngine::debugLastSortCounted() const { return impl_->s.rowSort.lastCounted; }
 
 void CudaEngine::setParams(const SimParams& p) {
-  const std::string err = core::validateParams(p);
-  if (!err.empty()) throw std::invalid_argument(err);
   Impl& m = *impl_;
   DeviceState& s = m.s;
+  std::string err = core::validateParams(p);
+  if (err.empty()) err = core::validateGridFor(p, s.n);
+  if (!err.empty()) throw std::invalid_argument(err);
   s.dropPendingStep();
   std::unique_ptr<CudaPipeline> stepper = makeCudaPipeline(core::effectivePipeline(p.pipeline, p.force));
   std::unique_ptr<CudaPipeline> gravity = makeCudaPipeline(core::effectivePipeline(p.pipeline, ForceMode::Gravity));
@@ -130,6 +131,8 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   const std::string bad = core::checkBodies(bodies, s.params.dims);
   if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
+  const std::string grid = core::validateGridFor(s.params, n);
+  if (!grid.empty()) throw std::invalid_argument(grid);
   // The radix sort counts items in an int.
   if (n > static_cast<size_t>(INT_MAX))
     throw core::UsageError("--n " + std::to_string(n) + ": the CUDA engine handles at most " +

@@ -70,7 +70,8 @@ core::DeviceInfo DistEngine::deviceInfo() const {
 }
 
 void DistEngine::setParams(const core::SimParams& p) {
-  const std::string err = validateDistParams(p, ranks());
+  std::string err = validateDistParams(p, ranks());
+  if (err.empty()) err = core::validateGridFor(p, total_);
   if (!err.empty()) throw std::invalid_argument(err);
   const bool fieldChanged = p.force != params_.force || p.gravity.G != params_.gravity.G ||
                             p.gravity.softening != params_.gravity.softening ||
@@ -119,6 +120,8 @@ void DistEngine::reset(const core::Bodies& bodies) {
   {
     const std::string err = core::checkBodies(bodies, params_.dims);  // the same bodies, so the same verdict, everywhere
     if (!err.empty()) throw std::invalid_argument("reset: " + err);
+    const std::string grid = core::validateGridFor(params_, bodies.size());
+    if (!grid.empty()) throw std::invalid_argument(grid);
   }
   const size_t n = bodies.size();
   const int me = rank(), k = ranks();

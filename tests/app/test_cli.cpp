@@ -77,7 +77,8 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--record frames/f%05d%05d.png", "--record"},
       {"--steps-per-frame 0", "--steps-per-frame"},
       {"--scenario uniform --n 1000000000", "memory"},
-      {"--n 1000000000", "2^32 cells"},  // the default world, dense: its grid, checked first
+      // A dense world whose grid needs more than 2^32 cells: its grid is checked first.
+      {"--scenario dense --neighbours 0.5 --n 1000000000", "2^32 cells"},
       {"--out /nonexistent-dir/out.txt --n 10 --steps 1", "--out"},
   };
   for (const Case& c : cases) {
