@@ -5,7 +5,14 @@
 #
 #   bench/run-scaling.sh [MURMUR] [LOG] [K] [PART] [PIPELINES]
 #
-# PART: all (default), gravity or boids, to run the two halves separately (their logs concatenate).
+# PART: all (default: gravity and boids), gravity, boids, tree or frames, to run parts separately
+# (their logs concatenate).
+# Tree: Plummer sphere, strong at 10M and 100M (every rank builds the whole tree, walks its share).
+# Frames: boids rows at 100M drawn every step at 1920x1080 (--draw splat; over ranks each GPU splats
+# its own boids and NCCL composites the frame); render_ms is rank 0's time per frame.
+# Billion: one billion boids (dense, rows) over the K ranks only, every step drawn at 1920x1080 and
+# the last frame saved beside the log (LOG without .log, then -billion.png).
+# SCALING_TIMEOUT: seconds a run may take (default 300; a billion bodies take minutes to make).
 # Gravity: all pairs (Plummer sphere, leapfrog), strong at 1M and 4M, weak at 1M per GPU.
 # Boids: each of PIPELINES (default "rows coherent") at constant density (the dense scenario: ~8
 # neighbours per boid), strong at 100M, weak at 50M per GPU (SCALING_WEAK=0 leaves weak out),
@@ -16,7 +23,10 @@ log=${2:-scaling.log}
 k=${3:-2}
 part=${4:-all}
 pipelines=${5:-rows coherent}
-case $part in all | gravity | boids) ;; *) echo "PART $part: one of all, gravity, boids" >&2; exit 2 ;; esac
+case $part in all | gravity | boids | tree | frames | billion) ;;
+  *) echo "PART $part: one of all, gravity, boids, tree, frames, billion" >&2; exit 2 ;;
+esac
+limit=${SCALING_TIMEOUT:-300}
 : >"$log"
 # --quiet: mpirun's own banners stay out of the log; a failing rank's cause is one murmur: line.
 mpi=(mpirun --quiet --allow-run-as-root -np "$k" -x NCCL_NVLS_ENABLE=0 -x LD_LIBRARY_PATH)
@@ -27,15 +37,15 @@ run() {  # run NAME RANKS ARGS...
   echo "### config=$name ranks=$ranks args=$*" >>"$log"
   local t0=$SECONDS
   if [ "$ranks" = 1 ]; then
-    timeout 300 "$bin" --headless --no-render --profile "$@" >>"$log" 2>&1
+    timeout "$limit" "$bin" --headless --profile "$@" >>"$log" 2>&1
   else
-    timeout 300 "${mpi[@]}" "$bin" --headless --no-render --profile "$@" >>"$log" 2>&1
+    timeout "$limit" "${mpi[@]}" "$bin" --headless --profile "$@" >>"$log" 2>&1
   fi
   echo "### rc=$? wall_s=$((SECONDS - t0))" >>"$log"
 }
 
-if [ "$part" != boids ]; then
-  grav=(--scenario plummer --force gravity --pipeline naive --block-size 256)
+if [ "$part" = all ] || [ "$part" = gravity ]; then
+  grav=(--no-render --scenario plummer --force gravity --pipeline naive --block-size 256)
   run gravity-strong 1 "${grav[@]}" --n 1M --warmup 1 --steps 5
   run gravity-strong "$k" "${grav[@]}" --n 1M --warmup 1 --steps 5
   run gravity-weak "$k" "${grav[@]}" --n $((k * 1000000)) --warmup 1 --steps 3
@@ -44,9 +54,9 @@ if [ "$part" != boids ]; then
 fi
 
 # The same pipeline on one GPU and on K: the ratio compares the decomposition, not two pipelines.
-if [ "$part" != gravity ]; then
+if [ "$part" = all ] || [ "$part" = boids ]; then
   for pipeline in $pipelines; do
-    boids=(--scenario dense --force boids --pipeline "$pipeline")
+    boids=(--no-render --scenario dense --force boids --pipeline "$pipeline")
     run boids-strong 1 "${boids[@]}" --n 100M --warmup 300 --steps 100
     run boids-strong "$k" "${boids[@]}" --n 100M --warmup 300 --steps 100
     if [ "${SCALING_WEAK:-1}" != 0 ]; then
@@ -56,4 +66,21 @@ if [ "$part" != gravity ]; then
     fi
   done
 fi
-grep -E "^(###|engine=|ranks=|stages_ms_mean|device:|murmur:)" "$log" | tail -40
+if [ "$part" = tree ]; then
+  tree=(--no-render --scenario plummer --force gravity --pipeline tree)
+  for n in 10M 100M; do
+    run tree-strong 1 "${tree[@]}" --n $n --warmup 1 --steps 3
+    run tree-strong "$k" "${tree[@]}" --n $n --warmup 1 --steps 3
+  done
+fi
+
+if [ "$part" = frames ]; then
+  frames=(--scenario dense --force boids --pipeline rows --draw splat --width 1920 --height 1080 --n 100M)
+  run frames-strong 1 "${frames[@]}" --warmup 300 --steps 60
+  run frames-strong "$k" "${frames[@]}" --warmup 300 --steps 60
+fi
+if [ "$part" = billion ]; then
+  run billion-strong "$k" --scenario dense --force boids --pipeline rows --n 1000M --warmup 300 --steps 100 \
+    --draw splat --width 1920 --height 1080 --screenshot "${log%.log}-billion.png"
+fi
+grep -E "^(###|engine=|ranks=|stages_ms_mean|startup_s|device:|murmur:)" "$log" | tail -40

@@ -9,8 +9,9 @@ min/p90, frame rate, render), ranks, then the communication columns: comm_ms (ra
 per step between two local steps: for boids choosing the halo and migrants, packing them and the
 exchange; for gravity the position gathers), moved_mb_per_step (bulk bytes all ranks sent per step: halos and
 migrants for boids, the position gathers for gravity), halo_bodies_per_step, imbalance (bodies on
-the fullest rank / mean), and scaling (strong or weak) with speedup (one GPU's ms per step / this
-row's, at the same N for strong scaling and at the same N per GPU for weak scaling).
+the fullest rank / mean), scaling (strong or weak) with speedup (one GPU's ms per step / this
+row's, at the same N for strong scaling and at the same N per GPU for weak scaling), and the start-up
+in seconds: making the bodies on the host (every rank makes them all) and the engine taking them.
 """
 import argparse
 import csv
@@ -24,7 +25,8 @@ import schema  # noqa: E402  (bench/schema.py: the tables, read from the C++ sou
 # The bench CSV's columns up to gflops (what a headless run reports), then the scaling columns.
 _BENCH = schema.bench_columns()
 COLUMNS = _BENCH[:_BENCH.index("gflops") + 1] + ["ranks", "comm_ms", "moved_mb_per_step", "halo_bodies_per_step",
-                                                 "imbalance", "scaling", "speedup"]
+                                                 "imbalance", "scaling", "speedup", "startup_scenario_s",
+                                                 "startup_engine_s"]
 
 
 def fields(line):
@@ -51,6 +53,8 @@ def parse(path):
                 cur["dist"] = fields(line)
             elif line.startswith("stages_ms_mean"):
                 cur["stages"] = fields(line)
+            elif line.startswith("startup_s"):
+                cur["startup"] = fields(line)
     return runs
 
 
@@ -76,7 +80,9 @@ def rows_of(runs, gpu, sha, timestamp):
                     "comm_ms": st.get("comm", "0") if r["ranks"] > 1 else 0,
                     "moved_mb_per_step": d.get("moved_mb_per_step", 0),
                     "halo_bodies_per_step": d.get("halo_bodies_per_step", ""),
-                    "imbalance": d.get("imbalance", ""), "scaling": r["config"].split("-")[-1]})
+                    "imbalance": d.get("imbalance", ""), "scaling": r["config"].split("-")[-1],
+                    "startup_scenario_s": r.get("startup", {}).get("scenario", ""),
+                    "startup_engine_s": r.get("startup", {}).get("engine", "")})
         for k, column in schema.stages():
             if column in _BENCH[:_BENCH.index("gflops") + 1]:  # comm_ms is set above, per rank count
                 row[column] = st.get(k, "")

@@ -73,7 +73,9 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   const core::EngineKind fitKind = ranks ? core::EngineKind::Cpu : o.engine;
   const bool fromFile = o.scenario.name.rfind("file:", 0) == 0;
   if (!fromFile) checkFits(fitKind, o.scenario.n, params, &o.scenario);
+  const auto t0 = std::chrono::steady_clock::now();
   core::Scenario scenario = core::makeScenario(o.scenario, params);
+  const double scenarioS = core::msSince(t0) / 1000.0;
   params.halfSize = scenario.halfSize;
   if (speaker && !scenario.note.empty()) std::fprintf(stderr, "scenario: %s\n", scenario.note.c_str());
   if (fromFile) checkFits(fitKind, scenario.bodies.size(), params, &o.scenario);
@@ -82,6 +84,10 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   engine->reset(scenario.bodies);
   scenario.bodies = core::Bodies{};  // the engine has its own copy
   if (speaker) std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
+  // Start-up: the bodies made on the host (every rank makes them all), then the engine (over
+  // ranks: each takes its share and uploads it).
+  if (o.profile && speaker)
+    std::printf("startup_s scenario=%.3f engine=%.3f\n", scenarioS, core::msSince(t0) / 1000.0 - scenarioS);
   return engine;
 }
 
