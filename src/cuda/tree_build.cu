@@ -79,14 +79,14 @@ __global__ void __launch_bounds__(1024) treeBoundsKernel(const Vec4* __restrict_
 }
 
 // treeKeys (label): the key of body i and its index (the sort's payload).
-__global__ void __launch_bounds__(1024) treeKeysKernel(const Vec4* __restrict__ pos, uint32_t n,
-                                                       const unsigned int* __restrict__ bounds,
+__global__ void __launch_bounds__(1024) treeKeysKernel(const Vec4* __restrict__ pos, const uint32_t* __restrict__ order,
+                                                       uint32_t n, const unsigned int* __restrict__ bounds,
                                                        uint64_t* __restrict__ keys, uint32_t* __restrict__ index) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   Vec4 lo, hi;
   decodeBounds(bounds, lo, hi);
-  keys[i] = core::mortonKey(ldg4(pos + i), lo, core::mortonScale(lo, hi));
+  keys[i] = core::mortonKey(ldg4(pos + (order ? __ldg(order + i) : i)), lo, core::mortonScale(lo, hi));
   index[i] = i;
 }
 
@@ -231,8 +231,8 @@ void launchTreeBounds(const Vec4* d_pos, uint32_t n, TreeBuffers& b, const Launc
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
-void launchTreeKeys(const Vec4* d_pos, uint32_t n, TreeBuffers& b, const LaunchConfig& lc) {
-  treeKeysKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, n, b.bounds.get(), b.keys[0].get(),
+void launchTreeKeys(const Vec4* d_pos, uint32_t n, TreeBuffers& b, const LaunchConfig& lc, const uint32_t* d_order) {
+  treeKeysKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_order, n, b.bounds.get(), b.keys[0].get(),
                                                                 b.index[0].get());
   MURMUR_CUDA_LAUNCH_CHECK();
 }

@@ -40,8 +40,10 @@ struct TreeBuffers {
 
 // treeBounds: the bodies' bounding box into buffers.bounds.
 void launchTreeBounds(const core::Vec4* d_pos, uint32_t n, TreeBuffers& buffers, const LaunchConfig& lc);
-// treeKeys (label): Morton key and index of every body (current order).
-void launchTreeKeys(const core::Vec4* d_pos, uint32_t n, TreeBuffers& buffers, const LaunchConfig& lc);
+// treeKeys (label): Morton key and index of every body (current order). With d_order, body i of
+// the current order is d_pos[d_order[i]] (the tree over ranks: the gathered positions in id order).
+void launchTreeKeys(const core::Vec4* d_pos, uint32_t n, TreeBuffers& buffers, const LaunchConfig& lc,
+                    const uint32_t* d_order = nullptr);
 // treeSort: stable radix sort of (key, index) by the 63 key bits. Returns which of keys[] /
 // index[] holds the sorted result.
 int treeSort(uint32_t n, TreeBuffers& buffers, const LaunchConfig& lc);

@@ -160,26 +160,21 @@ __global__ void planeHistogramKernel(const Vec4* __restrict__ pos, uint32_t n, c
   if (i < n) atomicAdd(counts + planeOf(g, pos[i].z), 1ull);
 }
 
-// The tree over ranks. cur[i] = all[order[i]]: the gathered positions (id order) in the order
-// one engine's state is in.
-__global__ void gatherInOrderKernel(const Vec4* __restrict__ all, const uint32_t* __restrict__ order, uint32_t n,
-                                    Vec4* __restrict__ cur) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) cur[i] = all[order[i]];
-}
+// The tree over ranks: order[i] is the id of body i of the order one engine's state is in.
 __global__ void iotaKernel(uint32_t* __restrict__ v, uint32_t n) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) v[i] = i;
 }
-// Into key order: the positions, and the order (which id each sorted slot holds).
-__global__ void treeReorderKernel(const Vec4* __restrict__ cur, const uint32_t* __restrict__ order,
+// Into key order: the positions (from the gathered ones, in id order), and the order (which id
+// each sorted slot holds).
+__global__ void treeReorderKernel(const Vec4* __restrict__ all, const uint32_t* __restrict__ order,
                                   const uint32_t* __restrict__ sortedIndex, uint32_t n, Vec4* __restrict__ sorted,
                                   uint32_t* __restrict__ sortedOrder) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const uint32_t from = sortedIndex[i];
-  sorted[i] = cur[from];
-  sortedOrder[i] = order[from];
+  const uint32_t id = order[sortedIndex[i]];
+  sorted[i] = all[id];
+  sortedOrder[i] = id;
 }
 // The owned bodies (ids [first, last), kept in id order) take their sorted slot's acceleration.
 __global__ void takeTreeAccKernel(const Vec4* __restrict__ gathered, const uint32_t* __restrict__ order, uint32_t n,
@@ -225,9 +220,9 @@ class DeviceStore final : public LocalStore {
                      : (owned + owned / 4) * (2 * 36 + 16 + 16 + 4) + cells * 8;
     } else {
       need = owned * 48 + total * 16;
-      // The tree over ranks: every rank builds the whole tree; three more positions and two orders
-      // per body.
-      if (p.pipeline == core::Pipeline::Tree) need += total * (3 * 16 + 2 * 4) + cuda::TreeBuffers::bytesFor(total);
+      // The tree over ranks: every rank builds the whole tree; two more positions and two orders per
+      // body.
+      if (p.pipeline == core::Pipeline::Tree) need += total * (2 * 16 + 2 * 4) + cuda::TreeBuffers::bytesFor(total);
     }
     size_t freeBytes = 0, totalBytes = 0;
     MURMUR_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
@@ -457,7 +452,7 @@ class DeviceStore final : public LocalStore {
       t0 = std::chrono::steady_clock::now();
     };
     tree_.reserve(n);
-    ensure(treeCur_, n), ensure(treeSorted_, n), ensure(treeAcc_, n);
+    ensure(treeSorted_, n), ensure(treeAcc_, n);
     ensure(treeOrder_[0], n), ensure(treeOrder_[1], n);
     if (bodyCut_.size() < size_t(k) + 1) bodyCut_.allocate(size_t(kMaxRanks) + 1);
     // One engine's state order: its tree pipeline sorts the state by key every evaluation (ties
@@ -467,14 +462,13 @@ class DeviceStore final : public LocalStore {
       MURMUR_CUDA_LAUNCH_CHECK();
       treeOrderFor_ = n;
     }
-    gatherInOrderKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(all_.get(), treeOrder_[0].get(), n, treeCur_.get());
-    MURMUR_CUDA_LAUNCH_CHECK();
-    cuda::launchTreeBounds(treeCur_.get(), n, tree_, lc);
-    cuda::launchTreeKeys(treeCur_.get(), n, tree_, lc);
+    // The box does not depend on the order; the keys are those of one engine's order.
+    cuda::launchTreeBounds(all_.get(), n, tree_, lc);
+    cuda::launchTreeKeys(all_.get(), n, tree_, lc, treeOrder_[0].get());
     lap(prof.labelMs);
     const int sel = cuda::treeSort(n, tree_, lc);
     lap(prof.sortMs);
-    treeReorderKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(treeCur_.get(), treeOrder_[0].get(),
+    treeReorderKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(all_.get(), treeOrder_[0].get(),
                                                                   tree_.index[sel].get(), n, treeSorted_.get(),
                                                                   treeOrder_[1].get());
     MURMUR_CUDA_LAUNCH_CHECK();
@@ -493,12 +487,12 @@ class DeviceStore final : public LocalStore {
   }
   const void* treeSortedAcc() override { return treeAcc_.get(); }
   // The positions in key order are not needed once walked: they receive every share.
-  void* treeGatheredAcc() override { return treeCur_.get(); }
+  void* treeGatheredAcc() override { return treeSorted_.get(); }
   void takeTreeAcc(size_t firstId, size_t lastId) override {
     const cuda::LaunchConfig lc = launch();
     const uint32_t n = static_cast<uint32_t>(treeOrderFor_);
     ensure(acc_, lastId - firstId);
-    takeTreeAccKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(treeCur_.get(), treeOrder_[0].get(), n,
+    takeTreeAccKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(treeSorted_.get(), treeOrder_[0].get(), n,
                                                                   static_cast<uint32_t>(firstId),
                                                                   static_cast<uint32_t>(lastId), acc_.get());
     MURMUR_CUDA_LAUNCH_CHECK();
@@ -610,11 +604,11 @@ class DeviceStore final : public LocalStore {
   DeviceBuffer<unsigned char> sortTemp_, selectTemp_;
   DeviceBuffer<BodyRecord> send_, recv_;
   DeviceBuffer<core::GridSpec> gridSpec_;
-  // The tree over ranks (treeWalkShare): its buffers, the gathered positions in one engine's order
-  // (then every share's accelerations), in key order, this share's accelerations, the order one
-  // engine's state is in (and its next), for treeOrderFor_ bodies (0: the order given, not yet made).
+  // The tree over ranks (treeWalkShare): its buffers, the positions in key order (then every
+  // share's accelerations), this share's accelerations, the order one engine's state is in (and
+  // its next), for treeOrderFor_ bodies (0: the order given, not yet made).
   cuda::TreeBuffers tree_;
-  DeviceBuffer<Vec4> treeCur_, treeSorted_, treeAcc_;
+  DeviceBuffer<Vec4> treeSorted_, treeAcc_;
   DeviceBuffer<uint32_t> treeOrder_[2], bodyCut_;
   size_t treeOrderFor_ = 0;
   // The frame over ranks (splatOwned): this rank's keys.
