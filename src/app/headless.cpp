@@ -97,8 +97,9 @@ class HeadlessPictures {
  public:
   HeadlessPictures(const Options& o, core::Engine& engine, bool ranks, bool speaker) : o_(o), speaker_(speaker) {
 #if defined(MURMUR_HAVE_RENDER)
-    // Collective: rank 0's view frames the scene from every body, gathered once here.
-    if (o.render && ranks) engine.readBodies();
+    // Collective: rank 0's view frames gravity from every body, gathered once here (boids are
+    // framed by the world alone).
+    if (o.render && ranks && engine.params().force != core::ForceMode::Boids) engine.readBodies();
     if (o.render && speaker) {
       std::string why;
       view_ = createOffscreenView(o, engine, &why);

@@ -16,9 +16,12 @@ class EglOffscreenView final : public OffscreenView {
  public:
   EglOffscreenView(std::unique_ptr<render::EglContext> ctx, const Options& o, core::Engine& engine)
       : ctx_(std::move(ctx)), width_(o.width), height_(o.height) {
-    // Frame the initial state; the camera then stays put so a video shows the motion.
-    const core::Bodies b = engine.readBodies();
-    style_ = defaultStyle(engine.params(), b, o.drawMode, o.colourMode);
+    // Frame the initial state; the camera then stays put so a video shows the motion. Boids are
+    // framed by the world and their count alone, so their state is not read (over ranks it would
+    // be gathered to this rank: 36 GB at a billion boids).
+    const bool boids = engine.params().force == core::ForceMode::Boids;
+    const core::Bodies b = boids ? core::Bodies{} : engine.readBodies();
+    style_ = defaultStyle(engine.params(), engine.numBodies(), b, o.drawMode, o.colourMode);
     applySplatOptions(style_, o.slab, o.fog, o.edl, o.warpReduce);
     style_.box = o.box;
     style_.legend = o.legend;

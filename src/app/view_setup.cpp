@@ -8,8 +8,12 @@ namespace murmur::app {
 
 ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, const std::string& drawName,
                        const std::string& colourName) {
+  return defaultStyle(p, bodies.size(), bodies, drawName, colourName);
+}
+
+ViewStyle defaultStyle(const core::SimParams& p, size_t n, const core::Bodies& bodies, const std::string& drawName,
+                       const std::string& colourName) {
   ViewStyle s;
-  const size_t n = bodies.size();
   if (p.force == core::ForceMode::Boids) {
     s.draw = render::DrawMode::Boids;
     s.colour = render::ColourMode::Velocity;
@@ -29,7 +33,7 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
     s.colour = render::ColourMode::Speed;
     // Typical speed sets the colour ramp so that both cold and hot bodies show.
     std::vector<float> speeds;
-    for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 4096))
+    for (size_t i = 0; i < bodies.size(); i += std::max<size_t>(1, n / 4096))
       speeds.push_back(core::length(core::xyz(bodies.vel[i])));
     std::sort(speeds.begin(), speeds.end());
     s.speedScale = speeds.empty() ? 1.0f : std::max(1e-3f, 2.0f * speeds[speeds.size() / 2]);

@@ -49,6 +49,10 @@ void applySplatOptions(ViewStyle& style, float slab, float fog, float edl, bool 
 // Default style for a force mode and body count; drawName/colourName ("" = default) override.
 ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, const std::string& drawName,
                        const std::string& colourName);
+// The same for n bodies of which `bodies` holds the state or nothing: boids need only their count;
+// gravity's speed ramp samples the velocities.
+ViewStyle defaultStyle(const core::SimParams& p, size_t n, const core::Bodies& bodies, const std::string& drawName,
+                       const std::string& colourName);
 
 // Spreads the speed ramp over the speeds present in `bodies` (2nd to 98th percentile of a sample),
 // or from 0 to the boids' speed limit (the gravity default for gravity) when they are all alike.
