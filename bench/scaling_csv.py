@@ -74,7 +74,9 @@ def rows_of(runs, gpu, sha, timestamp):
         row = {c: "" for c in COLUMNS}
         row.update({"timestamp": timestamp, "git_sha": sha, "gpu": gpu, "engine": s["engine"], "force": s["force"],
                     "pipeline": s["pipeline"], "scenario": s["scenario"], "n": n, "block_size": "" if s["block"] == "-" else s["block"],
-                    "cell_width_factor": "" if s["cell_width"] == "-" else s["cell_width"], "render": 0,
+                    "cell_width_factor": "" if s["cell_width"] == "-" else s["cell_width"],
+                    "render": 1 if "render_ms" in s else 0, "render_ms": s.get("render_ms", ""),
+                    "frame_fps": "" if s.get("fps", "-") == "-" else s["fps"],
                     "warmup_steps": arg(r["args"], "--warmup"), "steps": s["steps"], "sim_ms_median": ms,
                     "steps_per_s": round(1000.0 / ms, 4), "ranks": r["ranks"],
                     "comm_ms": st.get("comm", "0") if r["ranks"] > 1 else 0,
@@ -95,7 +97,7 @@ def rows_of(runs, gpu, sha, timestamp):
     for row in out:
         per_gpu = row["n"] / row["ranks"] if row["scaling"] == "weak" else row["n"]
         base = [b for b in out if b["ranks"] == 1 and b["force"] == row["force"] and b["pipeline"] == row["pipeline"]
-                and b["n"] == per_gpu]
+                and b["n"] == per_gpu and b["render"] == row["render"]]
         if base:
             row["speedup"] = round(base[0]["sim_ms_median"] / row["sim_ms_median"], 3)
     return out
@@ -131,7 +133,8 @@ def plot(rows, path):
     ax.set_xticks(range(len(multi)))
     # All pairs is O(N^2): with N per GPU fixed each GPU does K times the work, so 1/K is ideal.
     ideal = {("gravity", "weak"): "\n(ideal 1/K: N\u00b2 work)", ("boids", "weak"): "\n(ideal 1)"}
-    ax.set_xticklabels([f"{r['force']} {r['pipeline']} {r['scaling']}\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" +
+    ax.set_xticklabels([f"{r['force']} {r['pipeline']} {r['scaling']}" + (", drawn 1080p" if r["render"] else "") +
+                        f"\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" +
                         ideal.get((r["force"], r["scaling"]), "") for r in multi], fontsize=8)
     for k in sorted({r["ranks"] for r in multi}):
         ax.axhline(k, color="#777777", ls="--", lw=1)
