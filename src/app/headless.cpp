@@ -57,6 +57,16 @@ namespace {
 
 // Checks every output before the run (not found unwritable after an hour of it), builds the
 // scenario and the engine (over several ranks, the decomposition) and resets it.
+// The device line, and with --profile the start-up: the bodies made on the host (over ranks each
+// makes its share, or all of them for a scenario made whole: `made`), then the engine taking them.
+void reportStart(const Options& o, core::Engine& engine, bool speaker, double scenarioS, double engineS,
+                 const char* made) {
+  if (!speaker) return;
+  std::fprintf(stderr, "device: %s\n", engine.deviceName().c_str());
+  if (o.profile)
+    std::printf("startup_s scenario=%.3f engine=%.3f%s%s\n", scenarioS, engineS, *made ? " bodies_made=" : "", made);
+}
+
 std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& params, bool ranks, bool speaker) {
   // The decomposition runs the pipelines the table marks for ranks; without a --pipeline the run
   // takes the decomposition's default instead of the single-GPU one.
@@ -74,6 +84,22 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   const bool fromFile = o.scenario.name.rfind("file:", 0) == 0;
   if (!fromFile) checkFits(fitKind, o.scenario.n, params, &o.scenario);
   const auto t0 = std::chrono::steady_clock::now();
+  if (ranks && core::scenarioMakesShares(o.scenario.name)) {
+    // Every rank makes only the bodies of its run of ids, which then travel to their owners: no
+    // rank makes or holds them all (the same bodies as made whole: core::makeScenarioShare).
+    params.halfSize = core::makeScenarioShare(o.scenario, params, 0, 0).halfSize;
+    auto engine = dist::createDistEngine(o.engine, params);
+    engine->setProfiling(o.profile);
+    core::RankAccess& ra = *engine->rankAccess();
+    size_t first = 0, last = 0;
+    ra.idShare(o.scenario.n, &first, &last);
+    const auto ts = std::chrono::steady_clock::now();
+    core::Scenario share = core::makeScenarioShare(o.scenario, params, first, last);
+    const double scenarioS = core::msSince(ts) / 1000.0;
+    ra.resetShare(share.bodies, o.scenario.n);
+    reportStart(o, *engine, speaker, scenarioS, core::msSince(t0) / 1000.0 - scenarioS, "share");
+    return engine;
+  }
   core::Scenario scenario = core::makeScenario(o.scenario, params);
   const double scenarioS = core::msSince(t0) / 1000.0;
   params.halfSize = scenario.halfSize;
@@ -83,11 +109,7 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   engine->setProfiling(o.profile);
   engine->reset(scenario.bodies);
   scenario.bodies = core::Bodies{};  // the engine has its own copy
-  if (speaker) std::fprintf(stderr, "device: %s\n", engine->deviceName().c_str());
-  // Start-up: the bodies made on the host (every rank makes them all), then the engine (over
-  // ranks: each takes its share and uploads it).
-  if (o.profile && speaker)
-    std::printf("startup_s scenario=%.3f engine=%.3f\n", scenarioS, core::msSince(t0) / 1000.0 - scenarioS);
+  reportStart(o, *engine, speaker, scenarioS, core::msSince(t0) / 1000.0 - scenarioS, ranks ? "all" : "");
   return engine;
 }
 

@@ -4,14 +4,20 @@
 
 namespace murmur::core {
 
-std::string checkBodies(const Bodies& b, int dims) {
-  const size_t n = b.pos.size();
-  if (b.vel.size() != n || b.id.size() != n) return "pos, vel and id sizes differ";
+std::string checkPlane(const Bodies& b, int dims) {
   if (dims == 2)
-    for (size_t k = 0; k < n; ++k)
+    for (size_t k = 0; k < b.pos.size() && k < b.vel.size() && k < b.id.size(); ++k)
       if (b.pos[k].z != 0.0f || b.vel[k].z != 0.0f)
         return "body " + std::to_string(b.id[k]) + " has z = " + std::to_string(b.pos[k].z) + ", vz = " +
                std::to_string(b.vel[k].z) + " (a 2D world, dims 2, needs z = 0 and vz = 0)";
+  return {};
+}
+
+std::string checkBodies(const Bodies& b, int dims) {
+  const size_t n = b.pos.size();
+  if (b.vel.size() != n || b.id.size() != n) return "pos, vel and id sizes differ";
+  const std::string plane = checkPlane(b, dims);
+  if (!plane.empty()) return plane;
   std::vector<bool> seen(n, false);
   for (uint32_t id : b.id) {
     if (id >= n || seen[id]) return "ids are not a permutation of 0..N-1 (id " + std::to_string(id) + ")";

@@ -28,6 +28,8 @@ struct Bodies {
 // Empty when pos, vel and id have one size and id is a permutation of 0..N-1 (and, for a 2D
 // world, dims 2, every body has z = 0 and vz = 0); otherwise why not.
 std::string checkBodies(const Bodies& b, int dims = 3);
+// The 2D part of checkBodies alone: empty unless dims is 2 and a body has z or vz other than 0.
+std::string checkPlane(const Bodies& b, int dims);
 
 // The mass every body has when all have exactly the same positive mass (pos[i].w), else 0. Masses
 // never change during a run, so an engine asks once per reset; all-pairs gravity then leaves the

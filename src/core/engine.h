@@ -116,6 +116,12 @@ class RankAccess {
   // its own keys (core/splat.h), and rank 0's `keys` becomes their per-pixel minimum, the frame one
   // rank holding every body would make, bit for bit. Other ranks' `keys` are scratch.
   virtual void compositeSplat(SplatView& view, std::vector<uint64_t>& keys) = 0;
+  // This rank's run of ids [*first, *last) among `total` bodies: what it passes to resetShare.
+  virtual void idShare(size_t total, size_t* first, size_t* last) const = 0;
+  // Collective: Engine::reset with every body, each rank passing only the bodies of its idShare,
+  // in id order (ids first, first + 1, ...). They travel to the ranks that own them, so no rank
+  // holds every body: the state, and every later step, equal reset's with all of them.
+  virtual void resetShare(const Bodies& share, size_t total) = 0;
 };
 
 class Engine {

@@ -22,15 +22,23 @@ class Rng {
   }
   uint64_t next() {
     const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
+    transition(s_);
     return result;
   }
+  // The linear state transition of next() (the output scrambler aside).
+  static void transition(uint64_t s[4]) {
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+  }
+  // The state k calls of next() from now, in O(log k) (the state transition is linear over GF(2):
+  // its powers of two are kept as 256 x 256 bit matrices). A rank makes its share of a scenario
+  // by jumping to its first body's draws.
+  void advance(uint64_t k);
   // Uniform in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/body_io.h"
 #include "core/errors.h"
@@ -54,7 +55,13 @@ void toCentreOfMassFrame(Bodies& b, size_t begin, size_t end) {
 
 // CIS 565 start: positions uniform in the world cube (the square z = 0 in 2D), at rest (or at
 // random speeds up to `speed`), unit mass.
-void uniformCube(Bodies& b, Rng& rng, double h, double speed, bool plane) {
+// The draws uniformCube takes per body: the position, then a direction and a speed when moving.
+uint64_t uniformDraws(double speed, bool plane) {
+  return (plane ? 2 : 3) + (speed > 0 ? (plane ? 1 : 2) + 1 : 0);
+}
+
+// Bodies firstId, firstId + 1, ... into b[0, b.size()), each from the next uniformDraws of rng.
+void uniformCube(Bodies& b, Rng& rng, double h, double speed, bool plane, size_t firstId) {
   for (size_t i = 0; i < b.size(); ++i) {
     const V3d p{rng.uniform(-h, h), rng.uniform(-h, h), plane ? 0.0 : rng.uniform(-h, h)};
     V3d v{0, 0, 0};
@@ -64,6 +71,7 @@ void uniformCube(Bodies& b, Rng& rng, double h, double speed, bool plane) {
       v = V3d{d.x * s, d.y * s, d.z * s};
     }
     setBody(b, i, p, v, 1.0);
+    b.id[i] = static_cast<uint32_t>(firstId + i);
   }
 }
 
@@ -389,6 +397,46 @@ std::string takeFromFile(Bodies& b, const ScenarioSpec& spec, const std::string&
   return text.empty() ? "" : name + ": " + text;
 }
 
+namespace {
+
+void checkCount(const ScenarioSpec& spec) {
+  if (spec.n < 1 || spec.n > kMaxBodies) {
+    std::ostringstream e;
+    e << "--n " << spec.n << " is out of range: allowed is 1 to " << kMaxBodies;
+    throw UsageError(e.str());
+  }
+}
+
+}  // namespace
+
+bool scenarioMakesShares(const std::string& name) { return name == "uniform" || name == "dense"; }
+
+Scenario makeScenarioShare(const ScenarioSpec& spec, const SimParams& params, size_t first, size_t last) {
+  if (!scenarioMakesShares(spec.name))
+    throw std::invalid_argument("scenario " + spec.name + " is made whole, not in shares");
+  checkCount(spec);
+  if (first > last || last > spec.n)
+    throw std::invalid_argument("share [" + std::to_string(first) + ", " + std::to_string(last) + ") of " +
+                                std::to_string(spec.n) + " bodies");
+  Scenario sc;
+  sc.force = naturalForce(spec.name);
+  sc.halfSize = params.halfSize;
+  double speed = 0.0;
+  if (spec.name == "dense") {
+    if (!(spec.denseNeighbours > 0)) throw UsageError("dense: neighbours per boid must be > 0");
+    // Expected neighbours k = rho * 4/3 pi r^3 with rho = N / (2h)^3; the world never shrinks
+    // below two search radii so the grid keeps at least a few cells.
+    sc.halfSize = denseHalfSize(spec.n, params, spec.denseNeighbours);
+    speed = 0.5 * params.boids.maxSpeed;
+  }
+  const bool plane = params.dims == 2;
+  sc.bodies.resize(last - first);
+  Rng rng(spec.seed);
+  rng.advance(uniformDraws(speed, plane) * uint64_t(first));  // body `first`'s draws
+  uniformCube(sc.bodies, rng, sc.halfSize, speed, plane, first);
+  return sc;
+}
+
 Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
   Scenario sc;
   sc.halfSize = params.halfSize;
@@ -414,24 +462,13 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
     throw UsageError("--scenario " + spec.name +
                      " is unknown: allowed are uniform, dense, plummer, galaxies, galaxy, file:PATH");
   }
-  if (spec.n < 1 || spec.n > kMaxBodies) {
-    std::ostringstream e;
-    e << "--n " << spec.n << " is out of range: allowed is 1 to " << kMaxBodies;
-    throw UsageError(e.str());
-  }
+  checkCount(spec);
+  if (scenarioMakesShares(spec.name)) return makeScenarioShare(spec, params, 0, spec.n);
   Bodies& b = sc.bodies;
   b.resize(spec.n);
   Rng rng(spec.seed);
   const bool plane = params.dims == 2;
-  if (spec.name == "uniform") {
-    uniformCube(b, rng, params.halfSize, 0.0, plane);
-  } else if (spec.name == "dense") {
-    if (!(spec.denseNeighbours > 0)) throw UsageError("dense: neighbours per boid must be > 0");
-    // Expected neighbours k = rho * 4/3 pi r^3 with rho = N / (2h)^3; the world never shrinks
-    // below two search radii so the grid keeps at least a few cells.
-    sc.halfSize = denseHalfSize(spec.n, params, spec.denseNeighbours);
-    uniformCube(b, rng, sc.halfSize, 0.5 * params.boids.maxSpeed, plane);
-  } else if (spec.name == "plummer") {
+  if (spec.name == "plummer") {
     plummer(b, 0, spec.n, rng, 1.0, 1.0, V3d{0, 0, 0}, V3d{0, 0, 0});
   } else if (spec.name == "galaxy") {  // one disk galaxy at rest, face-on: the isolated-stability case
     diskGalaxy(b, 0, spec.n, rng, kGalaxyLuminousMass, V3d{0, 0, 0}, V3d{0, 0, 0}, 0.0, 1.0);

@@ -62,6 +62,15 @@ std::string takeFromFile(Bodies& b, const ScenarioSpec& spec, const std::string&
 // unreadable/malformed file.
 Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params);
 
+// Whether each body of the scenario comes from draws of its own, as many per body, so that a run
+// of ids can be made alone (makeScenarioShare): uniform and dense. The others are made whole.
+// The bodies of ids [first, last) of makeScenario(spec, params), bit for bit, made without the
+// others: the generator jumps to the first one's draws (Rng::advance). Over ranks each makes its
+// own. halfSize, force and note as makeScenario's; UsageError as makeScenario;
+// std::invalid_argument for a scenario made whole or a run outside [0, spec.n].
+bool scenarioMakesShares(const std::string& name);
+Scenario makeScenarioShare(const ScenarioSpec& spec, const SimParams& params, size_t first, size_t last);
+
 // The world half-size `dense` gives n boids (spec.denseNeighbours neighbours each).
 float denseHalfSize(size_t n, const SimParams& p, double neighbours);
 // A disk galaxy of the `galaxy` and `galaxies` scenarios (each galaxy of `galaxies` is one

@@ -163,6 +163,104 @@ void DistEngine::reset(const core::Bodies& bodies) {
   });
 }
 
+void DistEngine::resetShare(const core::Bodies& share, size_t n) {
+  const int k = ranks();
+  size_t first = 0, last = 0;
+  idShare(n, &first, &last);
+  // Each rank holds other bodies, so the verdicts are agreed (and name the rank).
+  agreed([&] {
+    if (share.pos.size() != last - first || share.vel.size() != share.pos.size() || share.id.size() != share.pos.size())
+      throw std::invalid_argument("reset: this rank's share holds " + std::to_string(share.pos.size()) +
+                                  " bodies, not the " + std::to_string(last - first) + " of ids [" +
+                                  std::to_string(first) + ", " + std::to_string(last) + ")");
+    for (size_t i = 0; i < share.id.size(); ++i)
+      if (share.id[i] != first + i)
+        throw std::invalid_argument("reset: the share of ids [" + std::to_string(first) + ", " + std::to_string(last) +
+                                    ") holds id " + std::to_string(share.id[i]) + " at " + std::to_string(first + i));
+    const std::string err = core::checkPlane(share, params_.dims);
+    if (!err.empty()) throw std::invalid_argument("reset: " + err);
+    const std::string grid = core::validateGridFor(params_, n);
+    if (!grid.empty()) throw std::invalid_argument(grid);
+  });
+  total_ = n;
+  stats_ = CommStats{};
+  profile_ = core::StepProfile{};
+  accValid_ = false;
+  gathered_ = false;
+  {
+    // Every body's mass alike (the value, +1 so that 0 means none) or not: the empty shares abstain.
+    const float cm = core::commonMass(share.pos);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &cm, sizeof cm);
+    const std::vector<uint64_t> all = transport_->allgather(share.pos.empty() ? 0 : bits + 1);
+    uint64_t agreedBits = 0;
+    bool alike = true;
+    for (uint64_t v : all) {
+      if (v == 0) continue;
+      if (agreedBits == 0) agreedBits = v;
+      alike = alike && v == agreedBits && v != 1;  // 1: a share whose masses differ (0.0f)
+    }
+    commonMass_ = 0.0f;
+    if (alike && agreedBits != 0) {
+      const uint32_t b32 = static_cast<uint32_t>(agreedBits - 1);
+      std::memcpy(&commonMass_, &b32, sizeof b32);
+    }
+  }
+  core::Bodies owned;
+  std::vector<uint64_t> tags;
+  if (params_.force == core::ForceMode::Boids) {
+    grid_ = rankGrid(params_, n);
+    std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.z), 0);
+    for (const core::Vec4& p : share.pos) ++hist[static_cast<size_t>(planeOf(grid_, p.z))];
+    transport_->allreduceSum(hist.data(), hist.size());
+    layout_ = balancedSlabs(hist, k, rankHaloPlanes(params_, grid_));
+    stats_.imbalance = imbalance(layout_, hist);
+    // Every body to the rank that owns its plane, in id order per rank; peer p's share holds lower
+    // ids than peer p + 1's, so the arrivals in peer order are the owned bodies in id order, as
+    // reset picks them.
+    struct Record {
+      core::Vec4 pos, vel;
+      uint32_t id, pad;
+    };
+    std::vector<std::vector<Record>> out(static_cast<size_t>(k));
+    for (size_t i = 0; i < share.pos.size(); ++i)
+      out[static_cast<size_t>(ownerOfPlane(layout_, planeOf(grid_, share.pos[i].z)))].push_back(
+          Record{share.pos[i], share.vel[i], share.id[i], 0});
+    std::vector<uint64_t> sendCount(static_cast<size_t>(k));
+    std::vector<size_t> sendBytes(static_cast<size_t>(k)), recvBytes(static_cast<size_t>(k));
+    std::vector<Record> send;
+    for (size_t p = 0; p < out.size(); ++p) {
+      sendCount[p] = out[p].size();
+      sendBytes[p] = out[p].size() * sizeof(Record);
+      send.insert(send.end(), out[p].begin(), out[p].end());
+      out[p] = std::vector<Record>{};
+    }
+    const std::vector<uint64_t> recvCount = transport_->alltoall(sendCount);
+    size_t arriving = 0;
+    for (size_t p = 0; p < recvCount.size(); ++p) {
+      recvBytes[p] = static_cast<size_t>(recvCount[p]) * sizeof(Record);
+      arriving += static_cast<size_t>(recvCount[p]);
+    }
+    std::vector<Record> recv(arriving);
+    transport_->alltoallvHost(send.data(), sendBytes, recv.data(), recvBytes);
+    owned.resize(arriving);
+    tags.resize(arriving);
+    for (size_t i = 0; i < arriving; ++i) {
+      owned.pos[i] = recv[i].pos, owned.vel[i] = recv[i].vel, owned.id[i] = recv[i].id;
+      tags[i] = recv[i].id;  // before the first step the global order is the order given: id order
+    }
+  } else {
+    owned = share;  // a rank owns a run of ids: its share
+    tags.resize(owned.id.size());
+    std::iota(tags.begin(), tags.end(), uint64_t(first));
+  }
+  agreed([&] {
+    store_->checkFits(owned.size(), n, params_);
+    store_->setOwned(owned, tags, grid_, n);
+    store_->synchronize();
+  });
+}
+
 void DistEngine::step(int numSteps) {
   store_->setProfiling(profiling());
   for (int s = 0; s < numSteps; ++s) {

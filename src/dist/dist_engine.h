@@ -76,6 +76,11 @@ class DistEngine final : public core::Engine, public core::RankAccess {
   std::string summary() const override;
   std::string broadcastFromRoot(const std::string& s) override { return transport_->broadcast(s, 0); }
   void compositeSplat(core::SplatView& view, std::vector<uint64_t>& keys) override;
+  void idShare(size_t total, size_t* first, size_t* last) const override {
+    *first = firstIdOfRank(total, ranks(), rank());
+    *last = firstIdOfRank(total, ranks(), rank() + 1);
+  }
+  void resetShare(const core::Bodies& share, size_t total) override;
 
   static constexpr int kRebalanceSteps = 20;
   // Slabs move when the fullest rank holds this much more than the mean.

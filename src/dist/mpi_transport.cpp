@@ -317,15 +317,7 @@ class MpiTransport final : public MpiControlledTransport {
   void reduceMinBulk(uint64_t* v, size_t n, int root) override { ctl_.reduceMinToRoot(v, n, root); }
   void alltoallv(const void* send, const std::vector<size_t>& sendBytes, void* recv,
                  const std::vector<size_t>& recvBytes) override {
-    const size_t peers = sendBytes.size();
-    const std::vector<size_t> so = offsetsOf(sendBytes), ro = offsetsOf(recvBytes);
-    std::vector<const char*> to(peers);
-    std::vector<char*> from(peers);
-    for (size_t p = 0; p < peers; ++p) {
-      to[p] = static_cast<const char*>(send) + so[p];
-      from[p] = static_cast<char*>(recv) + ro[p];
-    }
-    exchangeBytes(to, sendBytes, from, recvBytes);
+    alltoallvHost(send, sendBytes, recv, recvBytes);
   }
   void allgatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes) override {
     const size_t peers = recvBytes.size();

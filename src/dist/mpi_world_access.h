@@ -48,6 +48,18 @@ class MpiControlledTransport : public Transport {
   void gatherv(const void* s, size_t b, void* r, const std::vector<size_t>& rb, int root) override {
     ctl_.gatherv(s, b, r, rb, root);
   }
+  void alltoallvHost(const void* send, const std::vector<size_t>& sendBytes, void* recv,
+                     const std::vector<size_t>& recvBytes) override {
+    const size_t peers = sendBytes.size();
+    const std::vector<size_t> so = offsetsOf(sendBytes), ro = offsetsOf(recvBytes);
+    std::vector<const char*> to(peers);
+    std::vector<char*> from(peers);
+    for (size_t p = 0; p < peers; ++p) {
+      to[p] = static_cast<const char*>(send) + so[p];
+      from[p] = static_cast<char*>(recv) + ro[p];
+    }
+    exchangeBytes(to, sendBytes, from, recvBytes);
+  }
   [[noreturn]] void abortJob(int status) override { ctl_.abortJob(status); }
 
  protected:

@@ -38,6 +38,9 @@ class Transport {
   // The same minimum on a buffer in the transport's memory space (device buffers for NCCL): the
   // splat images of a frame over ranks.
   virtual void reduceMinBulk(uint64_t* values, size_t count, int root) = 0;
+  // Host bulk data, as alltoallv but on the host for every transport (the start-up's bodies).
+  virtual void alltoallvHost(const void* send, const std::vector<size_t>& sendBytes, void* recv,
+                             const std::vector<size_t>& recvBytes) = 0;
   // Host bytes to root, packed in rank order (recvBytes[p] from rank p); recv is used on root only.
   virtual void gatherv(const void* send, size_t bytes, void* recv, const std::vector<size_t>& recvBytes,
                        int root) = 0;

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <utility>
 
 #include "core/cpu_engine.h"
 #include "core/errors.h"
 #include "core/metrics.h"
+#include "core/rng.h"
 #include "core/scenarios.h"
 
 using namespace murmur::core;
@@ -40,6 +42,65 @@ TEST(Scenarios, CountsIdsAndDeterminism) {
       }
     }
   }
+}
+
+// A jump of k draws lands where k calls of next() do, for jumps below and above the table's
+// threshold and across its powers of two; the next values then agree.
+TEST(Rng, AdvanceEqualsStepping) {
+  for (uint64_t k : {0ull, 1ull, 5ull, 255ull, 256ull, 257ull, 1000ull, 65537ull, 1234567ull}) {
+    Rng stepped(42), jumped(42);
+    for (uint64_t i = 0; i < k; ++i) stepped.next();
+    jumped.advance(k);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(stepped.next(), jumped.next()) << "k " << k;
+  }
+  // Two jumps add up.
+  Rng once(7), twice(7);
+  once.advance(3000000);
+  twice.advance(1000000);
+  twice.advance(2000000);
+  EXPECT_EQ(once.next(), twice.next());
+}
+
+// Over ranks each makes the bodies of its run of ids alone; together they are the scenario made
+// whole, bit for bit, in 3D and in the plane, at rest (uniform) and moving (dense).
+TEST(Scenarios, SharesMadeAloneAreTheWholeScenario) {
+  for (const char* name : {"uniform", "dense"}) {
+    for (int dims : {3, 2}) {
+      SimParams p = defaultParams();
+      p.dims = dims;
+      ScenarioSpec spec;
+      spec.name = name;
+      spec.n = 10007;
+      spec.seed = 3;
+      const Scenario whole = makeScenario(spec, p);
+      for (size_t parts : {1u, 2u, 3u, 7u}) {
+        Bodies joined;
+        float halfSize = 0;
+        for (size_t r = 0; r < parts; ++r) {
+          const size_t first = spec.n * r / parts, last = spec.n * (r + 1) / parts;
+          const Scenario share = makeScenarioShare(spec, p, first, last);
+          halfSize = share.halfSize;
+          ASSERT_EQ(share.bodies.size(), last - first);
+          joined.pos.insert(joined.pos.end(), share.bodies.pos.begin(), share.bodies.pos.end());
+          joined.vel.insert(joined.vel.end(), share.bodies.vel.begin(), share.bodies.vel.end());
+          joined.id.insert(joined.id.end(), share.bodies.id.begin(), share.bodies.id.end());
+        }
+        const std::string what = std::string(name) + " dims " + std::to_string(dims) + " in " + std::to_string(parts);
+        EXPECT_EQ(halfSize, whole.halfSize) << what;
+        EXPECT_EQ(stateChecksum(joined), stateChecksum(whole.bodies)) << what;
+        EXPECT_EQ(joined.id, whole.bodies.id) << what;
+      }
+    }
+  }
+  ScenarioSpec plummer;
+  plummer.name = "plummer";
+  plummer.n = 100;
+  EXPECT_FALSE(scenarioMakesShares("plummer"));
+  EXPECT_THROW(makeScenarioShare(plummer, defaultParams(), 0, 50), std::invalid_argument);
+  ScenarioSpec dense;
+  dense.name = "dense";
+  dense.n = 100;
+  EXPECT_THROW(makeScenarioShare(dense, defaultParams(), 50, 101), std::invalid_argument);
 }
 
 TEST(Scenarios, UniformFillsTheWorldAtRest) {

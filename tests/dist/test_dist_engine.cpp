@@ -207,6 +207,38 @@ void expectCompositeIsOneImage(core::EngineKind kind, const Case& c) {
   EXPECT_EQ(differ, 0u) << "pixels differing from one image of every body, of " << lit << " lit";
 }
 
+// Each rank makes only the bodies of its run of ids and passes them to resetShare, which sends
+// them to their owners: every later step equals reset with every body on every rank, per id, to
+// the bit (and so one rank's run).
+void expectShareResetIsReset(core::EngineKind kind, core::ForceMode force, core::Pipeline pipe, const char* name,
+                             size_t n, int steps) {
+  core::SimParams p = core::defaultParams();
+  p.force = force;
+  p.pipeline = pipe;
+  core::ScenarioSpec spec;
+  spec.name = name;
+  spec.n = n;
+  spec.seed = 5;
+  core::Scenario whole = core::makeScenario(spec, p);
+  p.halfSize = whole.halfSize;
+  auto all = createDistEngine(kind, p);
+  all->reset(whole.bodies);
+  all->step(steps);
+  const core::Bodies want = all->readBodies();
+  auto shared = createDistEngine(kind, p);
+  core::RankAccess& ra = *shared->rankAccess();
+  size_t first = 0, last = 0;
+  ra.idShare(n, &first, &last);
+  EXPECT_EQ(last - first, firstIdOfRank(n, ra.numRanks(), ra.rank() + 1) - firstIdOfRank(n, ra.numRanks(), ra.rank()));
+  ra.resetShare(core::makeScenarioShare(spec, p, first, last).bodies, n);
+  shared->step(steps);
+  const core::Bodies got = shared->readBodies();
+  EXPECT_EQ(ra.summary(), all->rankAccess()->summary());  // the same slabs, halos and traffic
+  if (ra.rank() == 0)
+    expectIdentical(want, got, std::string(name) + " " + core::toString(force) + " " + core::toString(pipe) +
+                                   " from shares over " + std::to_string(ra.numRanks()) + " ranks");
+}
+
 // Uniform worlds whose rows grids take each of the GPU rows kernel's loops (core::rowLoop).
 std::vector<Case> rowsLoopCases() {
   const core::Pipeline rows = core::Pipeline::Rows;
@@ -300,6 +332,37 @@ TEST_F(DistCpu, GravityTreeMatchesOneRankToTheBit) {
 TEST_F(DistCpu, CompositedFrameIsOneImageOfEveryBody) {
   expectCompositeIsOneImage(core::EngineKind::Cpu, {"uniform", 6000, 10, kBoids, onRanks(kBoids)});
   expectCompositeIsOneImage(core::EngineKind::Cpu, {"plummer", 2001, 2, kGravity, onRanks(kGravity)});
+}
+
+TEST_F(DistCpu, BodiesMadeInSharesRunAsBodiesMadeWhole) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    expectShareResetIsReset(core::EngineKind::Cpu, kBoids, pipe, "dense", 6001, 30);
+  });
+  expectShareResetIsReset(core::EngineKind::Cpu, kGravity, onRanks(kGravity), "uniform", 1001, 4);
+}
+
+// A share that is not the rank's run of ids is refused on every rank, naming the rank.
+TEST_F(DistCpu, AShareOfTheWrongIdsIsRefusedEverywhere) {
+  core::SimParams p = core::defaultParams();
+  core::ScenarioSpec spec;
+  spec.name = "dense";
+  spec.n = 3000;
+  p.halfSize = core::makeScenarioShare(spec, p, 0, 0).halfSize;
+  auto engine = createDistEngine(core::EngineKind::Cpu, p);
+  core::RankAccess& ra = *engine->rankAccess();
+  const int bad = ra.numRanks() - 1;
+  size_t first = 0, last = 0;
+  ra.idShare(spec.n, &first, &last);
+  if (ra.rank() == bad) ++first;  // one body short
+  try {
+    ra.resetShare(core::makeScenarioShare(spec, p, first, last).bodies, spec.n);
+    FAIL() << "a short share went unnoticed";
+  } catch (const JobError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(bad) + ": reset: this rank's share holds"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.status(), 2);
+  }
 }
 
 // The host store, except that on one rank one stage throws at a chosen step, as a GPU store does
@@ -499,6 +562,12 @@ TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {
 TEST_F(DistCuda, GravityTreeMatchesOneGpuToTheBit) {
   runCase(core::EngineKind::Cuda, {"plummer", 50001, 5, kGravity, core::Pipeline::Tree}, single);
   runCase(core::EngineKind::Cuda, {"galaxies", 30000, 6, kGravity, core::Pipeline::Tree}, single);
+}
+
+TEST_F(DistCuda, BodiesMadeInSharesRunAsBodiesMadeWhole) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    expectShareResetIsReset(core::EngineKind::Cuda, kBoids, pipe, "dense", 100000, 30);
+  });
 }
 
 // Each GPU splats its own bodies and NCCL reduces the images.
