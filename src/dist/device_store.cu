@@ -526,7 +526,8 @@ class DeviceStore final : public LocalStore {
 
   // The first slot of every cell from the sorted keys [0, n): cellStart/cellEnd on the coherent
   // grid, cellFirst on the rows grid.
-  // Cells [fromCell, endCell) only: every key of [0, n) lies there, and no search reads outside.
+  // Cells [fromCell, endCell) only (rows: with the end marker at endCell): every key of [0, n)
+  // lies there, and no search reads outside.
   void findCellBegins(const uint32_t* sortedKeys, uint32_t n, uint32_t fromCell, uint32_t endCell,
                       const cuda::LaunchConfig& lc) {
     if (rows(params_))
