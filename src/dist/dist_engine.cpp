@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -116,6 +117,35 @@ void DistEngine::agreed(F&& f) {
   }
 }
 
+void DistEngine::startReset(size_t n) {
+  total_ = n;
+  stats_ = CommStats{};
+  profile_ = core::StepProfile{};
+  accValid_ = false;
+  gathered_ = false;
+}
+
+std::vector<uint64_t> DistEngine::planeCounts(const std::vector<core::Vec4>& pos, size_t n) {
+  // The pipeline's grid for the whole count (the rows grid depends on it), as one engine has it.
+  grid_ = rankGrid(params_, n);
+  std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.z), 0);
+  for (const core::Vec4& p : pos) ++hist[static_cast<size_t>(planeOf(grid_, p.z))];
+  return hist;
+}
+
+void DistEngine::balanceSlabs(const std::vector<uint64_t>& hist) {
+  layout_ = balancedSlabs(hist, ranks(), rankHaloPlanes(params_, grid_));
+  stats_.imbalance = imbalance(layout_, hist);
+}
+
+void DistEngine::finishReset(const core::Bodies& owned, const std::vector<uint64_t>& tags, size_t n) {
+  agreed([&] {
+    store_->checkFits(owned.size(), n, params_);
+    store_->setOwned(owned, tags, grid_, n);
+    store_->synchronize();
+  });
+}
+
 void DistEngine::reset(const core::Bodies& bodies) {
   {
     const std::string err = core::checkBodies(bodies, params_.dims);  // the same bodies, so the same verdict, everywhere
@@ -125,22 +155,13 @@ void DistEngine::reset(const core::Bodies& bodies) {
   }
   const size_t n = bodies.size();
   const int me = rank(), k = ranks();
-  total_ = n;
+  startReset(n);
   commonMass_ = core::commonMass(bodies.pos);  // every rank holds all the bodies here
-  stats_ = CommStats{};
-  profile_ = core::StepProfile{};
-  accValid_ = false;
-  gathered_ = false;
   core::Bodies owned;
   std::vector<uint64_t> tags;
   if (params_.force == core::ForceMode::Boids) {
-    // The pipeline's grid for the whole count (the rows grid depends on it), as one engine has it.
-    grid_ = rankGrid(params_, n);
     // Every rank holds the same bodies here, so the balanced layout needs no communication.
-    std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.z), 0);
-    for (const core::Vec4& p : bodies.pos) ++hist[static_cast<size_t>(planeOf(grid_, p.z))];
-    layout_ = balancedSlabs(hist, k, rankHaloPlanes(params_, grid_));
-    stats_.imbalance = imbalance(layout_, hist);
+    balanceSlabs(planeCounts(bodies.pos, n));
     for (size_t i = 0; i < n; ++i) {
       if (!ownsPlane(layout_, me, planeOf(grid_, bodies.pos[i].z))) continue;
       owned.pos.push_back(bodies.pos[i]);
@@ -156,11 +177,7 @@ void DistEngine::reset(const core::Bodies& bodies) {
     tags.resize(owned.id.size());
     std::iota(tags.begin(), tags.end(), uint64_t(first));  // unused by gravity; the order given
   }
-  agreed([&] {
-    store_->checkFits(owned.size(), n, params_);
-    store_->setOwned(owned, tags, grid_, n);
-    store_->synchronize();
-  });
+  finishReset(owned, tags, n);
 }
 
 void DistEngine::resetShare(const core::Bodies& share, size_t n) {
@@ -182,83 +199,68 @@ void DistEngine::resetShare(const core::Bodies& share, size_t n) {
     const std::string grid = core::validateGridFor(params_, n);
     if (!grid.empty()) throw std::invalid_argument(grid);
   });
-  total_ = n;
-  stats_ = CommStats{};
-  profile_ = core::StepProfile{};
-  accValid_ = false;
-  gathered_ = false;
+  startReset(n);
   {
-    // Every body's mass alike (the value, +1 so that 0 means none) or not: the empty shares abstain.
-    const float cm = core::commonMass(share.pos);
-    uint64_t bits = 0;
-    std::memcpy(&bits, &cm, sizeof cm);
-    const std::vector<uint64_t> all = transport_->allgather(share.pos.empty() ? 0 : bits + 1);
-    uint64_t agreedBits = 0;
-    bool alike = true;
-    for (uint64_t v : all) {
-      if (v == 0) continue;
-      if (agreedBits == 0) agreedBits = v;
-      alike = alike && v == agreedBits && v != 1;  // 1: a share whose masses differ (0.0f)
+    // The mass every body has when all have the same positive mass (core::commonMass of every
+    // body): the smallest and largest over every rank; an empty share counts for neither.
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    double range[2] = {-kInf, -kInf};  // the largest mass, minus the smallest
+    for (const core::Vec4& p : share.pos) {
+      const double w = p.w;
+      if (w != w) {  // NaN: no common mass
+        range[0] = range[1] = kInf;
+        break;
+      }
+      range[0] = std::max(range[0], w);
+      range[1] = std::max(range[1], -w);
     }
-    commonMass_ = 0.0f;
-    if (alike && agreedBits != 0) {
-      const uint32_t b32 = static_cast<uint32_t>(agreedBits - 1);
-      std::memcpy(&commonMass_, &b32, sizeof b32);
-    }
+    transport_->allreduceMax(range, 2);
+    const double most = range[0], least = -range[1];
+    commonMass_ = least == most && least > 0 ? float(least) : 0.0f;
   }
   core::Bodies owned;
   std::vector<uint64_t> tags;
   if (params_.force == core::ForceMode::Boids) {
-    grid_ = rankGrid(params_, n);
-    std::vector<uint64_t> hist(static_cast<size_t>(grid_.dims.z), 0);
-    for (const core::Vec4& p : share.pos) ++hist[static_cast<size_t>(planeOf(grid_, p.z))];
+    std::vector<uint64_t> hist = planeCounts(share.pos, n);
     transport_->allreduceSum(hist.data(), hist.size());
-    layout_ = balancedSlabs(hist, k, rankHaloPlanes(params_, grid_));
-    stats_.imbalance = imbalance(layout_, hist);
-    // Every body to the rank that owns its plane, in id order per rank; peer p's share holds lower
-    // ids than peer p + 1's, so the arrivals in peer order are the owned bodies in id order, as
-    // reset picks them.
-    struct Record {
-      core::Vec4 pos, vel;
-      uint32_t id, pad;
-    };
-    std::vector<std::vector<Record>> out(static_cast<size_t>(k));
-    for (size_t i = 0; i < share.pos.size(); ++i)
-      out[static_cast<size_t>(ownerOfPlane(layout_, planeOf(grid_, share.pos[i].z)))].push_back(
-          Record{share.pos[i], share.vel[i], share.id[i], 0});
-    std::vector<uint64_t> sendCount(static_cast<size_t>(k));
-    std::vector<size_t> sendBytes(static_cast<size_t>(k)), recvBytes(static_cast<size_t>(k));
-    std::vector<Record> send;
-    for (size_t p = 0; p < out.size(); ++p) {
-      sendCount[p] = out[p].size();
-      sendBytes[p] = out[p].size() * sizeof(Record);
-      send.insert(send.end(), out[p].begin(), out[p].end());
-      out[p] = std::vector<Record>{};
+    balanceSlabs(hist);
+    // Every body to the rank that owns its plane, in id order per rank (the tag carries the id);
+    // peer p's share holds lower ids than peer p + 1's, so the arrivals in peer order are the
+    // owned bodies in id order, as reset picks them.
+    std::vector<int> owner(share.pos.size());
+    std::vector<uint64_t> sendCount(static_cast<size_t>(k), 0);
+    for (size_t i = 0; i < share.pos.size(); ++i) {
+      owner[i] = ownerOfPlane(layout_, planeOf(grid_, share.pos[i].z));
+      ++sendCount[static_cast<size_t>(owner[i])];
     }
+    std::vector<size_t> sendBytes(static_cast<size_t>(k)), recvBytes(static_cast<size_t>(k)), at(static_cast<size_t>(k), 0);
+    for (size_t p = 0; p < sendBytes.size(); ++p) {
+      sendBytes[p] = static_cast<size_t>(sendCount[p]) * sizeof(BodyRecord);
+      if (p + 1 < at.size()) at[p + 1] = at[p] + static_cast<size_t>(sendCount[p]);
+    }
+    std::vector<BodyRecord> send(share.pos.size());
+    for (size_t i = 0; i < share.pos.size(); ++i)
+      send[at[static_cast<size_t>(owner[i])]++] = BodyRecord{share.pos[i], share.vel[i], share.id[i], share.id[i], 0};
     const std::vector<uint64_t> recvCount = transport_->alltoall(sendCount);
     size_t arriving = 0;
     for (size_t p = 0; p < recvCount.size(); ++p) {
-      recvBytes[p] = static_cast<size_t>(recvCount[p]) * sizeof(Record);
+      recvBytes[p] = static_cast<size_t>(recvCount[p]) * sizeof(BodyRecord);
       arriving += static_cast<size_t>(recvCount[p]);
     }
-    std::vector<Record> recv(arriving);
+    std::vector<BodyRecord> recv(arriving);
     transport_->alltoallvHost(send.data(), sendBytes, recv.data(), recvBytes);
     owned.resize(arriving);
     tags.resize(arriving);
     for (size_t i = 0; i < arriving; ++i) {
       owned.pos[i] = recv[i].pos, owned.vel[i] = recv[i].vel, owned.id[i] = recv[i].id;
-      tags[i] = recv[i].id;  // before the first step the global order is the order given: id order
+      tags[i] = recv[i].tag;  // before the first step the global order is the order given: id order
     }
   } else {
     owned = share;  // a rank owns a run of ids: its share
     tags.resize(owned.id.size());
     std::iota(tags.begin(), tags.end(), uint64_t(first));
   }
-  agreed([&] {
-    store_->checkFits(owned.size(), n, params_);
-    store_->setOwned(owned, tags, grid_, n);
-    store_->synchronize();
-  });
+  finishReset(owned, tags, n);
 }
 
 void DistEngine::step(int numSteps) {

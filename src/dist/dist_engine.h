@@ -87,6 +87,13 @@ class DistEngine final : public core::Engine, public core::RankAccess {
   static constexpr double kRebalanceThreshold = 1.05;
 
  private:
+  // reset and resetShare: the counters of a new state; the slabs balanced over the histogram of
+  // every body's plane; the owned bodies handed to the store (every rank agreeing on the outcome).
+  void startReset(size_t n);
+  // The grid for n bodies (grid_), and how many of `pos` lie in each of its planes.
+  std::vector<uint64_t> planeCounts(const std::vector<core::Vec4>& pos, size_t n);
+  void balanceSlabs(const std::vector<uint64_t>& hist);
+  void finishReset(const core::Bodies& owned, const std::vector<uint64_t>& tags, size_t n);
   void stepBoids();
   void stepGravity();
   void gravityForces();
