@@ -185,7 +185,7 @@ void checkObserveOptions(const Options& o, const RunTarget& t) {
     for (const auto& [name, value] : o.typed) {
       if (name == "--observe-every")
         throw UsageError(name + " " + value + kNotInBench + "; its --observe samples after every timed step");
-      if (name == "--trajectory-every") throw UsageError(name + " " + value + kNotInBench);
+      if (name == "--trajectory-every" || name == "--checksum") throw UsageError(name + " " + value + kNotInBench);
     }
     return;
   }
@@ -206,6 +206,8 @@ void checkOptionsApply(const Options& o) {
   if (o.mode == Mode::Viewer) {
     if (!o.observables.empty()) throw UsageError("--observables " + o.observables + " applies to headless runs only (--headless)");
     if (!o.trajectory.empty()) throw UsageError("--trajectory " + o.trajectory + " applies to headless runs only (--headless)");
+    for (const auto& [name, value] : o.typed)
+      if (name == "--checksum") throw UsageError(name + " " + value + " applies to headless runs only (--headless)");
   }
   if (o.mode != Mode::Headless && o.mode != Mode::Bench) return;
   const bool bench = o.mode == Mode::Bench;
@@ -227,6 +229,8 @@ void checkOptionsApply(const Options& o) {
       throw UsageError(given + " needs rendering (" + (bench ? "add --render" : "drop --no-render") + ")");
     if (!bench && name == "--record-every" && o.record.empty())
       throw UsageError(given + " applies with --record only");
+    if (name == "--checksum" && !o.checksum && !o.out.empty())
+      throw UsageError(given + " skips the final state, which --out " + o.out + " writes: drop one of them");
     checkParamApplies(name, value, target, false);
   }
   checkObserveOptions(o, target);

@@ -126,6 +126,10 @@ const std::vector<AppValue>& appValues() {
        namesOf(kOffOn), [](Options& o, double v) { o.box = v != 0; }, false},
       {"--legend", "legend", "Draw the colour mode's legend in the frame's bottom-right corner (default on)",
        namesOf(kOffOn), [](Options& o, double v) { o.legend = v != 0; }, false},
+      {"--checksum", "checksum",
+       "Headless: gather the final state and print its checksum (default on; off skips the gather, for worlds too "
+       "large to gather on one host)",
+       namesOf(kOffOn), [](Options& o, double v) { o.checksum = v != 0; }, false},
       {"--record-every", "record every", "Headless: record one frame every K steps (default 1)", core::intRange(1, 1000000),
        [](Options& o, double v) { o.recordEvery = static_cast<int>(v); }, false},
       {"--observe-every", "observe every", "Sample the observables every K steps: --observables, the viewer's panel (default 10)",
@@ -297,7 +301,8 @@ void printHelp(const CommandLine& cl, const char* argv0) {
     static const char* const kNotListed[] = {"--help-all",          "--out",        "--screenshot",
                                              "--record",            "--observables", "--observables-flocks",
                                              "--trajectory",        "--trajectory-every", "--observe-every",
-                                             "--frames",            "--steps-per-frame",  "--record-every"};
+                                             "--frames",            "--steps-per-frame",  "--record-every",
+                                             "--checksum"};
     std::string shared;
     const CLI::Formatter format;
     for (const CLI::Option* opt : cl.app.get_options()) {

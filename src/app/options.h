@@ -93,6 +93,7 @@ struct Options {
   bool warpReduce = false; // --warp-reduce (measured slower on an H100: bench/results/h100/README.md)
   bool box = true;         // --box off: no world box over the frame
   bool legend = true;      // --legend off: no colour legend in the corner
+  bool checksum = true;    // --checksum off (headless): no final state gathered; the summary says checksum=off
   BenchOptions bench;
   // accuracy: Plummer bodies of the 1000-step energy drift (0: skip); without --drift-n 16384 on a
   // GPU and 1000 on the CPU engine (1000 all-pairs steps of 16k bodies take minutes there).

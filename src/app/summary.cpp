@@ -25,13 +25,15 @@ std::string summaryLine(const RunSummary& s) {
   const std::string block = s.engine == core::EngineKind::Cuda ? std::to_string(s.params.blockSize) : "-";
   const std::string cellWidth =
       core::hasCellWidth(s.params.pipeline, s.params.force) ? std::to_string(s.params.cellWidthFactor) : "-";
+  char checksum[24] = "off";
+  if (s.checksum) std::snprintf(checksum, sizeof checksum, "%016" PRIx64, *s.checksum);
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "engine=%s force=%s pipeline=%s scenario=%s n=%zu steps=%d block=%s cell_width=%s "
-                "ms_per_step=%.4f total_ms=%.1f checksum=%016" PRIx64,
+                "ms_per_step=%.4f total_ms=%.1f checksum=%s",
                 core::toString(s.engine), core::toString(s.params.force), core::toString(s.params.pipeline),
                 scenarioLabel(s.scenario.name, s.scenario.denseNeighbours, s.params.dims).c_str(), s.n, s.steps, block.c_str(), cellWidth.c_str(), med, s.totalMs,
-                s.checksum);
+                checksum);
   std::string line = buf;
   if (s.rendered) {
     const double rm = s.renderMs.empty() ? 0.0 : stepStats(s.renderMs).median;

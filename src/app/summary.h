@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ struct RunSummary {
   std::vector<double> stepMs;    // ms per step, one entry per timed iteration
   std::vector<double> renderMs;  // ms per drawn frame
   double totalMs = 0;
-  uint64_t checksum = 0;
+  std::optional<uint64_t> checksum;  // none with --checksum off: printed as checksum=off
   bool rendered = false, interop = false;
   int framesWritten = 0;  // --record frames (video or PNG files) and the --screenshot
 };

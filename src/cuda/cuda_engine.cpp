@@ -230,7 +230,7 @@ core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
   if (s.n > 0 && s.params.force == ForceMode::Boids && !r.flocks && m.stepper->samplesInStep()) {
     s.dropPendingStep();  // a second sample of the same state runs the pass again
-    const BoidSampleSums sample = m.observer->beginBoidSample(s.n, s.stream);
+    const BoidSampleSums sample = m.observer->beginBoidSample(s.n);
     s.timer.beginStep(profiling_, s.stream);
     m.stepper->sampleStep(s, sample);
     const core::Observables out = m.observer->finishBoidSample(s.n, s.stream);  // one wait, for the sums

@@ -295,11 +295,14 @@ struct DeviceObserver::Buffers {
   DeviceBuffer<GridSpec> grid;
   DeviceBuffer<unsigned char> temp;
   // A force pass's sample: its sums and, in the word after them, the count of the beyond list
-  // (one memset clears both); the list, 8 bytes per body.
+  // and the count of finished blocks, zeroed once here and then by each sample's last block; the
+  // totals land in sampleHost (pinned, written by the device: no copy to queue). The list, 8
+  // bytes per body.
   DeviceBuffer<double> sampleSums;
   DeviceBuffer<uint32_t> beyond;
   DeviceBuffer<float> beyondNearest2;
-  double* sampleHost = nullptr;  // pinned: the sample's sums come back without a staging copy
+  double* sampleHost = nullptr;
+  double* sampleHostOnDevice = nullptr;
 
   Buffers() = default;
   Buffers(const Buffers&) = delete;
@@ -339,26 +342,28 @@ DeviceObserver::DeviceObserver() : buf_(std::make_unique<Buffers>()) {
   buf_->sums.allocate(kNumSums);
   buf_->counters.allocate(kNumCounters);
   buf_->grid.allocate(1);
-  buf_->sampleSums.allocate(kNumBoidSums + 1);
-  MURMUR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&buf_->sampleHost), kNumBoidSums * sizeof(double)));
+  Buffers& B = *buf_;
+  B.sampleSums.allocate(kNumBoidSums + 1);
+  MURMUR_CUDA_CHECK(cudaMemset(B.sampleSums.get(), 0, B.sampleSums.bytes()));
+  MURMUR_CUDA_CHECK(cudaDeviceSynchronize());  // zero before any stream's first sample
+  MURMUR_CUDA_CHECK(
+      cudaHostAlloc(reinterpret_cast<void**>(&B.sampleHost), kNumBoidSums * sizeof(double), cudaHostAllocMapped));
+  MURMUR_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&B.sampleHostOnDevice), B.sampleHost, 0));
 }
 DeviceObserver::~DeviceObserver() = default;
 
-BoidSampleSums DeviceObserver::beginBoidSample(size_t n, cudaStream_t stream) {
+BoidSampleSums DeviceObserver::beginBoidSample(size_t n) {
   Buffers& B = *buf_;
   B.ensureSample(n);
-  MURMUR_CUDA_CHECK(cudaMemsetAsync(B.sampleSums.get(), 0, B.sampleSums.bytes(), stream));
-  return BoidSampleSums{B.sampleSums.get(), B.beyond.get(), B.beyondNearest2.get(),
-                        reinterpret_cast<uint32_t*>(B.sampleSums.get() + kNumBoidSums)};
+  uint32_t* counts = reinterpret_cast<uint32_t*>(B.sampleSums.get() + kNumBoidSums);
+  return BoidSampleSums{B.sampleSums.get(), B.beyond.get(), B.beyondNearest2.get(), counts, counts + 1,
+                        B.sampleHostOnDevice};
 }
 
 core::Observables DeviceObserver::finishBoidSample(size_t n, cudaStream_t stream) {
-  double* sums = buf_->sampleHost;
-  MURMUR_CUDA_CHECK(
-      cudaMemcpyAsync(sums, buf_->sampleSums.get(), kNumBoidSums * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));  // the pass's last block has written sampleHost
   core::Observables out;
-  setBoidScalars(sums, n, out);
+  setBoidScalars(buf_->sampleHost, n, out);
   return out;
 }
 

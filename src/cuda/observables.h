@@ -27,17 +27,21 @@ namespace murmur::cuda {
 // a pipeline whose force pass samples the state it starts from (CudaPipeline::sampleStep).
 enum BoidSum : int { kPolX, kPolY, kPolZ, kSpeed, kNearest, kCount1, kCount2, kCount3, kNumBoidSums };
 
-// Where a force pass puts its sample (DeviceObserver::beginBoidSample): the sums, zeroed, and a
-// list with room for every boid, for the boids whose nearest other boid the pass could not
+// Where a force pass puts its sample (DeviceObserver::beginBoidSample): the sums on the device;
+// a list with room for every boid, for the boids whose nearest other boid the pass could not
 // settle (none of its candidates lies inside its search radius): their slots in
 // beyond[0, *beyondCount) and the squared distance of their nearest candidate (an upper bound;
-// infinity without one) in beyondNearest2. The pass settles those too (launchRowsNearestBeyond)
-// and adds their distances to sums[kNearest].
+// infinity without one) in beyondNearest2; and a count of finished blocks. The sums and both
+// counts are zero when a pass starts: launchRowsNearestBeyond settles the list, adds its distances
+// to sums[kNearest], copies the totals to `host` (pinned host memory the device writes) and
+// zeroes the sums and counts for the next sample.
 struct BoidSampleSums {
   double* sums = nullptr;
   uint32_t* beyond = nullptr;
   float* beyondNearest2 = nullptr;
   uint32_t* beyondCount = nullptr;
+  uint32_t* blocksDone = nullptr;
+  double* host = nullptr;
 };
 
 // The scratch buffers of the observables, kept between samples (allocated on the first sample and
@@ -54,9 +58,9 @@ class DeviceObserver {
   core::Observables observe(const core::DeviceAccess::Bodies& b, const core::SimParams& p,
                             const core::ObserveRequest& r, cudaStream_t stream);
 
-  // A sample taken by a force pass: the zeroed sums and the list for n boids (queued on stream),
-  // then, once the pass is queued, the observables from the sums (waits for them).
-  BoidSampleSums beginBoidSample(size_t n, cudaStream_t stream);
+  // A sample taken by a force pass: where the pass over n boids puts its sums and list, then,
+  // once the pass is queued, the observables from the sums (waits for the stream).
+  BoidSampleSums beginBoidSample(size_t n);
   core::Observables finishBoidSample(size_t n, cudaStream_t stream);
 
  private:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <type_traits>
 
 #include "core/physics.h"
 #include "core/row_search.h"
@@ -57,32 +58,45 @@ __device__ __forceinline__ void countCell(const GridSpec& g, const Vec4& p, uint
 // force's counts n1 and n3 until boidRemoveSelf) and the nearest other candidate, squared.
 struct BoidSampleAcc {
   float nearest2 = INFINITY;
-  int n2 = 0;
+  float n2 = 0;  // exact: a count below 2^24
 };
 
-template <bool SampleT>
+// What a sampled kernel's thread holds once its boid is done: the boid's sums, the counts apart
+// (blockSampleAdd adds them as integers).
+struct BoidSampleOut {
+  double v[kNumBoidSums] = {};
+  int counts[3] = {};  // the neighbours within the cohesion, separation and alignment radii
+};
+
+// Candidate d2 of a sampled boid. Only the boid's own row holds the boid itself (d2 = 0 exactly,
+// sums relative to the boid), so only that row tests for it (OwnRowT); in every other row the
+// nearest distance is one minimum per candidate.
+template <bool SampleT, bool OwnRowT>
 __device__ __forceinline__ void sampleCandidate(BoidSampleAcc& s, float d2, bool self, const BoidRadii2& r2) {
   if constexpr (SampleT) {
-    s.n2 += d2 < r2.r2 ? 1 : 0;
-    s.nearest2 = fminf(s.nearest2, self ? INFINITY : d2);
+    if (d2 < r2.r2) s.n2 += 1.0f;  // under the force's own predicate: one add (an integer took a select too)
+    if constexpr (OwnRowT)
+      s.nearest2 = fminf(s.nearest2, self ? INFINITY : d2);
+    else
+      s.nearest2 = fminf(s.nearest2, d2);
   }
 }
 
 // A sampled boid's sums (cuda/observables.h BoidSum), as DeviceObserver's boids kernel forms
 // them. acc has had boidRemoveSelf. A nearest candidate at or beyond the search radius (reach2)
 // settles nothing: a boid closer than the radius would have been a candidate, but one farther
-// may be nearer than every candidate, so the boid is listed for launchRowsNearestBeyond, with its
-// nearest candidate's squared distance as an upper bound.
+// may be nearer than every candidate, so the boid is listed for launchRowsNearestBeyond, with
+// its nearest candidate's squared distance as an upper bound.
 __device__ __forceinline__ void sampleBoid(const core::BoidAccumRel& acc, const BoidSampleAcc& sa, uint32_t i,
                                            uint32_t n, const Vec4& vi, const BoidRadii2& r2, float reach2,
-                                           const BoidSampleSums& sample, double (&v)[kNumBoidSums]) {
-  setSpeedAndHeading(vi, v);
-  v[kCount1] = acc.n1;
-  v[kCount2] = sa.n2 - (0.0f < r2.r2 ? 1 : 0);
-  v[kCount3] = acc.n3;
+                                           const BoidSampleSums& sample, BoidSampleOut& so) {
+  setSpeedAndHeading(vi, so.v);
+  so.counts[0] = acc.n1;
+  so.counts[1] = static_cast<int>(sa.n2) - (0.0f < r2.r2 ? 1 : 0);
+  so.counts[2] = acc.n3;
   if (n < 2) return;
   if (sa.nearest2 < reach2) {
-    v[kNearest] = sqrt(double(sa.nearest2));
+    so.v[kNearest] = sqrt(double(sa.nearest2));
   } else {
     const uint32_t t = atomicAdd(sample.beyondCount, 1u);
     sample.beyond[t] = i;
@@ -98,7 +112,7 @@ __device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, const Bo
                                                uint32_t n, const Vec4& pi, const Vec4* __restrict__ vel,
                                                const GridSpec& g, const BoidParams& b, const BoidRadii2& r2,
                                                Vec4* __restrict__ velOut, const RowsStepOut& out,
-                                               double (&sampled)[kNumBoidSums]) {
+                                               BoidSampleOut& sampled) {
   const Vec4 vi = ldg4(vel + i);
   core::boidRemoveSelf(acc, vi, r2);
   if constexpr (SampleT) sampleBoid(acc, sa, i, n, vi, r2, boidReach2(r2), out.sample, sampled);
@@ -133,7 +147,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
                                               const GridSpec* __restrict__ grid,
                                               const uint32_t* __restrict__ cellFirst, const BoidParams& b,
                                               float searchRadius, Vec4* __restrict__ velOut,
-                                              const RowsStepOut& out, double (&sampled)[kNumBoidSums]) {
+                                              const RowsStepOut& out, BoidSampleOut& sampled) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const GridSpec g = *grid;
@@ -143,15 +157,16 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   const float reach2 = boidReach2(r2);
   core::BoidAccumRel acc = core::boidAccumRelInit();
   BoidSampleAcc sa;
-  core::forEachRow(g, ci, searchRadius, [&](uint32_t first, uint32_t last) {
-    const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
+  // One row [s, e); OwnRow says whether it holds the boid itself (sampleCandidate).
+  const auto walkRow = [&](auto ownRow, uint32_t s, uint32_t e) {
+    constexpr bool OwnRowT = decltype(ownRow)::value;
     uint32_t j = s;
     if constexpr (BatchedT) {
       const auto add = [&](const Vec4& pj, uint32_t q) {
         const core::Vec3 d = core::xyz(pj) - ci;
         const float d2 = core::distance2(d);
         boidPairAddRel(acc, d, d2, vel, q, r2, reach2);
-        sampleCandidate<SampleT>(sa, d2, q == i, r2);
+        sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
       };
       for (; j + 3 < e; j += 4) {
         Vec4 ps[4];
@@ -171,7 +186,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
         const core::Vec3 d = core::xyz(pj) - ci;
         const float d2 = core::distance2(d);
         core::boidAccumulateRel(acc, d, d2, vj, r2);
-        sampleCandidate<SampleT>(sa, d2, q == i, r2);
+        sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
       };
       for (; j + 1 < e; j += 2) {
         const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
@@ -181,14 +196,80 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       }
       if (j < e) add(ldg4(pos + j), ldg4(vel + j), j);
     }
+  };
+  core::forEachRow(g, ci, searchRadius, [&](uint32_t first, uint32_t last) {
+    const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
+    if constexpr (SampleT) {
+      if (s <= i && i < e) {
+        walkRow(std::true_type{}, s, e);
+        return;
+      }
+    }
+    walkRow(std::false_type{}, s, e);
   });
   finishRowsBoid<SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
+// The sum of v over the warp, in lane 0.
+__device__ __forceinline__ int warpSum(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(kFullWarpMask, v);
+#else
+  for (int o = kWarpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(kFullWarpMask, v, o);
+  return v;
+#endif
+}
+
+// The block's sums added into sums[0, kNumBoidSums): the doubles over shuffles, the counts as
+// integers (one instruction a warp on sm_80 and later) and in double only per block.
+__device__ __forceinline__ void blockSampleAdd(BoidSampleOut& so, double* __restrict__ sums) {
+  static_assert(kNearest == 4 && kCount1 == 5 && kCount3 == 7 && kNumBoidSums == 8, "the doubles, then the counts");
+  constexpr int kDoubles = kCount1;
+  __shared__ double partial[kDoubles][kMaxWarpsPerBlock];
+  __shared__ int partialCount[3][kMaxWarpsPerBlock];
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int k = 0; k < kDoubles; ++k)
+    for (int o = kWarpSize / 2; o > 0; o /= 2) so.v[k] += __shfl_down_sync(kFullWarpMask, so.v[k], o);
+  int counts[3];
+#pragma unroll
+  for (int c = 0; c < 3; ++c) counts[c] = warpSum(so.counts[c]);
+  if (lane == 0) {
+#pragma unroll
+    for (int k = 0; k < kDoubles; ++k) partial[k][warp] = so.v[k];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) partialCount[c][warp] = counts[c];
+  }
+  __syncthreads();
+  if (threadIdx.x < kNumBoidSums) {  // lane k adds value k over the warps
+    const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+    double total = 0;
+    if (threadIdx.x < kDoubles) {
+      for (int w = 0; w < warps; ++w) total += partial[threadIdx.x][w];
+    } else {
+      long long c = 0;
+      for (int w = 0; w < warps; ++w) c += partialCount[threadIdx.x - kDoubles][w];
+      total = double(c);
+    }
+    atomicAdd(sums + threadIdx.x, total);
+  }
+}
+
+// A sampled kernel lets launchRowsNearestBeyond's kernel start as soon as every block of it has
+// started (programmatic dependent launch, sm_90): that kernel's blocks take the SMs the force
+// kernel's last blocks leave, then wait for the whole force kernel (griddepcontrol.wait), so its
+// launch overlaps the force kernel's tail instead of following it.
+template <bool SampleT>
+__device__ __forceinline__ void letTheSampleStart() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (SampleT) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // A sampled kernel's block total of its boids' sums (every thread of the block calls it).
 template <bool SampleT>
-__device__ __forceinline__ void addSample(double (&sampled)[kNumBoidSums], const RowsStepOut& out) {
-  if constexpr (SampleT) blockAtomicAdd<kNumBoidSums>(sampled, out.sample.sums);
+__device__ __forceinline__ void addSample(BoidSampleOut& sampled, const RowsStepOut& out) {
+  if constexpr (SampleT) blockSampleAdd(sampled, out.sample.sums);
 }
 
 template <bool SampleT>
@@ -196,7 +277,8 @@ __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
                     float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
-  double sampled[kNumBoidSums] = {};
+  letTheSampleStart<SampleT>();
+  BoidSampleOut sampled;
   boidsRowsBody<false, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
@@ -209,7 +291,8 @@ __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
     boidsRowsBatchedKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                            const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
                            float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
-  double sampled[kNumBoidSums] = {};
+  letTheSampleStart<SampleT>();
+  BoidSampleOut sampled;
   boidsRowsBody<true, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
@@ -268,7 +351,7 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
                                                   uint32_t n, const GridSpec* __restrict__ grid,
                                                   const uint32_t* __restrict__ cellFirst, const BoidParams& b,
                                                   float searchRadius, int tableRows, Vec4* __restrict__ velOut,
-                                                  const RowsStepOut& out, double (&sampled)[kNumBoidSums]) {
+                                                  const RowsStepOut& out, BoidSampleOut& sampled) {
   extern __shared__ uint32_t rowTable[];  // [tableRows][blockDim.x]
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;  // no barrier in the walk (a sampled kernel's block sum comes after it)
@@ -282,7 +365,7 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
     const core::Vec3 d = core::xyz(ldg4(pos + j)) - ci;
     const float d2 = core::distance2(d);
     addRowCandidate(acc, d, d2, vel, j, r2);
-    sampleCandidate<SampleT>(sa, d2, j == i, r2);
+    sampleCandidate<SampleT, true>(sa, d2, j == i, r2);
   };
   uint32_t* mine = rowTable + threadIdx.x;
   const uint32_t stride = blockDim.x;
@@ -320,12 +403,11 @@ __global__ void __launch_bounds__(1024)
     boidsRowsFlatKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                         const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
                         float searchRadius, int tableRows, Vec4* __restrict__ velOut, RowsStepOut out) {
-  double sampled[kNumBoidSums] = {};
+  letTheSampleStart<SampleT>();
+  BoidSampleOut sampled;
   boidsRowsFlatBody<SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
-
-constexpr int kBeyondBlock = 128;
 
 // The minimum over the block, in every thread (every thread of the block must call it).
 __device__ __forceinline__ float blockMinAll(float v) {
@@ -342,46 +424,72 @@ __device__ __forceinline__ float blockMinAll(float v) {
   return v;
 }
 
-// See launchRowsNearestBeyond. One block per listed boid (a loop over the list by blocks), its
-// threads over the rows of each search: a lone boid far from all others searches hundreds of
-// rows, and a row costs two dependent loads before its first candidate, so walking the rows one
-// after another (one thread, or one warp sharing each row's candidates) leaves the kernel waiting
-// on that one boid. The radius is the listed bound (the nearest candidate, which one search then
-// settles) or, without a candidate, 1.5 search radii, growing by 1.5 until a boid lies closer
-// than the radius: most listed boids lie just beyond the search radius of their nearest boid,
-// and each search is mostly latency, so small first searches win (on an H100, 1M boids of the
-// default world: 18-20 us with these, 20 us starting at 2 and growing threefold, 40 us with a
-// bound from the boids two slots either side, whose single search was often far too wide). From
-// max(dims) + 2 cells on, every row and cell is reached.
+// See launchRowsNearestBeyond: one block per listed boid (a loop over the list by blocks). The
+// nearest other boid of boid i, whose nearest candidate lay at squared distance bound (infinity
+// without one), by the whole block (every thread calls it and gets the squared distance). The
+// block's threads take the rows of each search: a lone boid far from all others
+// searches hundreds of rows, and a row costs two dependent loads before its first candidate, so
+// walking the rows one after another (one thread, or one warp sharing each row's candidates)
+// leaves the block waiting on that one boid. The radius is the bound (the nearest candidate, which
+// one search then settles) or, without a candidate, 1.5 search radii, growing by 1.5 until a boid
+// lies closer than the radius: most lone boids lie just beyond the search radius of their nearest
+// boid, and each search is mostly latency, so small first searches win (on an H100, 1M boids of
+// the default world: 18-20 us with these, 20 us starting at 2 and growing
+// threefold, 40 us with a bound from the boids two slots either side, whose single search was
+// often far too wide). Each search is exact for its radius; from max(dims) + 2 cells on, every
+// row and cell is reached.
+__device__ __forceinline__ float nearestBeyond(const Vec4* __restrict__ pos, const GridSpec& g, const uint32_t* __restrict__ cellFirst,
+                               float searchRadius, uint32_t i, float bound) {
+  const float whole = float(max(g.dims.y, g.dims.z) + 2) * g.cellWidth;
+  const core::Vec3 ci = core::xyz(ldg4(pos + i));
+  float best = bound;
+  float r = isinf(bound) ? fmaxf(1.5f * searchRadius, g.cellWidth) : sqrtf(bound) * 1.0001f;
+  for (;; r *= 1.5f) {
+    const core::RowSphere rs = core::rowSphere(g, ci, r);
+    const int rows = rs.nz * rs.ny;
+    for (int k = static_cast<int>(threadIdx.x); k < rows; k += static_cast<int>(blockDim.x)) {
+      uint32_t first = 0, last = 0;
+      if (!rs.rowAt(g, rs.zlo + k / rs.ny, rs.ylo + k % rs.ny, first, last)) continue;
+      const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
+      for (uint32_t j = s; j < e; ++j)
+        if (j != i) best = fminf(best, core::distance2(core::xyz(ldg4(pos + j)) - ci));
+    }
+    best = blockMinAll(best);
+    if (best < r * r || r >= whole) return best;
+  }
+}
+
+constexpr int kBeyondBlock = 128;
+
+// The listed boids' nearest distances, then the sample's end: the last block to finish copies the
+// totals to the host and zeroes the sums, the list's count and its own count of finished blocks
+// for the next sample (the pattern of CUDA's threadFenceReduction sample), so that a sample
+// queues no memset and no copy. Every block runs to the end, listed boids or not.
 __global__ void __launch_bounds__(1024)
     nearestBeyondKernel(const Vec4* __restrict__ pos, const GridSpec* __restrict__ grid,
                         const uint32_t* __restrict__ cellFirst, float searchRadius, BoidSampleSums sample) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // the force kernel, complete (letTheSampleStart)
+#endif
   const uint32_t count = *sample.beyondCount;
   const GridSpec g = *grid;
-  const float whole = float(max(g.dims.y, g.dims.z) + 2) * g.cellWidth;
-  double sampled[1] = {0};
+  double settled[1] = {0};
   for (uint32_t t = blockIdx.x; t < count; t += gridDim.x) {  // the same t in every thread of the block
-    const uint32_t i = sample.beyond[t];
-    const float bound = sample.beyondNearest2[t];
-    const core::Vec3 ci = core::xyz(ldg4(pos + i));
-    float best = bound;
-    float r = isinf(bound) ? fmaxf(1.5f * searchRadius, g.cellWidth) : sqrtf(bound) * 1.0001f;
-    for (;; r *= 1.5f) {
-      const core::RowSphere rs = core::rowSphere(g, ci, r);
-      const int rows = rs.nz * rs.ny;
-      for (int k = static_cast<int>(threadIdx.x); k < rows; k += static_cast<int>(blockDim.x)) {
-        uint32_t first = 0, last = 0;
-        if (!rs.rowAt(g, rs.zlo + k / rs.ny, rs.ylo + k % rs.ny, first, last)) continue;
-        const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
-        for (uint32_t j = s; j < e; ++j)
-          if (j != i) best = fminf(best, core::distance2(core::xyz(ldg4(pos + j)) - ci));
-      }
-      best = blockMinAll(best);
-      if (best < r * r || r >= whole) break;
-    }
-    if (threadIdx.x == 0) sampled[0] += sqrt(double(best));
+    const float best = nearestBeyond(pos, g, cellFirst, searchRadius, sample.beyond[t], sample.beyondNearest2[t]);
+    if (threadIdx.x == 0) settled[0] += sqrt(double(best));
   }
-  blockAtomicAdd<1>(sampled, sample.sums + kNearest);
+  if (count > blockIdx.x) blockAtomicAdd<1>(settled, sample.sums + kNearest);
+  __shared__ bool last;
+  __threadfence();  // this block's sum before its count
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(sample.blocksDone, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  if (threadIdx.x < kNumBoidSums) {
+    const unsigned long long bits = atomicExch(reinterpret_cast<unsigned long long*>(sample.sums) + threadIdx.x, 0ull);
+    sample.host[threadIdx.x] = __longlong_as_double(static_cast<long long>(bits));
+  }
+  if (threadIdx.x == 0) *sample.beyondCount = 0, *sample.blocksDone = 0;
 }
 
 __global__ void __launch_bounds__(1024)
@@ -558,8 +666,20 @@ void launchRowsNearestBeyond(const Vec4* d_pos, uint32_t n, const GridSpec* d_gr
   // A block for each of two thousand listed boids at once, small enough that they all fit the GPU
   // in one wave; the loop strides over more. The block is the kernel's own, not the force's.
   const unsigned blocks = static_cast<unsigned>(std::min<size_t>(n, 2048));
-  nearestBeyondKernel<<<blocks, kBeyondBlock, 0, lc.stream>>>(d_pos, d_grid, d_cellFirst, searchRadius, sample);
-  MURMUR_CUDA_LAUNCH_CHECK();
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kBeyondBlock);
+  config.stream = lc.stream;
+  // Programmatic dependent launch where the device has it (sm_90 on; see letTheSampleStart).
+  int device = 0, major = 0;
+  MURMUR_CUDA_CHECK(cudaGetDevice(&device));
+  MURMUR_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  cudaLaunchAttribute early[1] = {};
+  early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = early;
+  config.numAttrs = major >= 9 ? 1 : 0;
+  MURMUR_CUDA_CHECK(cudaLaunchKernelEx(&config, nearestBeyondKernel, d_pos, d_grid, d_cellFirst, searchRadius, sample));
 }
 
 void launchBoidsStatsRows(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,

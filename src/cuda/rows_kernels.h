@@ -67,7 +67,8 @@ struct RowsStepOut {
   uint32_t* crowded = nullptr;
   // A sampled step (CudaPipeline::sampleStep) when sample.sums is set: the scalar observables of
   // the state the kernel reads (the state the step starts from) added into `sample`, from the
-  // candidates the force visits anyway. The velocities and positions it writes do not change.
+  // candidates the force visits anyway, and the boids whose nearest other boid lies beyond their
+  // search listed for launchRowsNearestBeyond. The velocities and positions it writes do not change.
   BoidSampleSums sample;
 };
 
@@ -89,7 +90,8 @@ void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t 
 // After a sampled launchBoidsRows on the same arguments: the nearest other boid of every boid
 // listed in sample.beyond (none of its candidates lay inside searchRadius), by rows searches of
 // growing radius, each exact for its radius, until one finds a boid closer than its radius or
-// covers the whole grid; their distances added into sample.sums[kNearest].
+// covers the whole grid; their distances added into sample.sums[kNearest]. Then the sample ends:
+// the totals land in sample.host, and the sums and counts are zero again for the next sample.
 void launchRowsNearestBeyond(const core::Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid,
                              const uint32_t* d_cellFirst, float searchRadius, const BoidSampleSums& sample,
                              const LaunchConfig& lc);

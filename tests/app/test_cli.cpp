@@ -65,6 +65,8 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--warp-reduce yes", "--warp-reduce"},
       {"--box maybe", "--box"},
       {"--legend 1", "--legend"},
+      {"--checksum maybe", "--checksum"},
+      {"--checksum off --out out.txt --n 10 --steps 1", "--checksum off"},
       {"--record-every 0", "--record-every"},
       {"--neighbours 0", "--neighbours"},
       {"--scenario uniform --neighbours 3", "--neighbours"},
@@ -123,6 +125,24 @@ TEST(Cli, DefaultWorldIsDenseUnlessAWorldSizeIsGiven) {
   EXPECT_NE(fromFile.out.find("scenario=uniform"), std::string::npos) << fromFile.out;
   EXPECT_EQ(sum(fromFile.out), sum(cube.out));
   std::remove(json.c_str());
+}
+
+// --checksum off: the run is the same, its summary says checksum=off and nothing gathers the
+// final state for it; a sweep and the viewer refuse it.
+TEST(Cli, ChecksumOffSkipsTheFinalState) {
+  const Result on = run(kHeadless + "--n 2000 --steps 3");
+  const Result off = run(kHeadless + "--n 2000 --steps 3 --checksum off");
+  ASSERT_EQ(on.status, 0) << on.out;
+  ASSERT_EQ(off.status, 0) << off.out;
+  EXPECT_EQ(on.out.find("checksum=off"), std::string::npos) << on.out;
+  EXPECT_NE(off.out.find("checksum=off"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find(" n=2000 steps=3 "), std::string::npos) << off.out;
+  const Result bench = run("bench --engine cpu --n 1000 --steps 2 --warmup 1 --checksum off");
+  EXPECT_EQ(bench.status, 2) << bench.out;
+  EXPECT_NE(bench.out.find("--checksum off does not apply to murmur bench"), std::string::npos) << bench.out;
+  const Result viewer = run("--engine cpu --n 1000 --checksum off");
+  EXPECT_EQ(viewer.status, 2) << viewer.out;
+  EXPECT_NE(viewer.out.find("--checksum off applies to headless runs only"), std::string::npos) << viewer.out;
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {

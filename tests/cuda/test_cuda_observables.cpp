@@ -117,10 +117,11 @@ TEST_F(CudaObservables, FlockedStatesAgreeOnEveryPipeline) {
 }
 
 // The rows pipeline samples the scalar observables in the force pass of its next step
-// (CudaPipeline::sampleStep, the `beyond` kernel for boids with no candidate inside the search
-// radius): equal to the CPU reference on each of its three loops, at several block sizes, in
-// worlds from sparse (most boids take the beyond search) to crowded, with one boid far from all
-// others (its nearest distance takes several growths of the radius).
+// (CudaPipeline::sampleStep; each block searches further for its boids with no candidate inside
+// the search radius, and the last block hands the sums over and zeroes them): equal to the CPU
+// reference on each of its three loops, at several block sizes, in worlds from sparse (most boids
+// take the further search) to crowded, with one boid far from all others (its nearest distance
+// takes several growths of the radius); a second sample of the same state equals the first.
 TEST_F(CudaObservables, RowsStepSampleAgreesWithTheCpuOnEveryLoop) {
   std::set<core::RowLoop> loops;
   const size_t n = 20000;
@@ -142,6 +143,7 @@ TEST_F(CudaObservables, RowsStepSampleAgreesWithTheCpuOnEveryLoop) {
       std::ostringstream what;
       what << "half " << half << " block " << block << " loop " << int(core::rowLoop(p, n));
       expectAgree(gpu->observe(core::ObserveRequest{}), cpu, p.force, false, what.str());
+      expectAgree(gpu->observe(core::ObserveRequest{}), cpu, p.force, false, what.str() + ", again");
     }
   }
   EXPECT_EQ(loops.size(), 3u) << "the worlds should reach the short, flat and batched loops";

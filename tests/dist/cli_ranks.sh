@@ -26,6 +26,11 @@ for pipeline in coherent rows default; do
   done
 done
 
+# --checksum off over ranks: the same run without the final gather; its summary says so.
+mpi "${args[@]}" --checksum off >"$dir/nosum.log" 2>&1 || { echo "--checksum off: $ranks ranks failed"; cat "$dir/nosum.log"; fail=1; }
+grep -q "^engine=cpu force=boids pipeline=rows .* n=3000 steps=25 .*checksum=off" "$dir/nosum.log" ||
+  { echo "--checksum off: no summary with checksum=off"; cat "$dir/nosum.log"; fail=1; }
+
 # Observables and trajectories over ranks (docs/observables.md): every sample gathers on rank 0.
 # The flock counts equal one rank's exactly; the trajectory's last frame, read back through
 # file:, is one rank's --out to the bit.

@@ -55,7 +55,7 @@ class RowsPipeline final : public CudaPipeline {
  private:
   // Everything of a step up to its results in the other state buffers: the sort (which reorders
   // the current state), the force kernel and, sampled, the nearest distances the kernel could not
-  // settle. The state the pass read stays current.
+  // settle and the sample's end. The state the pass read stays current.
   static void forcePass(DeviceState& s, const BoidSampleSums& sample) {
     RowGridSort& sort = s.rowSort;
     const LaunchConfig lc = s.launch();
