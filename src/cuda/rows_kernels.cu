@@ -451,7 +451,18 @@ __device__ __forceinline__ float nearestBeyond(const Vec4* __restrict__ pos, con
       uint32_t first = 0, last = 0;
       if (!rs.rowAt(g, rs.zlo + k / rs.ny, rs.ylo + k % rs.ny, first, last)) continue;
       const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
-      for (uint32_t j = s; j < e; ++j)
+      // Four positions loaded before any is used: a row of a wide search holds a dozen or more
+      // boids, and one at a time each load's latency followed the last.
+      uint32_t j = s;
+      for (; j + 3 < e; j += 4) {
+        Vec4 p[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) p[u] = ldg4(pos + j + u);
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (j + u != i) best = fminf(best, core::distance2(core::xyz(p[u]) - ci));
+      }
+      for (; j < e; ++j)
         if (j != i) best = fminf(best, core::distance2(core::xyz(ldg4(pos + j)) - ci));
     }
     best = blockMinAll(best);
