@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "app/bench.h"
@@ -362,15 +363,17 @@ int runHeadless(const Options& o) {
   // The final state, for the checksum and --out; --checksum off leaves it where it is (at a
   // billion bodies the gather alone moves 36 GB to one host).
   const bool wantFinal = o.checksum || !o.out.empty();
-  // Collective: every rank takes part in the gather that rank 0's frame and files read.
-  if (ranks && (wantFinal || (drawNow && !pictures.composites()))) engine->readBodies();
+  // Collective: every rank takes part in the gather that rank 0's frame and files read; it is
+  // kept for the outputs below rather than read (copied) a second time.
+  core::Bodies gathered;
+  if (ranks && (wantFinal || (drawNow && !pictures.composites()))) gathered = engine->readBodies();
   if (drawNow) pictures.draw(*engine, -1, r.renderMs);
   r.interop = pictures.finish();
   r.framesWritten = pictures.written();
   r.rendered = pictures.active();
   r.drawMode = pictures.drawMode();
   r.totalMs = core::msSince(t0);
-  if (wantFinal) r.final = engine->readBodies();
+  if (wantFinal) r.final = ranks ? std::move(gathered) : engine->readBodies();
   for (const auto& p : r.final.pos) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
       std::fprintf(stderr, "murmur: the state became non-finite (check dt and softening)\n");
