@@ -140,7 +140,7 @@ class Simulation:
     n          number of bodies (``--n``)
     force      "boids" or "gravity" (default: the scenario's)
     scenario   uniform | dense | plummer | galaxies | galaxy | "file:PATH" (a saved state)
-    pipeline   naive | scattered | coherent | rows | tree | verlet (see ``pipelines()``)
+    pipeline   naive | scattered | coherent | rows | tree | verlet | clusters (see ``pipelines()``)
     engine     "cpu" or "cuda"
     seed       the scenario's random seed
     neighbours dense: mean neighbours per boid, which sizes the world (``--neighbours``)

@@ -19,6 +19,7 @@ def cuda_sim(**kw):
 
 
 @pytest.mark.parametrize("force, scenario, pipeline", [("boids", "dense", "rows"), ("boids", "dense", "verlet"),
+                                                       ("boids", "dense", "clusters"),
                                                        ("gravity", "plummer", "tree")])
 def test_a_cuda_run_equals_the_command_line_to_the_bit(force, scenario, pipeline, murmur_exe, tmp_path):
     cli_out = tmp_path / "cli.txt"

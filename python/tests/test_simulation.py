@@ -173,7 +173,7 @@ def test_file_bodies_are_selected_subset_and_scaled(tmp_path):
 
 def test_tables():
     names = [p["name"] for p in mm.pipelines()]
-    assert names == ["naive", "scattered", "coherent", "rows", "tree", "verlet"]
+    assert names == ["naive", "scattered", "coherent", "rows", "tree", "verlet", "clusters"]
     tree = mm.pipelines()[4]
     assert tree["gravity"] and not tree["boids"]
     assert {"uniform", "dense", "plummer", "galaxies", "galaxy"} <= set(mm.scenarios())

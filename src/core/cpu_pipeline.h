@@ -150,5 +150,6 @@ std::unique_ptr<CpuPipeline> makeCoherentPipeline();
 std::unique_ptr<CpuPipeline> makeRowsPipeline();
 std::unique_ptr<CpuPipeline> makeTreePipeline();
 std::unique_ptr<CpuPipeline> makeVerletPipeline();
+std::unique_ptr<CpuPipeline> makeClustersPipeline();
 
 }  // namespace murmur::core

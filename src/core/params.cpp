@@ -102,7 +102,9 @@ bool forceFieldChanged(const SimParams& a, const SimParams& b) {
 }
 
 std::string validateGridFor(const SimParams& p, size_t n) {
-  if (p.force != ForceMode::Boids || !pipelineInfo(p.pipeline).rowGrid || n == 0) return {};
+  // The clusters grid keeps its cell count below 2^31 by its cell width (core/cluster_search.h).
+  if (p.force != ForceMode::Boids || !pipelineInfo(p.pipeline).rowGrid || p.pipeline == Pipeline::Clusters || n == 0)
+    return {};
   const int fine = rowCellsPerRadius(p, n);
   const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor / fine;
   const double d = std::ceil(2.0 * p.halfSize / w);

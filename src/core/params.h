@@ -13,7 +13,8 @@ namespace murmur::core {
 enum class ForceMode : int { Boids = 0, Gravity = 1 };
 // Rows: the exact fast boids search of core/row_search.h (gravity runs the coherent grid there).
 // Tree: Barnes-Hut over a radix tree built every step (core/tree.h); gravity only.
-enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4, Verlet = 5 };
+// Clusters: cluster pairs, 8 bodies by 4 candidates per warp instruction (core/cluster_search.h).
+enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4, Verlet = 5, Clusters = 6 };
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
 enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
@@ -30,7 +31,7 @@ struct EnumNames<ForceMode> {
 };
 template <>
 struct EnumNames<Pipeline> {
-  static constexpr const char* names[] = {"naive", "scattered", "coherent", "rows", "tree", "verlet"};
+  static constexpr const char* names[] = {"naive", "scattered", "coherent", "rows", "tree", "verlet", "clusters"};
 };
 template <>
 struct EnumNames<EngineKind> {

@@ -37,6 +37,9 @@ std::vector<PipelineInfo> makeTable() {
       {Pipeline::Verlet,    "verlet",    '6', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kList | kStepStages,
         true,  true,    true,  true,     true,   kOnCpu | kOnCuda,                                                   false,
         "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
+      {Pipeline::Clusters,  "clusters",  '7', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
+        true,  true,    false, false,    true,   kOnCpu | kOnCuda,                                                   false,
+        "exact cluster pairs: 8 boids by 4 candidates per warp instruction (gravity: coherent)"},
   };
   // clang-format on
 

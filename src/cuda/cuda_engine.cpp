@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/grid.h"
 #include "core/pipeline_table.h"
+#include "core/cluster_search.h"
 #include "core/row_search.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_pipeline.h"
@@ -123,7 +124,7 @@ void CudaEngine::setParams(const SimParams& p) {
   // The boids grid depends only on the parameters: store it once here, not every step.
   launchStoreGrid(s.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), s.launch());
   // The rows grid also depends on N (core::rowCellsPerRadius): stored again by reset().
-  launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::rowGrid(p, s.n), s.launch());
+  launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(p, s.n), s.launch());
 }
 
 void CudaEngine::reset(const core::Bodies& bodies) {
@@ -163,7 +164,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   if (usesGrid(s.params.pipeline))
     s.ensureGrid(gridCells(s.params, s.params.force, n), usesRowGrid(s.params, s.params.force), s.params.force,
                  false);
-  launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::rowGrid(s.params, n), s.launch());
+  launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(s.params, n), s.launch());
   if (s.params.pipeline == Pipeline::Tree) s.tree.reserve(s.n);
   MURMUR_CUDA_CHECK(cudaMemcpy(s.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(s.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));

@@ -53,5 +53,6 @@ std::unique_ptr<CudaPipeline> makeCoherentPipeline();   // pipelines/grid.cpp
 std::unique_ptr<CudaPipeline> makeRowsPipeline();       // pipelines/rows.cpp
 std::unique_ptr<CudaPipeline> makeTreePipeline();       // pipelines/tree.cpp
 std::unique_ptr<CudaPipeline> makeVerletPipeline();     // pipelines/verlet.cpp
+std::unique_ptr<CudaPipeline> makeClustersPipeline();   // pipelines/clusters.cpp
 
 }  // namespace murmur::cuda

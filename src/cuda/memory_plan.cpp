@@ -9,6 +9,7 @@
 #include "core/format.h"
 #include "core/grid.h"
 #include "core/pipeline_table.h"
+#include "core/cluster_search.h"
 #include "core/row_search.h"
 #include "core/verlet.h"
 #include "cuda/cuda_check.h"
@@ -33,7 +34,7 @@ bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && core:
 
 // A uniform grid in either force: the pipelines with a boids cell grid (gravity on them runs a grid
 // of its own size).
-bool usesGrid(Pipeline p) { return core::pipelineInfo(p).cellWidth; }
+bool usesGrid(Pipeline p) { return core::pipelineInfo(p).cellWidth || core::pipelineInfo(p).rowGrid; }
 
 uint32_t expectedListEntries(const SimParams& p, size_t n) {
   const double mean = double(n) / core::worldMeasure(p) * core::ballMeasure(p, core::verletPlan(p).radius);
@@ -53,7 +54,7 @@ uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
     const uint32_t fresh = core::rowGridForRadius(p, n, core::verletPlanFor(p, 1).radius).numCells;
     return std::max(fresh, core::verletGrid(p, n).numCells);
   }
-  return core::rowGrid(p, n).numCells;
+  return core::pipelineRowGrid(p, n).numCells;
 }
 
 size_t rowGridBytes(uint32_t cells) { return 3 * (size_t(cells) + 1) * sizeof(uint32_t); }

@@ -19,12 +19,12 @@ constexpr size_t kBytesPerBody = 5 * sizeof(core::Vec4) + 6 * sizeof(uint32_t);
 // The sort scratch is sized for full 32-bit keys so that no grid ever needs more.
 constexpr int kSortBitsAllocated = 32;
 
-// The rows and verlet pipelines search their own finer grid for boids (offsets only); for gravity
+// The rows, verlet and clusters pipelines search their own finer grid for boids (offsets only); for gravity
 // it is the coherent grid.
 bool usesRowGrid(const core::SimParams& p, core::ForceMode mode);
 // The verlet pipeline keeps neighbour lists (boids only).
 bool usesLists(const core::SimParams& p);
-// Every pipeline but naive and tree builds a grid (rows a finer one).
+// Every pipeline but naive and tree builds a grid (rows, verlet and clusters a finer one).
 bool usesGrid(core::Pipeline p);
 
 // Cells of the classic grid of `mode` (cellStart/cellEnd, monopoles).

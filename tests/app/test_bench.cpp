@@ -154,19 +154,20 @@ TEST(BenchPlan, DefaultsPerEngine) {
   EXPECT_EQ(cpu[4].pipeline, core::Pipeline::Verlet);
   // Planning creates no engine, so a cuda plan is checkable without a GPU.
   const auto gpu = app::planBench(parsed({"bench", "--engine", "cuda", "--force", "boids,gravity"}));
-  // Boids: every pipeline but tree (gravity only); gravity skips rows and verlet, which run the
-  // coherent grid for gravity.
+  // Boids: every pipeline but tree (gravity only); gravity skips rows, verlet and clusters, which
+  // run the coherent grid for gravity.
   ASSERT_EQ(gpu.size(), boidsPipes.size() + gravityPipes.size());
-  ASSERT_EQ(gpu.size(), 9u);
+  ASSERT_EQ(gpu.size(), 10u);
   for (size_t i = 0; i < gravityPipes.size(); ++i) EXPECT_EQ(gpu[boidsPipes.size() + i].pipeline, gravityPipes[i]);
   EXPECT_EQ(gpu[0].n, 100000u);
   EXPECT_EQ(gpu[0].blockSize, core::defaultParams().blockSize);
-  EXPECT_EQ(gpu[5].force, core::ForceMode::Gravity);
-  EXPECT_EQ(gpu[5].scenario, "plummer");
+  EXPECT_EQ(gpu[6].force, core::ForceMode::Gravity);
+  EXPECT_EQ(gpu[6].scenario, "plummer");
   EXPECT_EQ(app::describe(gpu[2]), "cuda boids coherent n=100000 block=256 cw=1");
   EXPECT_EQ(app::describe(gpu[3]), "cuda boids rows n=100000 block=256 cw=1");
   EXPECT_EQ(app::describe(gpu[4]), "cuda boids verlet n=100000 block=256 cw=1");
-  EXPECT_EQ(app::describe(gpu[5]), "cuda gravity naive n=100000 block=256 cw=-");
+  EXPECT_EQ(app::describe(gpu[5]), "cuda boids clusters n=100000 block=256 cw=-");
+  EXPECT_EQ(app::describe(gpu[6]), "cuda gravity naive n=100000 block=256 cw=-");
 }
 
 // The row builder fills a stage's column exactly when the pipeline table says the step has it.
@@ -225,7 +226,7 @@ TEST(BenchPlan, DefaultWorldIsTheViewers) {
 
 TEST(BenchPlan, PresetsAndCommandLineOverrides) {
   const auto cis = app::planBench(parsed({"bench", "--engine", "cuda", "--preset", "cis565"}));
-  ASSERT_EQ(cis.size(), 60u);  // 10 sizes x (5 pipelines + the textbook baseline) at block 128
+  ASSERT_EQ(cis.size(), 70u);  // 10 sizes x (6 pipelines + the textbook baseline) at block 128
   std::set<uint64_t> sizes;
   for (const auto& c : cis) {
     EXPECT_EQ(c.blockSize, 128);
@@ -291,10 +292,11 @@ TEST(BenchPlan, CollapsesDimensionsThatDoNotApplyAndAddsTheCpuBaseline) {
   // Cell width means nothing to naive (no grid) or gravity (its own grid): one configuration each.
   const auto p = app::planBench(
       parsed({"bench", "--engine", "cpu", "--force", "boids,gravity", "--cell-width", "1,2", "--n", "1k"}));
-  EXPECT_EQ(p.size(), 1u + 2u + 2u + 2u + 2u + 4u);
+  // Clusters has no cell width either (its cells follow the density).
+  EXPECT_EQ(p.size(), 1u + 2u + 2u + 2u + 2u + 1u + 4u);
   const auto b = app::planBench(parsed({"bench", "--engine", "cuda", "--n", "10k,100k", "--cpu-baseline"}));
-  ASSERT_EQ(b.size(), 10u + 5u);
-  for (size_t i = 10; i < b.size(); ++i) {
+  ASSERT_EQ(b.size(), 12u + 6u);
+  for (size_t i = 12; i < b.size(); ++i) {
     EXPECT_EQ(b[i].engine, core::EngineKind::Cpu);
     EXPECT_LE(b[i].n, app::kCpuBaselineMaxN);
   }

@@ -64,7 +64,7 @@ TEST(ParamTable, ValueGrammar) {
   EXPECT_TRUE(parseValue(e, "scattered", v));
   EXPECT_EQ(v, 1);
   EXPECT_FALSE(parseValue(e, "Scattered", v));
-  EXPECT_EQ(allowedText(e), "one of: naive, scattered, coherent, rows, tree, verlet");
+  EXPECT_EQ(allowedText(e), "one of: naive, scattered, coherent, rows, tree, verlet, clusters");
   EXPECT_EQ(invalidValueMessage("--block-size", "48", "block size", i),
             "--block-size 48 is invalid: block size must be a multiple of 32 from 32 to 1024");
   // A limit is written in full, not rounded (the seed's 2^53 read as 9.0072e+15).

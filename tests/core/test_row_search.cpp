@@ -297,7 +297,7 @@ TEST(RowSearch, GravityRunsTheCoherentGrid) {
     expectStatesClose(own.readBodies(), e.readBodies(), 0.0f, 0.0f, std::string("gravity ") + row.name);
     ++borrowed;
   }
-  EXPECT_EQ(borrowed, 2);  // rows and verlet
+  EXPECT_EQ(borrowed, 3);  // rows, verlet and clusters
 }
 
 // The GPU picks its row loop by the occupancy of the rows grid's cells: the worlds of the

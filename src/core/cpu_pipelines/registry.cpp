@@ -16,6 +16,7 @@ const std::vector<CpuPipelineEntry>& cpuPipelineRegistry() {
       {Pipeline::Rows, makeRowsPipeline},
       {Pipeline::Tree, makeTreePipeline},
       {Pipeline::Verlet, makeVerletPipeline},
+      {Pipeline::Clusters, makeClustersPipeline},
   };
   return registry;
 }

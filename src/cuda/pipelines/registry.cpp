@@ -22,6 +22,7 @@ constexpr Entry kPipelines[] = {
     {core::Pipeline::Rows, makeRowsPipeline},
     {core::Pipeline::Tree, makeTreePipeline},
     {core::Pipeline::Verlet, makeVerletPipeline},
+    {core::Pipeline::Clusters, makeClustersPipeline},
 };
 
 }  // namespace

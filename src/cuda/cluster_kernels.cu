@@ -1,0 +1,249 @@
+// Kernels of the `clusters` pipeline. Compiled without FMA contraction (see CMakeLists.txt), like
+// every boids kernel, so that d^2 < r^2 decides exactly as on the CPU; the CPU engine's version
+// (core/cpu_pipelines/clusters.cpp) adds the same terms in the same order.
+#include "core/cluster_search.h"
+#include "core/physics.h"
+#include "cuda/boid_pair.cuh"
+#include "cuda/cluster_kernels.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_utils.cuh"
+
+#include <mutex>
+#include <type_traits>
+
+namespace murmur::cuda {
+
+using core::BoidAccumRel;
+using core::BoidRadii2;
+using core::kClusterPartials;
+using core::kClusterSize;
+using core::Vec3;
+using core::Vec4;
+
+namespace {
+
+static_assert(kClusterSize * kClusterPartials == kWarpSize, "a tile is one pair per lane");
+
+// Candidates staged per warp: a full tile of 32 and room for one more load of 32, positions (w:
+// the candidate's index) and then velocities.
+constexpr int kStage = 2 * kWarpSize;
+constexpr int kStagePerWarp = 2 * kStage;
+
+__device__ __forceinline__ void shuffleAdd(float& v, int off) { v += __shfl_xor_sync(kFullWarpMask, v, off); }
+__device__ __forceinline__ void shuffleAdd(int& v, int off) { v += __shfl_xor_sync(kFullWarpMask, v, off); }
+__device__ __forceinline__ void shuffleAdd(Vec3& v, int off) {
+  shuffleAdd(v.x, off);
+  shuffleAdd(v.y, off);
+  shuffleAdd(v.z, off);
+}
+
+struct BoxRow {
+  int rows;             // rows of the box (RowBox ny * nz)
+  uint32_t start, end;  // row r's sorted range; empty when pruned or r >= rows
+};
+
+// Row r of the box [lo, hi]'s rows on *grid (z outer, y inner, as core::forEachBoxRow). Not
+// inlined: the grid and the box's bounds live only here, not across the candidate loop.
+__device__ __noinline__ BoxRow boxRow(const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
+                                      Vec3 lo, Vec3 hi, float radius, int r) {
+  const core::GridSpec g = *grid;
+  const core::RowBox rb = core::rowBox(g, lo, hi, radius);
+  BoxRow out{rb.ny * rb.nz, 0, 0};
+  if (r < out.rows) {
+    const int cz = rb.zlo + r / rb.ny, cy = rb.ylo + r % rb.ny;
+    uint32_t first = 0, last = 0;
+    if (rb.rowAt(g, cz, cy, first, last)) {
+      out.start = __ldg(cellFirst + first);
+      out.end = __ldg(cellFirst + last + 1);
+    }
+  }
+  return out;
+}
+
+// At most 48 registers a thread (any block size fits): 5 of 8 warp slots of an SM against 4 at
+// 64, with a few bytes spilled. On an H100 (1M boids, block 128) 0.643 against 0.662 ms a step in
+// the CIS 565 world, 0.456 against 0.469 at FLAME GPU density, 3.68 against 3.83 at 10M `dense`.
+constexpr int kClusterMaxRegisters = 48;
+
+// One warp per group of kClusterSize consecutive bodies; radius: the largest rule radius
+// (core::maxRuleRadius(b)). Force (Stats false): the new velocities of the bodies (in cell order)
+// into velOut and the positions they integrate to into posOut, the other state buffers (every
+// position of pos is read until the last warp ends). Stats: the pairs tested and the neighbours
+// within the largest radius of the bodies read through `order`, into counts.
+template <bool Stats>
+__global__ void __maxnreg__(kClusterMaxRegisters)
+    clusterKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, const uint32_t* __restrict__ order,
+                  uint32_t n, const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
+                  core::BoidParams b, float radius, float halfSize, Vec4* __restrict__ velOut,
+                  Vec4* __restrict__ posOut, unsigned long long* counts) {
+  extern __shared__ float4 stageAll[];
+  const int lane = threadIdx.x % kWarpSize;
+  float4* stage = stageAll + (threadIdx.x / kWarpSize) * kStagePerWarp;
+  float4* stageVel = stage + kStage;
+  const uint32_t warp = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  const uint32_t base = warp * kClusterSize;
+  const int ii = lane % kClusterSize, jj = lane / kClusterSize;
+  const auto posAt = [&](uint32_t k) { return Stats ? ldg4(pos + __ldg(order + k)) : ldg4(pos + k); };
+  unsigned long long tested = 0, near = 0;
+  if (base < n) {  // the whole warp
+    const BoidRadii2 r2 = core::boidRadii2(b);
+    const float reach2 = boidReach2(r2);  // the largest radius, squared
+    const uint32_t i = base + ii;
+    const bool has = i < n;
+    const Vec4 pi = has ? posAt(i) : Vec4{0, 0, 0, 0};
+    const uint32_t row = has ? core::clusterRowOf(*grid, core::xyz(pi)) : 0xffffffffu;
+    // Bits 0..7: the bodies of this group whose cluster is still to do.
+    unsigned remaining = __ballot_sync(kFullWarpMask, has && jj == 0);
+    while (remaining != 0) {
+      const int leader = __ffs(remaining) - 1;
+      const uint32_t leaderRow = __shfl_sync(kFullWarpMask, row, leader);
+      const unsigned seg =
+          __ballot_sync(kFullWarpMask, jj == 0 && ((remaining >> ii) & 1u) != 0 && row == leaderRow);
+      remaining &= ~seg;
+      const bool inSeg = ((seg >> ii) & 1u) != 0;
+      // The cluster's box, in every lane (the 4 groups of 8 lanes hold the same bodies).
+      const Vec4 pl = {__shfl_sync(kFullWarpMask, pi.x, leader), __shfl_sync(kFullWarpMask, pi.y, leader),
+                       __shfl_sync(kFullWarpMask, pi.z, leader), 0.0f};
+      const Vec4 own = inSeg ? pi : pl;
+      float lo[3] = {own.x, own.y, own.z}, hi[3] = {own.x, own.y, own.z};
+#pragma unroll
+      for (int off = 1; off < kClusterSize; off *= 2)
+#pragma unroll
+        for (int a = 0; a < 3; ++a) {
+          lo[a] = fminf(lo[a], __shfl_xor_sync(kFullWarpMask, lo[a], off));
+          hi[a] = fmaxf(hi[a], __shfl_xor_sync(kFullWarpMask, hi[a], off));
+        }
+      const Vec3 boxLo{lo[0], lo[1], lo[2]}, boxHi{hi[0], hi[1], hi[2]};
+      BoidAccumRel acc = core::boidAccumRelInit();
+      // The pairs of the first `count` staged candidates: lane (jj, ii) tests candidates jj,
+      // jj + 4, ... against body ii. Full: count is a whole tile.
+      const auto tile = [&](int count, auto full) {
+        if (!inSeg) return;
+#pragma unroll
+        for (int t = 0; t < kWarpSize / kClusterPartials; ++t) {
+          const int q = jj + kClusterPartials * t;
+          if (decltype(full)::value || q < count) {
+            const float4 e = stage[q];
+            const Vec3 d = Vec3{e.x, e.y, e.z} - core::xyz(pi);
+            const float d2 = core::distance2(d);
+            if (Stats) {
+              if (__float_as_uint(e.w) != i) {
+                ++tested;
+                if (d2 < reach2) ++near;
+              }
+            } else {
+              // No test against the largest radius first: each sum is predicated on its own
+              // radius, without a branch around them (most tiles have a hit in some lane).
+              core::boidAccumulateRel(acc, d, d2, d2 < r2.r3 ? toVec4(stageVel[q]) : Vec4{0, 0, 0, 0}, r2);
+            }
+          }
+        }
+      };
+      int count = 0;
+      // The rows of the box, 32 at a time: lane r finds row r's range, then the warp walks the rows
+      // that hold candidates in that order.
+      for (int r0 = 0;; r0 += kWarpSize) {
+        const BoxRow br = boxRow(grid, cellFirst, boxLo, boxHi, radius, r0 + lane);
+        const uint32_t rowStart = br.start, rowEnd = br.end;
+        unsigned live = __ballot_sync(kFullWarpMask, rowEnd > rowStart);
+        while (live != 0) {
+          const int src = __ffs(live) - 1;
+          live &= live - 1;
+          const uint32_t start = __shfl_sync(kFullWarpMask, rowStart, src);
+          const uint32_t end = __shfl_sync(kFullWarpMask, rowEnd, src);
+          for (uint32_t k0 = start; k0 < end; k0 += kWarpSize) {
+            const uint32_t k = k0 + lane;
+            bool keep = false;
+            Vec4 pj{0, 0, 0, 0};
+            if (k < end) {
+              pj = posAt(k);
+              keep = core::boxDistance2(core::xyz(pj), boxLo, boxHi) < reach2;
+            }
+            const unsigned m = __ballot_sync(kFullWarpMask, keep);
+            if (keep) {
+              const int slot = count + __popc(m & ((1u << lane) - 1u));
+              stage[slot] = make_float4(pj.x, pj.y, pj.z, __uint_as_float(k));
+              if (!Stats) stageVel[slot] = __ldg(reinterpret_cast<const float4*>(vel + k));
+            }
+            count += __popc(m);
+            if (count >= kWarpSize) {
+              __syncwarp();
+              tile(kWarpSize, std::true_type{});
+              __syncwarp();
+              if (lane < count - kWarpSize) {
+                stage[lane] = stage[kWarpSize + lane];
+                if (!Stats) stageVel[lane] = stageVel[kWarpSize + lane];
+              }
+              count -= kWarpSize;
+              __syncwarp();
+            }
+          }
+        }
+        if (r0 + kWarpSize >= br.rows) break;
+      }
+      __syncwarp();
+      if (count > 0) tile(count, std::false_type{});
+      __syncwarp();
+      if (!Stats) {
+        // (s0 + s1) + (s2 + s3) over the four lanes of body ii (core::addPartials).
+#pragma unroll
+        for (int off = kClusterSize; off < kWarpSize; off *= 2) {
+          shuffleAdd(acc.d1, off);
+          shuffleAdd(acc.d2, off);
+          shuffleAdd(acc.sumVel, off);
+          shuffleAdd(acc.n1, off);
+          shuffleAdd(acc.n3, off);
+        }
+        if (jj == 0 && inSeg) {
+          const Vec4 vi = ldg4(vel + i);
+          core::boidRemoveSelf(acc, vi, r2);
+          const Vec3 v = core::boidVelocityRel(acc, vi, b);
+          st4(velOut + i, core::make4(v, 0.0f));
+          st4(posOut + i, core::boidIntegrate(pi, v, b.dt, halfSize));
+        }
+      }
+    }
+  }
+  if (Stats) addBlockCounts(tested, near, counts);
+}
+
+unsigned clusterBlocks(uint32_t n, const LaunchConfig& lc) {
+  const size_t warps = (size_t(n) + kClusterSize - 1) / kClusterSize;
+  return static_cast<unsigned>((warps * kWarpSize + size_t(lc.block) - 1) / size_t(lc.block));
+}
+
+// Launches clusterKernel<Stats> with its staging buffers: 2 KB a warp, so blocks of more than 24
+// warps need more dynamic shared memory than the 48 KB a kernel gets without asking.
+template <bool Stats, typename... Args>
+void launchClusterKernel(uint32_t n, const LaunchConfig& lc, Args... args) {
+  const size_t bytes = size_t(lc.block / kWarpSize) * kStagePerWarp * sizeof(float4);
+  static std::once_flag raised;
+  std::call_once(raised, [] {
+    MURMUR_CUDA_CHECK(cudaFuncSetAttribute(clusterKernel<Stats>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           int(kMaxWarpsPerBlock * kStagePerWarp * sizeof(float4))));
+  });
+  clusterKernel<Stats><<<clusterBlocks(n, lc), lc.block, bytes, lc.stream>>>(args...);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void launchClusterForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
+                        const uint32_t* d_cellFirst, const core::BoidParams& b, float halfSize, Vec4* d_velOut,
+                        Vec4* d_posOut, const LaunchConfig& lc) {
+  if (n == 0) return;
+  launchClusterKernel<false>(n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid, d_cellFirst, b,
+                             core::maxRuleRadius(b), halfSize, d_velOut, d_posOut,
+                             static_cast<unsigned long long*>(nullptr));
+}
+
+void launchClusterStats(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid, const uint32_t* d_cellFirst,
+                        const uint32_t* d_sortedIndex, const core::BoidParams& b, unsigned long long* d_counts,
+                        const LaunchConfig& lc) {
+  if (n == 0) return;
+  launchClusterKernel<true>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid, d_cellFirst, b,
+                            core::maxRuleRadius(b), 0.0f, static_cast<Vec4*>(nullptr), static_cast<Vec4*>(nullptr),
+                            d_counts);
+}
+
+}  // namespace murmur::cuda
