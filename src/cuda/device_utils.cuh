@@ -35,6 +35,20 @@ __device__ __forceinline__ void st4(core::Vec4* p, const core::Vec4& v) {
 
 __device__ __forceinline__ uint32_t globalThreadIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
+// The first index in [0, n) of the ascending array a whose value is at least `value` (n if none),
+// by one thread.
+__device__ __forceinline__ uint32_t lowerBound(const uint32_t* __restrict__ a, uint32_t n, uint32_t value) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < value)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 // Per-axis minimum and maximum over the warp, in every lane (all 32 lanes must call it).
 __device__ __forceinline__ void warpMinMax(float (&lo)[3], float (&hi)[3]) {
 #pragma unroll

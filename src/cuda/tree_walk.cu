@@ -142,16 +142,7 @@ __global__ void treeShareKernel(uint32_t n, int me, int k, const uint32_t* __res
   if (r == 0) {
     cut = 0;
   } else if (r < k) {  // the first group starting at or after the share's first body
-    const uint32_t want = core::treeShareStart(n, r, k);
-    uint32_t lo = 0, hi = groups;
-    while (lo < hi) {
-      const uint32_t mid = lo + (hi - lo) / 2;
-      if (groupStart[mid] < want)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    cut = lo;
+    cut = lowerBound(groupStart, groups, core::treeShareStart(n, r, k));
   }
   bodyCut[r] = cut < groups ? groupStart[cut] : n;
   __syncthreads();  // every thread has read counters[0] before two of them write the share

@@ -34,6 +34,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_engine.h"
 #include "cuda/device_buffer.h"
+#include "cuda/device_utils.cuh"
 #include "cuda/gravity_kernels.h"
 #include "cuda/grid_build.h"
 #include "cuda/rows_kernels.h"
@@ -142,16 +143,8 @@ __global__ void packRecordsKernel(const uint32_t* __restrict__ idx, const Contro
 // The owned slots: the sorted keys of this rank's slab, [lo, hi).
 __global__ void ownedRangeKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n, uint32_t lo, uint32_t hi,
                                  Control* __restrict__ ctl) {
-  const uint32_t bound = threadIdx.x == 0 ? lo : hi;
-  uint32_t a = 0, b = n;  // first slot whose key >= bound
-  while (a < b) {
-    const uint32_t mid = a + (b - a) / 2;
-    if (sortedKeys[mid] < bound)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  (threadIdx.x == 0 ? ctl->ownedBegin : ctl->ownedEnd) = a;
+  // The first slot whose key is at least the bound.
+  (threadIdx.x == 0 ? ctl->ownedBegin : ctl->ownedEnd) = cuda::lowerBound(sortedKeys, n, threadIdx.x == 0 ? lo : hi);
 }
 
 __global__ void planeHistogramKernel(const Vec4* __restrict__ pos, uint32_t n, core::GridSpec g,
