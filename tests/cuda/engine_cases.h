@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/cpu_engine.h"
+#include "core/metrics.h"
 #include "core/params.h"
 #include "cuda/cuda_engine.h"
 #include "cuda_test_helpers.h"
@@ -114,6 +115,38 @@ inline bool bitwiseEqual(const core::Bodies& a, const core::Bodies& b) {
     if (std::memcmp(&p, &q, sizeof p) != 0 || std::memcmp(&u, &v, sizeof u) != 0 || a.id[i] != b.id[i]) return false;
   }
   return true;
+}
+
+// Runs p's pipeline on the GPU from `start` for `steps` steps; every `every` steps its state is
+// also stepped once by a fresh engine of p and by naive, both on the GPU, which must agree per id:
+// a neighbour the pipeline misses anywhere (a stale cell, a wrapped body, a pruned row) shows as
+// a mismatch. Returns how many bodies wrapped over the run.
+inline size_t expectMatchesNaiveAtCheckpoints(const core::SimParams& p, const core::Bodies& start, int steps, int every,
+                                              const std::string& what) {
+  auto engine = cuda::createCudaEngine(p);
+  engine->reset(start);
+  core::SimParams q = p;
+  q.pipeline = core::Pipeline::Naive;
+  auto naive = cuda::createCudaEngine(q);
+  auto check = cuda::createCudaEngine(p);
+  size_t wraps = 0;
+  core::Bodies prev = engine->readBodies();
+  for (int step = 1; step <= steps; ++step) {
+    engine->step(1);
+    const core::Bodies now = engine->readBodies();
+    wraps += core::countWrapped(prev, now, p.halfSize);
+    prev = now;
+    if (step % every != 0) continue;
+    naive->reset(now);
+    check->reset(now);
+    naive->step(1);
+    check->step(1);
+    std::string report;
+    const size_t bad =
+        countStateMismatches(check->readBodies(), naive->readBodies(), kRel, kAbsFloor, kAbsFloor, &report);
+    EXPECT_EQ(bad, 0u) << what << " step " << step << report;
+  }
+  return wraps;
 }
 
 }  // namespace murmur::test

@@ -33,29 +33,8 @@ TEST_F(CudaEngineTest, ClustersMatchNaiveAcrossStepsAndWraps) {
       Bodies start = bodiesFor(c, p);
       if (dims == 2)
         for (size_t i = 0; i < start.size(); ++i) start.pos[i].z = start.vel[i].z = 0.0f;
-      auto clusters = cuda::createCudaEngine(p);
-      clusters->reset(start);
-      SimParams q = p;
-      q.pipeline = Pipeline::Naive;
-      auto naive = cuda::createCudaEngine(q);
-      auto check = cuda::createCudaEngine(p);
-      size_t wraps = 0;
-      Bodies prev = clusters->readBodies();
-      for (int step = 1; step <= 30; ++step) {
-        clusters->step(1);
-        const Bodies now = clusters->readBodies();
-        wraps += core::countWrapped(prev, now, p.halfSize);
-        prev = now;
-        if (step % 15 != 0) continue;
-        naive->reset(now);
-        check->reset(now);
-        naive->step(1);
-        check->step(1);
-        std::string report;
-        const size_t bad = test::countStateMismatches(check->readBodies(), naive->readBodies(), kRel, kAbsFloor,
-                                                      kAbsFloor, &report);
-        EXPECT_EQ(bad, 0u) << "dims " << dims << " neighbours " << neighbours << " step " << step << report;
-      }
+      const size_t wraps = expectMatchesNaiveAtCheckpoints(
+          p, start, 30, 15, "dims " + std::to_string(dims) + " neighbours " + std::to_string(neighbours));
       EXPECT_GT(wraps, 20u) << "dims " << dims << " neighbours " << neighbours;
     }
 }

@@ -45,29 +45,8 @@ TEST_F(CudaEngineTest, RowsMatchesNaiveAcrossStepsAndWraps) {
                                : neighbours == 60.0 && width == 2 ? core::RowLoop::Batched
                                                                   : core::RowLoop::Short;
     EXPECT_EQ(core::rowLoop(p, c.n), want) << "neighbours " << neighbours << " width " << width;
-    auto rows = cuda::createCudaEngine(p);
-    rows->reset(bodiesFor(c, p));
-    SimParams q = p;
-    q.pipeline = Pipeline::Naive;
-    auto naive = cuda::createCudaEngine(q);
-    auto rowsCheck = cuda::createCudaEngine(p);
-    size_t wraps = 0;
-    Bodies prev = rows->readBodies();
-    for (int step = 1; step <= 40; ++step) {
-      rows->step(1);
-      const Bodies now = rows->readBodies();
-      wraps += core::countWrapped(prev, now, p.halfSize);
-      prev = now;
-      if (step % 20 != 0) continue;
-      naive->reset(now);
-      rowsCheck->reset(now);
-      naive->step(1);
-      rowsCheck->step(1);
-      std::string report;
-      const size_t bad = test::countStateMismatches(rowsCheck->readBodies(), naive->readBodies(), kRel, kAbsFloor,
-                                                    kAbsFloor, &report);
-      EXPECT_EQ(bad, 0u) << "width " << width << " neighbours " << neighbours << " step " << step << report;
-    }
+    const size_t wraps = expectMatchesNaiveAtCheckpoints(
+        p, bodiesFor(c, p), 40, 20, "width " + std::to_string(width) + " neighbours " + std::to_string(neighbours));
     EXPECT_GT(wraps, 100u) << "width " << width;
     }
   }
