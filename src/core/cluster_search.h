@@ -12,8 +12,9 @@
 // point of the box can reach, and per row the x-range of cells it reaches (forEachBoxRow: the
 // rows search of a point, widened to the box); every body of those ranges whose distance to the
 // box is below the radius (boxDistance2) is a candidate of every body of the cluster, and each
-// such pair is tested exactly. On the GPU a warp takes one cluster: 8 bodies by 4 candidates per
-// instruction, every lane busy (cuda/cluster_kernels.cu).
+// such pair is tested exactly. On the GPU a warp takes one cluster: lanes of 8 bodies by 4
+// candidates per instruction, each lane holding two bodies, every lane busy
+// (cuda/cluster_kernels.cu).
 //
 // Exactness: the box contains every body of the cluster, so the rows and x-ranges of the box
 // contain each body's own rows search (which is exact, see row_search.h), and a body at distance
@@ -23,8 +24,8 @@
 // larger than the pair's coordinate differences (round-to-nearest is monotone). So a pair that
 // naive's d^2 < r^2 accepts is never pruned.
 //
-// Sum order: the candidates of a cluster, in the order the rows visit them, go round kPartials
-// partial sums (candidate k to partial k % kPartials, the lane that tests it on the GPU), which
+// Sum order: the candidates of a cluster, in the order the rows visit them, go round
+// kClusterPartials partial sums (candidate k to partial k % kPartials, the lane that tests it on the GPU), which
 // are added as (s0 + s1) + (s2 + s3). Every body of the cluster is its own candidate: the sums are
 // relative (core::BoidAccumRel), and the body is taken out of them at the end. The CPU engine
 // sums in that order too, so both engines add the same terms in the same order.
@@ -41,7 +42,13 @@
 
 namespace murmur::core {
 
-constexpr int kClusterSize = 8;
+// Bodies a cluster: 16, two a lane of the GPU kernel's tile. The gathering of a cluster's
+// candidates costs more than testing them, and 16 bodies share it: on an H100 (1M boids, block
+// 128, bench/results/h100/clusters/) clusters of 8 took 0.635 ms a step in the CIS 565 world,
+// 0.455 at FLAME GPU density and 3.59 at 10M `dense`; of 16, 0.543 / 0.456 / 3.46; of 32 (four a
+// lane, 96 registers), 0.743 / 0.660 / 5.23. The cells hold 16 too (cells of 8, clusters two cells
+// long: 0.650 / 0.460 / 3.43; of 32: 0.568 / 0.467 / 3.63).
+constexpr int kClusterSize = 16;
 constexpr int kClusterPartials = 4;
 
 // The clusters pipeline's grid for n bodies: cells of the side of a cube (a square in 2D) that

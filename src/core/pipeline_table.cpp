@@ -39,7 +39,7 @@ std::vector<PipelineInfo> makeTable() {
         "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
       {Pipeline::Clusters,  "clusters",  '7', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
         true,  true,    false, false,    true,   kOnCpu | kOnCuda,                                                   false,
-        "exact cluster pairs: 8 boids by 4 candidates per warp instruction (gravity: coherent)"},
+        "exact cluster pairs: a warp tests 16 boids against 4 candidates at a time (gravity: coherent)"},
   };
   // clang-format on
 

@@ -22,7 +22,11 @@ using core::Vec4;
 
 namespace {
 
-static_assert(kClusterSize * kClusterPartials == kWarpSize, "a tile is one pair per lane");
+// Lanes per group of candidates: a tile is kLaneGroup x kClusterPartials lanes, each holding
+// kPerLane bodies of the cluster.
+constexpr int kLaneGroup = kWarpSize / kClusterPartials;
+constexpr int kPerLane = kClusterSize / kLaneGroup;
+static_assert(kPerLane * kLaneGroup == kClusterSize && kPerLane >= 1 && kPerLane <= 4, "whole bodies per lane");
 
 // Candidates staged per warp: a full tile of 32 and room for one more load of 32, positions (w:
 // the candidate's index) and then velocities.
@@ -60,10 +64,12 @@ __device__ __noinline__ BoxRow boxRow(const core::GridSpec* __restrict__ grid, c
   return out;
 }
 
-// At most 48 registers a thread (any block size fits): 5 of 8 warp slots of an SM against 4 at
-// 64, with a few bytes spilled. On an H100 (1M boids, block 128) 0.643 against 0.662 ms a step in
-// the CIS 565 world, 0.456 against 0.469 at FLAME GPU density, 3.68 against 3.83 at 10M `dense`.
-constexpr int kClusterMaxRegisters = 48;
+// At most 64 registers a thread, so that any block size fits (a few bytes spilled). On an H100
+// (block 128, 500 warm-up steps, one run, bench/results/h100/clusters/): with 8 bodies a cluster,
+// one a lane, 48 registers beat 64 (CIS 565 world 0.643 against 0.662 ms a step, FLAME GPU density
+// 0.456 against 0.469, 10M `dense` 3.68 against 3.83); with 16, two a lane (the two sums need the
+// registers), 64 gave 0.543 / 0.456 / 3.46 and 72 0.547 / 0.460 / 3.53.
+constexpr int kClusterMaxRegisters = 64;
 
 // One warp per group of kClusterSize consecutive bodies; radius: the largest rule radius
 // (core::maxRuleRadius(b)). Force (Stats false): the new velocities of the bodies (in cell order)
@@ -82,59 +88,86 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
   float4* stageVel = stage + kStage;
   const uint32_t warp = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   const uint32_t base = warp * kClusterSize;
-  const int ii = lane % kClusterSize, jj = lane / kClusterSize;
+  // Lane (jj, ii) holds bodies ii, ii + 8, ... of the group and tests candidates jj, jj + 4, ...
+  const int ii = lane % kLaneGroup, jj = lane / kLaneGroup;
   const auto posAt = [&](uint32_t k) { return Stats ? ldg4(pos + __ldg(order + k)) : ldg4(pos + k); };
   unsigned long long tested = 0, near = 0;
   if (base < n) {  // the whole warp
     const BoidRadii2 r2 = core::boidRadii2(b);
     const float reach2 = boidReach2(r2);  // the largest radius, squared
-    const uint32_t i = base + ii;
-    const bool has = i < n;
-    const Vec4 pi = has ? posAt(i) : Vec4{0, 0, 0, 0};
-    const uint32_t row = has ? core::clusterRowOf(*grid, core::xyz(pi)) : 0xffffffffu;
-    // Bits 0..7: the bodies of this group whose cluster is still to do.
-    unsigned remaining = __ballot_sync(kFullWarpMask, has && jj == 0);
+    uint32_t i[kPerLane], row[kPerLane];
+    Vec4 pi[kPerLane];
+    // Bit u * 8 + ii: body ii + 8 u of this group, whose cluster is still to do.
+    unsigned remaining = 0;
+#pragma unroll
+    for (int u = 0; u < kPerLane; ++u) {
+      i[u] = base + ii + kLaneGroup * u;
+      const bool has = i[u] < n;
+      pi[u] = has ? posAt(i[u]) : Vec4{0, 0, 0, 0};
+      row[u] = has ? core::clusterRowOf(*grid, core::xyz(pi[u])) : 0xffffffffu;
+      remaining |= (__ballot_sync(kFullWarpMask, has && jj == 0) & 0xffu) << (kLaneGroup * u);
+    }
     while (remaining != 0) {
       const int leader = __ffs(remaining) - 1;
-      const uint32_t leaderRow = __shfl_sync(kFullWarpMask, row, leader);
-      const unsigned seg =
-          __ballot_sync(kFullWarpMask, jj == 0 && ((remaining >> ii) & 1u) != 0 && row == leaderRow);
-      remaining &= ~seg;
-      const bool inSeg = ((seg >> ii) & 1u) != 0;
-      // The cluster's box, in every lane (the 4 groups of 8 lanes hold the same bodies).
-      const Vec4 pl = {__shfl_sync(kFullWarpMask, pi.x, leader), __shfl_sync(kFullWarpMask, pi.y, leader),
-                       __shfl_sync(kFullWarpMask, pi.z, leader), 0.0f};
-      const Vec4 own = inSeg ? pi : pl;
-      float lo[3] = {own.x, own.y, own.z}, hi[3] = {own.x, own.y, own.z};
+      const int leaderLane = leader % kLaneGroup, leaderU = leader / kLaneGroup;
+      uint32_t rowOfLeaderU = row[0];
+      Vec4 posOfLeaderU = pi[0];
 #pragma unroll
-      for (int off = 1; off < kClusterSize; off *= 2)
+      for (int u = 1; u < kPerLane; ++u)
+        if (u == leaderU) rowOfLeaderU = row[u], posOfLeaderU = pi[u];
+      const uint32_t leaderRow = __shfl_sync(kFullWarpMask, rowOfLeaderU, leaderLane);
+      const Vec4 pl = {__shfl_sync(kFullWarpMask, posOfLeaderU.x, leaderLane),
+                       __shfl_sync(kFullWarpMask, posOfLeaderU.y, leaderLane),
+                       __shfl_sync(kFullWarpMask, posOfLeaderU.z, leaderLane), 0.0f};
+      bool inSeg[kPerLane];
+      float lo[3] = {pl.x, pl.y, pl.z}, hi[3] = {pl.x, pl.y, pl.z};
+      unsigned seg = 0;
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) {
+        const unsigned bit = 1u << (ii + kLaneGroup * u);
+        seg |= (__ballot_sync(kFullWarpMask, jj == 0 && (remaining & bit) != 0 && row[u] == leaderRow) & 0xffu)
+               << (kLaneGroup * u);
+        inSeg[u] = (seg & bit) != 0;
+        if (inSeg[u]) {
+          lo[0] = fminf(lo[0], pi[u].x), lo[1] = fminf(lo[1], pi[u].y), lo[2] = fminf(lo[2], pi[u].z);
+          hi[0] = fmaxf(hi[0], pi[u].x), hi[1] = fmaxf(hi[1], pi[u].y), hi[2] = fmaxf(hi[2], pi[u].z);
+        }
+      }
+      remaining &= ~seg;
+      // The cluster's box, in every lane (the 4 groups of 8 lanes hold the same bodies).
+#pragma unroll
+      for (int off = 1; off < kLaneGroup; off *= 2)
 #pragma unroll
         for (int a = 0; a < 3; ++a) {
           lo[a] = fminf(lo[a], __shfl_xor_sync(kFullWarpMask, lo[a], off));
           hi[a] = fmaxf(hi[a], __shfl_xor_sync(kFullWarpMask, hi[a], off));
         }
       const Vec3 boxLo{lo[0], lo[1], lo[2]}, boxHi{hi[0], hi[1], hi[2]};
-      BoidAccumRel acc = core::boidAccumRelInit();
-      // The pairs of the first `count` staged candidates: lane (jj, ii) tests candidates jj,
-      // jj + 4, ... against body ii. Full: count is a whole tile.
+      BoidAccumRel acc[kPerLane];
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) acc[u] = core::boidAccumRelInit();
+      // The pairs of the first `count` staged candidates. Full: count is a whole tile.
       const auto tile = [&](int count, auto full) {
-        if (!inSeg) return;
 #pragma unroll
         for (int t = 0; t < kWarpSize / kClusterPartials; ++t) {
           const int q = jj + kClusterPartials * t;
           if (decltype(full)::value || q < count) {
             const float4 e = stage[q];
-            const Vec3 d = Vec3{e.x, e.y, e.z} - core::xyz(pi);
-            const float d2 = core::distance2(d);
-            if (Stats) {
-              if (__float_as_uint(e.w) != i) {
-                ++tested;
-                if (d2 < reach2) ++near;
+#pragma unroll
+            for (int u = 0; u < kPerLane; ++u) {
+              if (!inSeg[u]) continue;
+              const Vec3 d = Vec3{e.x, e.y, e.z} - core::xyz(pi[u]);
+              const float d2 = core::distance2(d);
+              if (Stats) {
+                if (__float_as_uint(e.w) != i[u]) {
+                  ++tested;
+                  if (d2 < reach2) ++near;
+                }
+              } else {
+                // No test against the largest radius first: each sum is predicated on its own
+                // radius, without a branch around them (most tiles have a hit in some lane).
+                core::boidAccumulateRel(acc[u], d, d2, d2 < r2.r3 ? toVec4(stageVel[q]) : Vec4{0, 0, 0, 0}, r2);
               }
-            } else {
-              // No test against the largest radius first: each sum is predicated on its own
-              // radius, without a branch around them (most tiles have a hit in some lane).
-              core::boidAccumulateRel(acc, d, d2, d2 < r2.r3 ? toVec4(stageVel[q]) : Vec4{0, 0, 0, 0}, r2);
             }
           }
         }
@@ -185,21 +218,24 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
       if (count > 0) tile(count, std::false_type{});
       __syncwarp();
       if (!Stats) {
-        // (s0 + s1) + (s2 + s3) over the four lanes of body ii (core::addPartials).
 #pragma unroll
-        for (int off = kClusterSize; off < kWarpSize; off *= 2) {
-          shuffleAdd(acc.d1, off);
-          shuffleAdd(acc.d2, off);
-          shuffleAdd(acc.sumVel, off);
-          shuffleAdd(acc.n1, off);
-          shuffleAdd(acc.n3, off);
-        }
-        if (jj == 0 && inSeg) {
-          const Vec4 vi = ldg4(vel + i);
-          core::boidRemoveSelf(acc, vi, r2);
-          const Vec3 v = core::boidVelocityRel(acc, vi, b);
-          st4(velOut + i, core::make4(v, 0.0f));
-          st4(posOut + i, core::boidIntegrate(pi, v, b.dt, halfSize));
+        for (int u = 0; u < kPerLane; ++u) {
+          // (s0 + s1) + (s2 + s3) over the four lanes of body ii + 8 u (core::addPartials).
+#pragma unroll
+          for (int off = kLaneGroup; off < kWarpSize; off *= 2) {
+            shuffleAdd(acc[u].d1, off);
+            shuffleAdd(acc[u].d2, off);
+            shuffleAdd(acc[u].sumVel, off);
+            shuffleAdd(acc[u].n1, off);
+            shuffleAdd(acc[u].n3, off);
+          }
+          if (jj == 0 && inSeg[u]) {
+            const Vec4 vi = ldg4(vel + i[u]);
+            core::boidRemoveSelf(acc[u], vi, r2);
+            const Vec3 v = core::boidVelocityRel(acc[u], vi, b);
+            st4(velOut + i[u], core::make4(v, 0.0f));
+            st4(posOut + i[u], core::boidIntegrate(pi[u], v, b.dt, halfSize));
+          }
         }
       }
     }

@@ -1,7 +1,9 @@
 // Kernels of the `clusters` boids pipeline (core/cluster_search.h). One warp per cluster of up to
-// 8 consecutive bodies of the cluster grid's order: the warp walks the rows its box reaches, 32
-// candidates per load, keeps those near the box in a staging buffer in shared memory, and tests
-// them against its bodies in 8 x 4 tiles (lane = 8 * candidate + body: every lane a pair).
+// core::kClusterSize consecutive bodies of the cluster grid's order: the warp walks the rows its
+// box reaches, 32 candidates per load, keeps those near the box in a staging buffer in shared
+// memory, and tests them against its bodies in tiles of 8 lanes by 4 candidates (lane = 8 *
+// candidate + body; each lane holds bodies ii and ii + 8, so each staged candidate it loads feeds
+// two pairs).
 #pragma once
 
 #include <cstdint>
