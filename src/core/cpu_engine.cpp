@@ -108,6 +108,12 @@ CpuGridView CpuState::gridView(const GridSpec& g) const {
   return v;
 }
 
+CpuGridView CpuState::rowsGridView(const GridSpec& g) const {
+  CpuGridView v = gridView(g);
+  findCellFirst(v.grid, v.sortedKeys, v.first);
+  return v;
+}
+
 // ---- The engine ----
 
 CpuEngine::CpuEngine(const SimParams& p) {

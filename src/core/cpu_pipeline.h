@@ -41,7 +41,16 @@ void findCellFirst(const GridSpec& g, const std::vector<uint32_t>& sortedKeys, s
 struct CpuGridView {
   GridSpec grid;
   std::vector<uint32_t> sortedKeys, sortedIndex, cellStart, cellEnd;
+  std::vector<uint32_t> first;  // rowsGridView only: findCellFirst's offsets
 };
+
+// Mean candidates and neighbours per body from the totals over n bodies (0 for none).
+inline NeighbourStats neighbourMeans(double candidates, double neighbours, long n) {
+  NeighbourStats st;
+  st.meanCandidates = n > 0 ? candidates / double(n) : 0.0;
+  st.meanNeighbours = n > 0 ? neighbours / double(n) : 0.0;
+  return st;
+}
 
 // Everything a step reads and writes, shared by the engine and its pipelines.
 struct CpuState {
@@ -87,6 +96,9 @@ struct CpuState {
   GridSpec gravityGrid() const;
   // The grid g of the current positions, built untimed into a view; the state is untouched.
   CpuGridView gridView(const GridSpec& g) const;
+  // The same with the rows grids' offsets (findCellFirst), for the rows, verlet and clusters
+  // pipelines' statistics.
+  CpuGridView rowsGridView(const GridSpec& g) const;
 };
 
 // The boids force loop of every pipeline: for each body i, visit(i, pi, acc) adds the pipeline's

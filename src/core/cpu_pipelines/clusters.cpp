@@ -92,9 +92,8 @@ class ClustersPipeline final : public CpuPipeline {
     const long n = s.count();
     const float radius = maxRuleRadius(s.params.boids);
     const float r2 = radius * radius;
-    const CpuGridView v = s.gridView(boidsGrid(s.params, s.pos.size()));
-    std::vector<uint32_t> first;
-    findCellFirst(v.grid, v.sortedKeys, first);
+    const CpuGridView v = s.rowsGridView(boidsGrid(s.params, s.pos.size()));
+    const std::vector<uint32_t>& first = v.first;
     const auto posAt = [&](long k) { return xyz(s.pos[v.sortedIndex[k]]); };
     double cand = 0, neigh = 0;
 #pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 64)
@@ -110,10 +109,7 @@ class ClustersPipeline final : public CpuPipeline {
         });
       });
     }
-    NeighbourStats st;
-    st.meanCandidates = n > 0 ? cand / double(n) : 0.0;
-    st.meanNeighbours = n > 0 ? neigh / double(n) : 0.0;
-    return st;
+    return neighbourMeans(cand, neigh, n);
   }
 };
 

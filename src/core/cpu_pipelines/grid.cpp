@@ -38,10 +38,7 @@ NeighbourStats CpuPipeline::neighbourStats(const CpuState& s) {
       if (dot(d, d) < r2) neigh += 1;
     });
   }
-  NeighbourStats st;
-  st.meanCandidates = cand / double(n);
-  st.meanNeighbours = neigh / double(n);
-  return st;
+  return neighbourMeans(cand, neigh, n);
 }
 
 namespace {

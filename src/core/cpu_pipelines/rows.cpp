@@ -34,9 +34,8 @@ class RowsPipeline final : public CpuPipeline {
     const long n = s.count();
     const float radius = maxRuleRadius(s.params.boids);
     const float r2 = radius * radius;
-    const CpuGridView v = s.gridView(boidsGrid(s.params, s.pos.size()));
-    std::vector<uint32_t> first;
-    findCellFirst(v.grid, v.sortedKeys, first);
+    const CpuGridView v = s.rowsGridView(boidsGrid(s.params, s.pos.size()));
+    const std::vector<uint32_t>& first = v.first;
     double cand = 0, neigh = 0;
 #pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
@@ -50,10 +49,7 @@ class RowsPipeline final : public CpuPipeline {
         }
       });
     }
-    NeighbourStats st;
-    st.meanCandidates = cand / double(n);
-    st.meanNeighbours = neigh / double(n);
-    return st;
+    return neighbourMeans(cand, neigh, n);
   }
 };
 

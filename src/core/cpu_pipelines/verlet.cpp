@@ -33,10 +33,9 @@ class VerletPipeline final : public CpuPipeline {
     const long n = s.count();
     const float radius = maxRuleRadius(s.params.boids);
     const float r2 = radius * radius;
-    const CpuGridView v = s.gridView(boidsGrid(s.params, s.pos.size()));
+    const CpuGridView v = s.rowsGridView(boidsGrid(s.params, s.pos.size()));
+    const std::vector<uint32_t>& first = v.first;
     const VerletPlan plan = verletPlan(s.params);
-    std::vector<uint32_t> first;
-    findCellFirst(v.grid, v.sortedKeys, first);
     double cand = 0, neigh = 0;
 #pragma omp parallel for reduction(+ : cand, neigh) schedule(dynamic, 256)
     for (long t = 0; t < n; ++t) {
@@ -50,10 +49,7 @@ class VerletPipeline final : public CpuPipeline {
             if (dot(d, d) < r2) neigh += 1;
           });
     }
-    NeighbourStats st;
-    st.meanCandidates = cand / double(n);
-    st.meanNeighbours = neigh / double(n);
-    return st;
+    return neighbourMeans(cand, neigh, n);
   }
 
   // Set by reset() and setParams(): positions may lie outside the world until the next step
