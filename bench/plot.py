@@ -4,7 +4,7 @@
     python3 bench/plot.py results.csv [more.csv ...] --out images/ [--prefix name] [--n N]
                           [--block-size B] [--fps-n N]
 
-Writes up to seven PNG files and prints the path of each:
+Writes up to eight PNG files and prints the path of each:
   <prefix>_steps_vs_n.png          steps/s against N, log-log, one line per pipeline (and force,
                                    scenario, engine); the best block size and cell width per point
   <prefix>_steps_vs_block_size.png steps/s against the CUDA block size at the largest N measured
@@ -21,6 +21,9 @@ Writes up to seven PNG files and prints the path of each:
                                    pipeline; at --block-size B, else the best block size per point
   <prefix>_fps_vs_block.png        the same two rates against the CUDA block size at one N (--fps-n,
                                    else the largest N rendered with more than one block size)
+  <prefix>_ms_vs_neighbours.png    a density sweep (one N, three or more `dense --neighbours` worlds):
+                                   milliseconds per step against the mean neighbours per boid,
+                                   log-log, one line per pipeline, the fastest named above each point
 A plot the CSV has no data for is skipped with a message. Needs only Python 3 and matplotlib.
 """
 import argparse
@@ -234,6 +237,54 @@ def plot_ms_vs_n(plt, rows, path):
     ax.set_ylim(min(ys) / 2, top * 6)
     ax.set_title(f"Gravity: time per step against N (lower is better; the fastest named above each N)\n{device_title(rows)}",
                  fontsize=11)
+    return finish_line_plot(plt, fig, ax, path, legend_outside=True)
+
+
+def plot_ms_vs_neighbours(plt, rows, path):
+    """Time per step against the mean neighbours per boid, for each N whose rows of one pipeline
+    span three or more worlds (a density sweep); the N with the most such rows."""
+    swept = defaultdict(set)
+    for r in rows:
+        k = number(r, "neighbours_mean")
+        if r.get("force") == "boids" and k:
+            swept[(r["_n"], r.get("engine", ""), r.get("pipeline", ""))].add(k)
+    ns = defaultdict(int)
+    for (n, _, _), ks in swept.items():
+        if len(ks) >= 3:
+            ns[n] += 1
+    if not ns:
+        return "no density sweep (one N, three or more worlds of boids)"
+    n = max(ns, key=lambda m: (ns[m], m))
+    rows = [r for r in rows if r["_n"] == n and r.get("force") == "boids" and number(r, "neighbours_mean")
+            and len(swept[(n, r.get("engine", ""), r.get("pipeline", ""))]) >= 3]
+    best = best_by(rows, lambda r: (r.get("engine", ""), r.get("force", ""), "", r.get("pipeline", ""),
+                                    number(r, "neighbours_mean")))
+    series = defaultdict(list)
+    for (engine, force, _, pipeline, k), r in best.items():
+        series[(engine, force, "", pipeline)].append((k, 1000.0 / r["_sps"]))
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    for key in sort_keys(series):
+        xs, ys = zip(*sorted(series[key]))
+        ax.plot(xs, ys, label=key[3] + ("" if len({k[0] for k in series}) == 1 else f", {key[0]}"),
+                color=PIPELINE_COLOURS.get(key[3], "black"), linestyle=ENGINE_STYLES.get(key[0], ":"), marker="o")
+    ks = sorted({k for pts in series.values() for k, _ in pts})
+    ys = [y for pts in series.values() for _, y in pts]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ks)
+    ax.set_xticklabels([f"{k:.0f}" for k in ks])
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    label_log_axis(ax.yaxis, min(ys), max(ys))
+    top = max(ys) * 1.6
+    for k in ks:
+        entries = [(ms, key[3]) for key, pts in series.items() for kk, ms in pts if kk == k]
+        if len(entries) > 1:
+            ax.annotate(min(entries)[1], (k, top), ha="center", va="bottom", fontsize=8)
+    ax.set_ylim(min(ys) / 1.5, top * 1.8)
+    ax.set_xlabel("mean neighbours per boid within the largest rule radius")
+    ax.set_ylabel("milliseconds per step (median)")
+    ax.set_title(f"Time per step against neighbours per boid, N = {count_text(n)} (lower is better; the fastest "
+                 f"named above)\n{device_title(rows)}", fontsize=11)
     return finish_line_plot(plt, fig, ax, path, legend_outside=True)
 
 
@@ -520,7 +571,8 @@ def main(argv=None):
              ("gravity_ms_vs_n", lambda p: plot_ms_vs_n(plt, rows, p)),
              ("gravity_interactions", lambda p: plot_gravity(plt, rows, p)),
              ("fps_vs_n", lambda p: plot_fps_vs_n(plt, rows, p, args.block_size)),
-             ("fps_vs_block", lambda p: plot_fps_vs_block(plt, rows, p, args.fps_n))]
+             ("fps_vs_block", lambda p: plot_fps_vs_block(plt, rows, p, args.fps_n)),
+             ("ms_vs_neighbours", lambda p: plot_ms_vs_neighbours(plt, rows, p))]
     wrote = 0
     for name, draw in plots:
         path = os.path.join(args.out, f"{prefix}_{name}.png" if prefix else f"{name}.png")

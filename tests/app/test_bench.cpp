@@ -465,6 +465,20 @@ TEST(BenchPlot, WritesEveryPlotFromASmallCsv) {
   EXPECT_NE(r.out.find("skipped fps_vs_n: no rendered rows"), std::string::npos) << r.out;
 }
 
+// A density sweep (rows, clusters and verlet at five `dense --neighbours` worlds of one N, an H100
+// run): time per step against neighbours per boid; a CSV without one skips that plot.
+TEST(BenchPlot, DensitySweepPlotsTimeAgainstNeighbours) {
+  const std::string dir = tempPath("plots_density");
+  const Result r = plot(test::testDataDir() + "/bench_density.csv --out " + dir + " --prefix density");
+  if (r.status == -2) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(isPng(dir + "/density_ms_vs_neighbours.png")) << r.out;
+  const Result small = plot(test::testDataDir() + "/bench_small.csv --out " + dir + " --prefix small");
+  ASSERT_EQ(small.status, 0) << small.out;
+  EXPECT_NE(small.out.find("skipped ms_vs_neighbours: no density sweep"), std::string::npos) << small.out;
+  EXPECT_FALSE(isPng(dir + "/small_ms_vs_neighbours.png"));
+}
+
 TEST(BenchPlot, SkipsPlotsTheBenchCsvHasNoDataFor) {
   const std::string csv = tempPath("for_plot.csv");
   ASSERT_EQ(bench(kTiny + csv).status, 0);
