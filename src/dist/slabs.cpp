@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/pipeline_table.h"
+#include "core/cluster_search.h"
 #include "core/row_search.h"
 
 namespace murmur::dist {
@@ -69,7 +70,7 @@ SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks, in
 }
 
 core::GridSpec rankGrid(const core::SimParams& p, size_t n) {
-  return core::pipelineInfo(p.pipeline).rowGrid ? core::rowGrid(p, n) : core::boidGrid(p);
+  return core::pipelineInfo(p.pipeline).rowGrid ? core::pipelineRowGrid(p, n) : core::boidGrid(p);
 }
 
 int rankHaloPlanes(const core::SimParams& p, const core::GridSpec& g) {

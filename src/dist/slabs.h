@@ -103,9 +103,10 @@ SlabLayout evenSlabs(int numRanks, int numPlanes, int halo = 1);
 // total, each slab at least one plane. perPlane[c] = bodies in plane c (all ranks summed).
 SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks, int halo = 1);
 
-// The boids grid the slabs cut for pipeline p.pipeline and n bodies in all: the rows grid
-// (core::rowGrid, which depends on n: every rank passes the whole count, as one engine has it) for
-// a pipeline with a rows grid (core/pipeline_table.h), else the coherent grid (core::boidGrid).
+// The boids grid the slabs cut for pipeline p.pipeline and n bodies in all: the pipeline's rows
+// grid (core::pipelineRowGrid, which depends on n: every rank passes the whole count, as one
+// engine has it) for a pipeline with a rows grid (core/pipeline_table.h), else the coherent grid
+// (core::boidGrid).
 core::GridSpec rankGrid(const core::SimParams& p, size_t n);
 // The halo planes on either side of a slab of g (rankGrid(p, n)) that p's search needs.
 int rankHaloPlanes(const core::SimParams& p, const core::GridSpec& g);
