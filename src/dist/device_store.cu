@@ -10,18 +10,29 @@
 // handful of planes), and three small reads of counts.
 //
 // Rows: the same, on the rows grid, with the one-GPU rows force kernel (cuda/rows_kernels.h, the
-// loop core::rowLoop picks for the whole count). What one GPU's rows step adds to that kernel,
-// counting the next step's cells for its counting sort, is left out: the next local set is not
-// known until the exchange, so the store sorts with the radix sort, which gives the same
-// permutation (a stable sort by cell of the current order; cuda/row_grid_sort.h). The kernel's
-// sums depend only on the slots of each row relative to the boid's own slot, and the halo holds
-// every plane a row can reach (slabs.h), so they are the one-GPU sums.
+// loop core::rowLoop picks for the whole count). The local set is sorted by a counting sort over
+// the rank's own run of cells (the slab, its halo and the planes the halo's searches reach: local
+// cell keys, so the counts are a rank's share of the grid, not the whole world's): one atomic per
+// body after the exchange, a scan of the local counts straight into the cell offsets, a placement
+// (which zeroes the counts it used, for the next step) and a gather that puts the bodies of each
+// cell back in their local-set order. That is the permutation of a stable sort by cell, the one
+// the radix sort gives; a cell of more than kStableCellMax bodies (seen before anything is placed)
+// makes that step and the later ones take the radix sort. The kernel's sums depend only on the
+// slots of each row relative to the boid's own slot, and the halo holds every plane a row can
+// reach (slabs.h), so they are the one-GPU sums.
+//
+// The selection before the exchange reads only the owned bodies that can matter to another rank:
+// a body moves at most maxSpeed dt a step, so one that was sorted deeper inside the slab than the
+// halo plus that distance (and a plane for rounding) neither leaves nor is anyone's halo. Right
+// after the slab moved, every owned body is read.
 #include "dist/device_store.h"
 
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -52,8 +63,14 @@ using cuda::DeviceBuffer;
 struct Control {
   uint32_t numSelected;          // owned bodies that leave or are another rank's halo
   uint32_t ownedBegin, ownedEnd;  // the owned slots of the local arrays (the rest is halo)
+  // The owned slots the next selection reads ([ownedBegin, edgeLow) and [edgeHigh, ownedEnd)).
+  uint32_t edgeLow, edgeHigh;
+  uint32_t crowded;              // the counting sort met a cell of more than kStableCellMax bodies
   uint32_t perRank[kMaxRanks];   // selected bodies each rank needs (this rank: those it keeps)
 };
+
+// Local cell key of a body this rank no longer needs: past every cell.
+constexpr uint32_t kGone = 0xffffffffu;
 
 // An owned body some other rank needs next step, or that this rank no longer needs. Most bodies
 // are needed by this rank alone; those stay where they are.
@@ -140,11 +157,81 @@ __global__ void packRecordsKernel(const uint32_t* __restrict__ idx, const Contro
   send[at + k] = BodyRecord{pos[i], vel[i], (static_cast<uint64_t>(key) << 32) | (i - cellBegin[key]), id[i], 0};
 }
 
-// The owned slots: the sorted keys of this rank's slab, [lo, hi).
-__global__ void ownedRangeKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n, uint32_t lo, uint32_t hi,
+// The owned slots, the sorted keys of this rank's slab [bound[0], bound[3]), and the slots where
+// the keys reach bound[1] and bound[2] (the edges the next selection reads): for each bound the
+// first slot whose key is at least it.
+struct SlotBounds {
+  uint32_t key[4];
+};
+__global__ void ownedRangeKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n, SlotBounds b,
                                  Control* __restrict__ ctl) {
-  // The first slot whose key is at least the bound.
-  (threadIdx.x == 0 ? ctl->ownedBegin : ctl->ownedEnd) = cuda::lowerBound(sortedKeys, n, threadIdx.x == 0 ? lo : hi);
+  uint32_t* const out[4] = {&ctl->ownedBegin, &ctl->edgeLow, &ctl->edgeHigh, &ctl->ownedEnd};
+  *out[threadIdx.x] = cuda::lowerBound(sortedKeys, n, b.key[threadIdx.x]);
+}
+
+// The owned slots the selection reads: [begin, begin + numLow) and then [highBegin, ...).
+struct EdgeSlot {
+  uint32_t begin, numLow, highBegin;
+  __host__ __device__ uint32_t operator()(uint32_t k) const {
+    return k < numLow ? begin + k : highBegin + (k - numLow);
+  }
+};
+
+// The counting sort of the local set (see the top). Body v of the local set takes the next free
+// rank of its local cell (key - base), or kGone when this rank no longer needs it.
+__global__ void countLocalKernel(LocalSet s, uint32_t m, SlabLayout l, int me, core::GridSpec g, uint32_t base,
+                                 uint32_t* __restrict__ keys, uint32_t* __restrict__ rank,
+                                 uint32_t* __restrict__ counts, Control* __restrict__ ctl) {
+  const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= m) return;
+  uint32_t at = 0;
+  const Vec4 p = s.inRecv(v, at) ? s.recv[at].pos : s.pos[at];
+  const core::Int3 c = core::cellOf(g, core::xyz(p));
+  if (!rankNeeds(l, me, c.z)) {
+    keys[v] = kGone;
+    return;
+  }
+  const uint32_t key = core::cellKey(g, c.x, c.y, c.z) - base;
+  const uint32_t r = atomicAdd(counts + key, 1u);
+  keys[v] = key;
+  rank[v] = r;
+  if (r == cuda::kStableCellMax) ctl->crowded = 1u;
+}
+
+// placed[cellFirst[key] + rank] = v (cellFirst: the local cells' offsets); the counts go back to
+// zero for the next step.
+__global__ void placeLocalKernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ rank, uint32_t m,
+                                 const uint32_t* __restrict__ cellFirst, uint32_t* __restrict__ placed,
+                                 uint32_t* __restrict__ counts) {
+  const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= m) return;
+  const uint32_t key = keys[v];
+  if (key == kGone) return;
+  placed[cellFirst[key] + rank[v]] = v;
+  counts[key] = 0;
+}
+
+// Slot p's body goes to the slot of its cell that the number of the cell's bodies before it in
+// the local set gives (no cell holds more than kStableCellMax here); its global key goes with it.
+__global__ void reorderCountedKernel(LocalSet s, const uint32_t* __restrict__ keys,
+                                     const uint32_t* __restrict__ placed, uint32_t n,
+                                     const uint32_t* __restrict__ cellFirst, uint32_t base, Vec4* __restrict__ oPos,
+                                     Vec4* __restrict__ oVel, uint32_t* __restrict__ oId,
+                                     uint32_t* __restrict__ oKey) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t v = placed[k], key = keys[v];
+  const uint32_t first = cellFirst[key], end = cellFirst[key + 1];
+  uint32_t dst = first;
+  for (uint32_t t = first; t < end; ++t) dst += placed[t] < v ? 1u : 0u;
+  uint32_t at = 0;
+  if (s.inRecv(v, at)) {
+    const BodyRecord& r = s.recv[at];
+    oPos[dst] = r.pos, oVel[dst] = r.vel, oId[dst] = r.id;
+  } else {
+    oPos[dst] = s.pos[at], oVel[dst] = s.vel[at], oId[dst] = s.id[at];
+  }
+  oKey[dst] = key + base;
 }
 
 __global__ void planeHistogramKernel(const Vec4* __restrict__ pos, uint32_t n, core::GridSpec g,
@@ -208,8 +295,14 @@ class DeviceStore final : public LocalStore {
     // Rows: the integrated positions too, and one offset per cell instead of two.
     size_t need = 0;
     if (p.force == core::ForceMode::Boids) {
-      const size_t cells = rankGrid(p, total).numCells;
-      need = rows(p) ? (owned + owned / 4) * (2 * 36 + 16 + 16 + 16 + 4) + (cells + 1) * 4
+      const core::GridSpec g = rankGrid(p, total);
+      const size_t cells = g.numCells;
+      // Rows: the counting sort's counts over the rank's share of the cells and the planes its
+      // halo's searches reach, with a quarter of room.
+      const size_t perPlane = size_t(g.dims.x) * size_t(g.dims.y);
+      const size_t local = std::min(cells, size_t(double(cells) * double(owned) / double(std::max<size_t>(total, 1))) +
+                                               4 * size_t(rankHaloPlanes(p, g)) * perPlane);
+      need = rows(p) ? (owned + owned / 4) * (2 * 36 + 16 + 16 + 16 + 4) + (cells + 1) * 4 + (local + local / 4) * 4
                      : (owned + owned / 4) * (2 * 36 + 16 + 16 + 4) + cells * 8;
     } else {
       need = owned * 48 + total * 16;
@@ -239,6 +332,8 @@ class DeviceStore final : public LocalStore {
     ownedBegin_ = 0, ownedEnd_ = n;
     numLow_ = numHigh_ = numGone_ = 0;
     total_ = total;
+    crowded_ = lastCounted_ = false;
+    edgesFor_.valid = false;
     if (params_.force != core::ForceMode::Boids || n == 0) return;
     const cuda::LaunchConfig lc = launch();
     ensureWork(n);
@@ -272,10 +367,20 @@ class DeviceStore final : public LocalStore {
     numLow_ = numHigh_ = numGone_ = 0;
     const uint32_t numOwn = static_cast<uint32_t>(numOwned());
     if (numOwn == 0) return counts;
-    // One pass over the owned bodies: those that stay with this rank alone keep their place.
+    // One pass over the owned bodies that can matter to another rank: those that stay with this
+    // rank alone keep their place.
     ensure(selected_, numOwn);
-    selectIf(thrust::counting_iterator<uint32_t>(static_cast<uint32_t>(ownedBegin_)), selected_.get(),
-             &ctl_.get()->numSelected, numOwn, LeavesOrShared{pos_.get(), l, g, me});
+    EdgeSlot edges{static_cast<uint32_t>(ownedBegin_), numOwn, 0};
+    uint32_t numRead = numOwn;
+    if (edgesFor_.valid && edgesFor_.start == l.start[me] && edgesFor_.end == l.start[me + 1] &&
+        edgesFor_.halo == l.halo) {
+      edges.numLow = static_cast<uint32_t>(edgeLow_ - ownedBegin_);
+      edges.highBegin = static_cast<uint32_t>(edgeHigh_);
+      numRead = static_cast<uint32_t>(edges.numLow + (ownedEnd_ - edgeHigh_));
+    }
+    lastEdgeRead_ = numRead;
+    selectIf(thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), edges), selected_.get(),
+             &ctl_.get()->numSelected, numRead, LeavesOrShared{pos_.get(), l, g, me});
     readControl();
     const uint32_t selected = host_.numSelected;
     if (selected == 0) return counts;
@@ -320,6 +425,7 @@ class DeviceStore final : public LocalStore {
     const LocalSet set{recv_.get(), pos_.get(), vel_.get(), id_.get(), static_cast<uint32_t>(numLow_),
                        static_cast<uint32_t>(ownedBegin_), static_cast<uint32_t>(numOwn)};
     numLow_ = numHigh_ = numGone_ = 0;
+    edgesFor_.valid = false;
     if (n == 0) {
       n_ = ownedBegin_ = ownedEnd_ = 0;
       return;
@@ -338,24 +444,37 @@ class DeviceStore final : public LocalStore {
     ensureGrid(g.numCells);
     if (timing) synchronize(), t0 = std::chrono::steady_clock::now();
     cuda::launchStoreGrid(gridSpec_.get(), g, lc);
-    labelLocalKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(set, m, l, me, g, keys_[0].get(), idx_[0].get());
-    MURMUR_CUDA_LAUNCH_CHECK();
-    lap(prof.labelMs);
-    // One more key value than cells: the bodies that left sort after every cell.
-    sorted_ = cuda::sortByCell(sortBuffers(), m, cuda::keyBitsFor(g.numCells + 1), lc);
-    lap(prof.sortMs);
-    const cuda::DeviceGrid dg{gridSpec_.get(), keys_[sorted_].get(), idx_[sorted_].get(), cellStart_.get(),
-                              cellEnd_.get(), g.numCells};
     // The cells of the local set's planes (the slab and its halo) and of those its halo bodies'
     // searches reach: the whole grid's cells are many times more (every other rank's slab).
     const int reach = 2 * l.halo;
-    findCellBegins(dg.sortedKeys, n, firstKeyOfPlane(g, std::max(0, l.start[me] - reach)),
-                   firstKeyOfPlane(g, std::min(g.dims.z, l.start[me + 1] + reach)), lc);
-    lap(prof.boundsMs);
-    reorderLocalKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, dg.sortedIndex, n, aPos_.get(), aVel_.get(),
-                                                                  aId_.get());
+    const uint32_t fromCell = firstKeyOfPlane(g, std::max(0, l.start[me] - reach));
+    const uint32_t endCell = firstKeyOfPlane(g, std::min(g.dims.z, l.start[me + 1] + reach));
+    if (!countedSort(set, m, n, l, g, me, fromCell, endCell, lap, prof)) {
+      labelLocalKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(set, m, l, me, g, keys_[0].get(), idx_[0].get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+      lap(prof.labelMs);
+      // One more key value than cells: the bodies that left sort after every cell.
+      sorted_ = cuda::sortByCell(sortBuffers(), m, cuda::keyBitsFor(g.numCells + 1), lc);
+      lap(prof.sortMs);
+      findCellBegins(keys_[sorted_].get(), n, fromCell, endCell, lc);
+      lap(prof.boundsMs);
+      reorderLocalKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, idx_[sorted_].get(), n, aPos_.get(),
+                                                                    aVel_.get(), aId_.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+      lap(prof.reorderMs);
+    }
+    const cuda::DeviceGrid dg{gridSpec_.get(), keys_[sorted_].get(), idx_[sorted_].get(), cellStart_.get(),
+                              cellEnd_.get(), g.numCells};
+    // The owned slots, and the edges of the slab the next selection reads: a body moves at most
+    // maxSpeed dt (plus a plane for rounding) from the plane it was sorted in.
+    const double jump = std::ceil(double(params_.boids.maxSpeed) * double(params_.boids.dt) * double(g.invCellWidth));
+    const int edge = l.halo + 1 + static_cast<int>(std::min(jump, double(g.dims.z)));
+    const int lowPlane = std::min(l.start[me + 1], l.start[me] + edge);
+    const int highPlane = std::max(lowPlane, l.start[me + 1] - edge);
+    const SlotBounds bounds{{firstKeyOfPlane(g, l.start[me]), firstKeyOfPlane(g, lowPlane),
+                             firstKeyOfPlane(g, highPlane), firstKeyOfPlane(g, l.start[me + 1])}};
+    ownedRangeKernel<<<1, 4, 0, stream_>>>(keys_[sorted_].get(), n, bounds, ctl_.get());
     MURMUR_CUDA_LAUNCH_CHECK();
-    lap(prof.reorderMs);
     // Forces for every body in the local set; the halo's results are dropped (it is a few planes
     // of many, and skipping them would cost a branch per thread in the hot kernel).
     const float radius = core::maxRuleRadius(params_.boids);
@@ -377,9 +496,6 @@ class DeviceStore final : public LocalStore {
       lap(prof.forceMs);
       cuda::launchBoidsIntegrate(aPos_.get(), velNew_.get(), n, params_.boids.dt, params_.halfSize, lc);
     }
-    ownedRangeKernel<<<1, 2, 0, stream_>>>(dg.sortedKeys, n, firstKeyOfPlane(g, l.start[me]),
-                                           firstKeyOfPlane(g, l.start[me + 1]), ctl_.get());
-    MURMUR_CUDA_LAUNCH_CHECK();
     // The new state is the local set in cell order; its owned slots are one range, the halo
     // around it stays until the next step reads only that range.
     std::swap(pos_, aPos_);
@@ -388,8 +504,13 @@ class DeviceStore final : public LocalStore {
     n_ = n;
     readControl();
     ownedBegin_ = host_.ownedBegin, ownedEnd_ = host_.ownedEnd;
+    edgeLow_ = host_.edgeLow, edgeHigh_ = host_.edgeHigh;
+    edgesFor_ = EdgesFor{true, l.start[me], l.start[me + 1], l.halo};
     lap(prof.integrateMs);
   }
+
+  bool lastSortCounted() const override { return lastCounted_; }
+  size_t lastSelectionRead() const override { return lastEdgeRead_; }
 
   std::vector<uint64_t> planeHistogram(const core::GridSpec& g) override {
     const size_t planes = static_cast<size_t>(g.dims.z);
@@ -515,6 +636,53 @@ class DeviceStore final : public LocalStore {
 
  private:
   cuda::LaunchConfig launch() const { return cuda::LaunchConfig{params_.blockSize, stream_}; }
+
+  // The rows pipeline's counting sort of the local set over the local cells [fromCell, endCell)
+  // (see the top), into the reordered arrays, the sorted keys and the cell offsets. Returns false,
+  // having changed nothing the radix sort reads, when it does not run: another pipeline, more
+  // local cells than the scan counts, or a crowded cell (this step and every later one until the
+  // next setOwned).
+  template <typename Lap>
+  bool countedSort(const LocalSet& set, uint32_t m, uint32_t n, const SlabLayout& l, const core::GridSpec& g, int me,
+                   uint32_t fromCell, uint32_t endCell, Lap& lap, core::StepProfile& prof) {
+    lastCounted_ = false;
+    const uint32_t cells = endCell - fromCell;
+    if (!rows(params_) || crowded_ || !cuda::countingSortFits(cells)) return false;
+    const cuda::LaunchConfig lc = launch();
+    if (counts_.size() < size_t(cells) + 1) {
+      counts_.allocate(size_t(cells) + cells / 4 + 1024);
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), stream_));
+      scanTemp_.allocate(cuda::cellScanTempBytes(static_cast<uint32_t>(counts_.size() - 1)));
+    }
+    MURMUR_CUDA_CHECK(cudaMemsetAsync(&ctl_.get()->crowded, 0, sizeof(uint32_t), stream_));
+    countLocalKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(set, m, l, me, g, fromCell, keys_[0].get(),
+                                                                idx_[0].get(), counts_.get(), ctl_.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+    readControl();
+    lap(prof.labelMs);
+    if (host_.crowded) {
+      // The radix sort from here on; the counts go back to zero.
+      crowded_ = true;
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), stream_));
+      return false;
+    }
+    uint32_t* cellFirst = cellFirst_.get() + fromCell;  // the local cells' offsets are the global ones
+    cuda::launchScanCellCounts(counts_.get(), cells, cellFirst, scanTemp_.get(), scanTemp_.size(), lc);
+    lap(prof.boundsMs);
+    placeLocalKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(keys_[0].get(), idx_[0].get(), m, cellFirst,
+                                                                idx_[1].get(), counts_.get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+    lap(prof.sortMs);
+    reorderCountedKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, keys_[0].get(), idx_[1].get(), n, cellFirst,
+                                                                    fromCell, aPos_.get(), aVel_.get(), aId_.get(),
+                                                                    keys_[1].get());
+    MURMUR_CUDA_LAUNCH_CHECK();
+    sorted_ = 1;  // keys_[1]: the sorted global keys (idx_[1] is no sorted index: nothing reads it)
+    lastCounted_ = true;
+    lap(prof.reorderMs);
+    return true;
+  }
+
   static bool rows(const core::SimParams& p) { return p.pipeline == core::Pipeline::Rows; }
 
   // The first slot of every cell from the sorted keys [0, n): cellStart/cellEnd on the coherent
@@ -590,6 +758,18 @@ class DeviceStore final : public LocalStore {
   // The next local step's arrivals from lower and higher ranks, and the owned bodies that left.
   size_t numLow_ = 0, numHigh_ = 0, numGone_ = 0;
   int sorted_ = 0;  // which keys_/idx_ buffer holds the last step's sorted keys
+  // The counting sort: the local cells' counts (zero between steps), the scan's scratch; a cell
+  // was crowded since the last setOwned; the last step's sort was the counting sort.
+  DeviceBuffer<uint32_t> counts_;
+  DeviceBuffer<unsigned char> scanTemp_;
+  bool crowded_ = false, lastCounted_ = false;
+  // The slots of the last local step where the owned bodies the next selection reads end and
+  // start again, for the slab (and halo) they were sorted for; how many the last selection read.
+  struct EdgesFor {
+    bool valid = false;
+    int start = 0, end = 0, halo = 0;
+  } edgesFor_;
+  size_t edgeLow_ = 0, edgeHigh_ = 0, lastEdgeRead_ = 0;
   Control host_{};
   DeviceBuffer<Control> ctl_;
   DeviceBuffer<Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, velNew_, rPos_;

@@ -72,6 +72,10 @@ class DistEngine final : public core::Engine, public core::RankAccess {
   int ranks() const { return transport_->size(); }
   const SlabLayout& layout() const { return layout_; }
   CommStats commStats() const { return stats_; }
+  // This rank's store on the last step (tests): the counting sort ran; the owned bodies the
+  // selection before the exchange read.
+  bool lastSortCounted() const { return store_->lastSortCounted(); }
+  size_t lastSelectionRead() const { return store_->lastSelectionRead(); }
   // One line for the summary: ranks, transport, communication per step.
   std::string summary() const override;
   std::string broadcastFromRoot(const std::string& s) override { return transport_->broadcast(s, 0); }

@@ -78,6 +78,11 @@ class LocalStore {
   virtual void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) = 0;
   // Owned bodies per cell plane (length g.dims.z).
   virtual std::vector<uint64_t> planeHistogram(const core::GridSpec& g) = 0;
+  // What the last step did, for tests: whether its local step sorted with the counting sort, and
+  // how many owned bodies its selection before the exchange read (a store that reads them all
+  // says so).
+  virtual bool lastSortCounted() const { return false; }
+  virtual size_t lastSelectionRead() const { return numOwned(); }
 
   // --- gravity, all pairs ---
   // Owned positions (numOwned float4, transport memory) and a buffer for all n positions.

@@ -76,10 +76,32 @@ core::Bodies driftingClump(size_t n, const core::SimParams& p) {
   return b;
 }
 
+// A uniform world with a third of its bodies packed into a cube a tenth of a rule radius wide:
+// hundreds of bodies share a cell of the rows grid.
+core::Bodies crowdedBlob(size_t n, const core::SimParams& p) {
+  core::Rng rng(13);
+  core::Bodies b;
+  b.resize(n);
+  const double h = p.halfSize, w = 0.05 * p.boids.cohesionRadius;
+  for (size_t i = 0; i < n; ++i) {
+    const double s = i % 3 == 0 ? w : h, c = i % 3 == 0 ? 0.3 * h : 0.0;
+    b.pos[i] = core::Vec4{float(rng.uniform(-s, s)), float(rng.uniform(-s, s)), float(c + rng.uniform(-s, s)), 1.0f};
+    b.vel[i] = core::Vec4{float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)),
+                          0.0f};
+    b.id[i] = static_cast<uint32_t>(i);
+  }
+  return b;
+}
+
 core::SimParams paramsFor(const Case& c, core::Bodies& bodies) {
   core::SimParams p = core::defaultParams();
   if (c.halfSize > 0) p.halfSize = c.halfSize;
   if (c.cellWidth > 0) p.cellWidthFactor = c.cellWidth;
+  if (c.scenario == "crowded-blob") {
+    bodies = crowdedBlob(c.n, p);
+    p.pipeline = c.pipeline;
+    return p;
+  }
   if (c.scenario == "drifting-clump") {
     bodies = driftingClump(c.n, p);
     p.pipeline = c.pipeline;
@@ -118,6 +140,9 @@ struct RunInfo {
   int rebalances = 0;
   int halo = 0;        // planes on either side of a slab
   int thinnest = 0;    // planes of the thinnest slab of the run
+  bool counted = false;      // this rank's last step sorted with the counting sort
+  size_t selectionRead = 0;  // owned bodies this rank's last selection read
+  int slab = 0;              // planes of this rank's slab after the run
 };
 
 // Runs the case over every rank and, on rank 0, over one rank with `single`; compares per id.
@@ -154,6 +179,9 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
   if (info) {
     info->rebalances = d->commStats().rebalances;
     info->halo = d->layout().halo;
+    info->counted = d->lastSortCounted();
+    info->selectionRead = d->lastSelectionRead();
+    info->slab = d->layout().start[d->rank() + 1] - d->layout().start[d->rank()];
   }
   if (d->rank() != 0) {
     EXPECT_TRUE(got.pos.empty());  // rank 0 speaks for the job
@@ -552,6 +580,48 @@ TEST_F(DistCuda, RowsMatchOneGpuInEveryLoop) {
     runCase(core::EngineKind::Cuda, c, single);
   }
   runCase(core::EngineKind::Cuda, {"drifting-clump", 200000, 80, kBoids, core::Pipeline::Rows, 0, 50.0f}, single);
+}
+
+// Rows over GPU ranks sort each local set with the counting sort over the rank's own cells, and
+// the selection before the exchange reads only the owned bodies near the slab's faces; both
+// give one GPU's result to the bit. At dt 12 a body may cross many planes a step: every owned
+// body is read.
+TEST_F(DistCuda, RowsCountTheLocalCellsAndSelectOnlyNearTheFaces) {
+  const core::Pipeline rows = core::Pipeline::Rows;
+  const size_t n = 1000000;
+  const Case slow{"uniform", n, 30, kBoids, rows}, fast{"uniform", n, 10, kBoids, rows, 12.0f};
+  const double share = double(n) / launchedRanks();
+  for (const Case& c : {slow, fast}) {
+    SCOPED_TRACE("dt " + std::to_string(c.dt));
+    RunInfo info;
+    runCase(core::EngineKind::Cuda, c, single, nullptr, &info);
+    EXPECT_TRUE(info.counted);
+    // The planes within the halo and a step's reach of either face, of a uniform world's slab.
+    core::Bodies unused;
+    const core::SimParams p = paramsFor(c, unused);
+    const core::GridSpec g = rankGrid(p, n);
+    const int edge = info.halo + 1 + int(std::ceil(double(p.boids.maxSpeed) * p.boids.dt * g.invCellWidth));
+    if (2 * edge >= info.slab) {
+      EXPECT_GT(double(info.selectionRead), 0.9 * share) << "a slab of edges only: every owned body is read";
+    } else {
+      EXPECT_GT(info.selectionRead, 0u);
+      EXPECT_LT(double(info.selectionRead), 1.2 * share * 2 * edge / info.slab)
+          << "the selection should read the " << 2 * edge << " edge planes of " << info.slab;
+    }
+  }
+}
+
+// A cell of the rows grid with hundreds of bodies: the counting sort gives way to the radix sort
+// in the step that meets it (one GPU forced to the radix sort, whose order it must give).
+TEST_F(DistCuda, RowsWithACrowdedCellTakeTheRadixSortAndMatchOneGpu) {
+  RunInfo info;
+  auto radix = [](const core::SimParams& p) {
+    auto e = cuda::createCudaEngine(p);
+    dynamic_cast<cuda::CudaEngine&>(*e).debugSetGridSort(cuda::CudaEngine::GridSort::Radix);
+    return e;
+  };
+  runCase(core::EngineKind::Cuda, {"crowded-blob", 60000, 30, kBoids, core::Pipeline::Rows}, radix, nullptr, &info);
+  EXPECT_FALSE(info.counted);
 }
 
 TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {
