@@ -13,9 +13,9 @@
 // loop core::rowLoop picks for the whole count). The local set is sorted by a counting sort over
 // the rank's own run of cells (the slab, its halo and the planes the halo's searches reach: local
 // cell keys, so the counts are a rank's share of the grid, not the whole world's): one atomic per
-// body after the exchange, a scan of the local counts straight into the cell offsets, a placement
-// (which zeroes the counts it used, for the next step) and a gather that puts the bodies of each
-// cell back in their local-set order. That is the permutation of a stable sort by cell, the one
+// body after the exchange, a scan of the local counts straight into the cell offsets (the counts
+// are then zeroed on a side stream, where that overlaps the force kernel), a placement and a
+// gather that puts the bodies of each cell back in their local-set order. That is the permutation of a stable sort by cell, the one
 // the radix sort gives; a cell of more than kStableCellMax bodies (seen before anything is placed)
 // makes that step and the later ones take the radix sort. The kernel's sums depend only on the
 // slots of each row relative to the boid's own slot, and the halo holds every plane a row can
@@ -198,17 +198,14 @@ __global__ void countLocalKernel(LocalSet s, uint32_t m, SlabLayout l, int me, c
   if (r == cuda::kStableCellMax) ctl->crowded = 1u;
 }
 
-// placed[cellFirst[key] + rank] = v (cellFirst: the local cells' offsets); the counts go back to
-// zero for the next step.
+// placed[cellFirst[key] + rank] = v (cellFirst: the local cells' offsets).
 __global__ void placeLocalKernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ rank, uint32_t m,
-                                 const uint32_t* __restrict__ cellFirst, uint32_t* __restrict__ placed,
-                                 uint32_t* __restrict__ counts) {
+                                 const uint32_t* __restrict__ cellFirst, uint32_t* __restrict__ placed) {
   const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= m) return;
   const uint32_t key = keys[v];
   if (key == kGone) return;
   placed[cellFirst[key] + rank[v]] = v;
-  counts[key] = 0;
 }
 
 // Slot p's body goes to the slot of its cell that the number of the cell's bodies before it in
@@ -279,8 +276,19 @@ class DeviceStore final : public LocalStore {
     name_ = cuda::deviceInfo().name;
     gridSpec_.allocate(1);
     ctl_.allocate(1);
+    MURMUR_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+    MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&scanned_, cudaEventDisableTiming));
+    MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&zeroed_, cudaEventDisableTiming));
     setParams(p);
   }
+  ~DeviceStore() override {
+    cudaStreamSynchronize(side_);
+    cudaEventDestroy(zeroed_);
+    cudaEventDestroy(scanned_);
+    cudaStreamDestroy(side_);
+  }
+  DeviceStore(const DeviceStore&) = delete;
+  DeviceStore& operator=(const DeviceStore&) = delete;
 
   core::EngineKind kind() const override { return core::EngineKind::Cuda; }
   std::string deviceName() const override { return name_; }
@@ -649,7 +657,13 @@ class DeviceStore final : public LocalStore {
     const uint32_t cells = endCell - fromCell;
     if (!rows(params_) || crowded_ || !cuda::countingSortFits(cells)) return false;
     const cuda::LaunchConfig lc = launch();
+    if (zeroing_) {
+      // The counts are zero once the side stream has cleared them after the last scan.
+      MURMUR_CUDA_CHECK(cudaStreamWaitEvent(stream_, zeroed_, 0));
+      zeroing_ = false;
+    }
     if (counts_.size() < size_t(cells) + 1) {
+      MURMUR_CUDA_CHECK(cudaStreamSynchronize(side_));
       counts_.allocate(size_t(cells) + cells / 4 + 1024);
       MURMUR_CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), stream_));
       scanTemp_.allocate(cuda::cellScanTempBytes(static_cast<uint32_t>(counts_.size() - 1)));
@@ -668,9 +682,15 @@ class DeviceStore final : public LocalStore {
     }
     uint32_t* cellFirst = cellFirst_.get() + fromCell;  // the local cells' offsets are the global ones
     cuda::launchScanCellCounts(counts_.get(), cells, cellFirst, scanTemp_.get(), scanTemp_.size(), lc);
+    // The scan read the counts: they go back to zero on the side stream for the next step.
+    MURMUR_CUDA_CHECK(cudaEventRecord(scanned_, stream_));
+    MURMUR_CUDA_CHECK(cudaStreamWaitEvent(side_, scanned_, 0));
+    MURMUR_CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, (size_t(cells) + 1) * sizeof(uint32_t), side_));
+    MURMUR_CUDA_CHECK(cudaEventRecord(zeroed_, side_));
+    zeroing_ = true;
     lap(prof.boundsMs);
     placeLocalKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(keys_[0].get(), idx_[0].get(), m, cellFirst,
-                                                                idx_[1].get(), counts_.get());
+                                                                idx_[1].get());
     MURMUR_CUDA_LAUNCH_CHECK();
     lap(prof.sortMs);
     reorderCountedKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, keys_[0].get(), idx_[1].get(), n, cellFirst,
@@ -763,6 +783,10 @@ class DeviceStore final : public LocalStore {
   DeviceBuffer<uint32_t> counts_;
   DeviceBuffer<unsigned char> scanTemp_;
   bool crowded_ = false, lastCounted_ = false;
+  // The side stream that zeroes the counts after each scan (zeroing_: until the next count waits).
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t scanned_ = nullptr, zeroed_ = nullptr;
+  bool zeroing_ = false;
   // The slots of the last local step where the owned bodies the next selection reads end and
   // start again, for the slab (and halo) they were sorted for; how many the last selection read.
   struct EdgesFor {
