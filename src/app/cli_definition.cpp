@@ -90,7 +90,8 @@ const std::vector<AppValue>& appValues() {
   static const std::vector<AppValue> values = {
       {"--engine", "engine", "cpu | cuda (default: cuda when a GPU is present)", core::enumSpec<core::EngineKind>(),
        [](Options& o, double v) { o.engine = static_cast<core::EngineKind>(static_cast<int>(v)), o.engineSet = true; }, false},
-      {"--n", "n", "Number of bodies, e.g. 100000, 100k, 1M", core::countRange(1, core::kMaxBodies),
+      {"--n", "n", "Number of bodies, e.g. 100000, 100k, 1M (past 1073741824 only for boids over several ranks)",
+       core::countRange(1, core::kMaxBodiesOverRanks),
        [](Options& o, double v) { o.scenario.n = static_cast<size_t>(v); }, false},
       {"--steps", "steps", "Steps to run headless (default 100)", core::intRange(0, 100000000),
        [](Options& o, double v) { o.steps = static_cast<int>(v); }, false},

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -78,10 +79,18 @@ HostBytes hostBytesNeeded(core::EngineKind kind, size_t n, const core::SimParams
   return b;
 }
 
-void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn, const core::ScenarioSpec* scenario) {
+namespace {
+
+// The checks every run makes before a body is made: the body count, the dense world's size and
+// the grid for n bodies. Returns the parameters with the dense world's size.
+core::SimParams checkWorld(size_t n, const core::SimParams& paramsIn, const core::ScenarioSpec* scenario,
+                           bool inShares) {
+  {
+    const std::string err = core::checkBodyCount(n, inShares);
+    if (!err.empty()) throw core::UsageError(err);
+  }
   core::SimParams params = paramsIn;
-  const bool dense = scenario && scenario->name == "dense";
-  if (dense) {
+  if (scenario && scenario->name == "dense") {
     // The world dense sizes to n: its grid is checked here, before a body is made (a billion
     // bodies take minutes and tens of GB to build).
     params.halfSize = core::denseHalfSize(n, params, scenario->denseNeighbours);
@@ -92,10 +101,21 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn,
       throw core::UsageError("--n " + std::to_string(n) + " with --scenario dense --neighbours " + h + ": " + err);
     }
   }
-  {
-    const std::string err = core::validateGridFor(params, n);
-    if (!err.empty()) throw core::UsageError(err);
-  }
+  const std::string err = core::validateGridFor(params, n);
+  if (!err.empty()) throw core::UsageError(err);
+  return params;
+}
+
+// Host bytes per body of a share made over ranks, at the peak of the exchange that sends every
+// body to its owner (dist::DistEngine::resetShare): the share as made (36 B), its records out and
+// in (2 x 48 B), the owner per body (4 B), the owned bodies and their tags (36 + 8 B).
+constexpr size_t kShareHostBytesPerBody = 180;
+
+}  // namespace
+
+void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn, const core::ScenarioSpec* scenario) {
+  const bool dense = scenario && scenario->name == "dense";
+  const core::SimParams params = checkWorld(n, paramsIn, scenario, false);
   const HostBytes host = hostBytesNeeded(kind, n, params);
   const size_t avail = hostAvailableBytes();
   if (avail > 0 && host.total > avail) {
@@ -121,6 +141,20 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn,
 #if defined(MURMUR_HAVE_CUDA)
   if (kind == core::EngineKind::Cuda && cudaAvailable()) cuda::checkDeviceFits(n, params);
 #endif
+}
+
+void checkFitsInShares(size_t n, const core::SimParams& params, const core::ScenarioSpec& scenario, int ranks,
+                       int localRanks) {
+  checkWorld(n, params, &scenario, true);
+  // The ranks of this host make and exchange their shares at the same time.
+  const size_t onHost = static_cast<size_t>(
+      double(n) * double(std::min(std::max(localRanks, 1), ranks)) / double(std::max(ranks, 1)) + 0.5);
+  const size_t need = onHost * kShareHostBytesPerBody, avail = hostAvailableBytes();
+  if (avail > 0 && need > avail)
+    throw core::UsageError("--n " + std::to_string(n) + ": the shares of the " + std::to_string(localRanks) +
+                           " ranks on this host need " + core::formatGiB(need) + " of memory while they are made " +
+                           "and sent to their owners, this machine has " + core::formatGiB(avail) +
+                           " available (more hosts, or a smaller --n)");
 }
 
 std::unique_ptr<core::Engine> makeEngine(core::EngineKind kind, const core::SimParams& params) {

@@ -22,6 +22,12 @@ core::EngineKind defaultEngineKind();
 // allocated for a run that cannot fit. `scenario` (when given) lets `dense` size its world first.
 void checkFits(core::EngineKind kind, size_t n, const core::SimParams& params,
                const core::ScenarioSpec* scenario = nullptr);
+// The same for boids made in shares over `ranks` ranks (core::makeScenarioShare), localRanks of
+// them on this host: counts up to core::kMaxBodiesOverRanks, and host memory for the shares this
+// host's ranks make and exchange, not for every body (each GPU checks its own share when the
+// engine takes it).
+void checkFitsInShares(size_t n, const core::SimParams& params, const core::ScenarioSpec& scenario, int ranks,
+                       int localRanks);
 
 // Host bytes a run of n bodies allocates on this engine kind, and the part of it that is grid.
 struct HostBytes {

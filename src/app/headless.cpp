@@ -80,12 +80,17 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   if (!o.render && (!o.screenshot.empty() || !o.record.empty()))
     throw core::UsageError((o.screenshot.empty() ? "--record " + o.record : "--screenshot " + o.screenshot) +
                            ": needs rendering (drop --no-render)");
-  // Over several ranks each GPU holds a share; the engine checks that share on every rank.
+  // Over several ranks each GPU holds a share; the engine checks that share on every rank. Boids
+  // made in shares (no rank holds every body) may number past one engine's bound.
   const core::EngineKind fitKind = ranks ? core::EngineKind::Cpu : o.engine;
   const bool fromFile = o.scenario.name.rfind("file:", 0) == 0;
-  if (!fromFile) checkFits(fitKind, o.scenario.n, params, &o.scenario);
+  const bool inShares = ranks && core::scenarioMakesShares(o.scenario.name);
+  if (inShares && params.force == core::ForceMode::Boids)
+    checkFitsInShares(o.scenario.n, params, o.scenario, dist::launchedRanks(), dist::launchedLocalRanks());
+  else if (!fromFile)
+    checkFits(fitKind, o.scenario.n, params, &o.scenario);
   const auto t0 = std::chrono::steady_clock::now();
-  if (ranks && core::scenarioMakesShares(o.scenario.name)) {
+  if (inShares) {
     // Every rank makes only the bodies of its run of ids, which then travel to their owners: no
     // rank makes or holds them all (the same bodies as made whole: core::makeScenarioShare).
     params.halfSize = core::makeScenarioShare(o.scenario, params, 0, 0).halfSize;

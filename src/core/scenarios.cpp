@@ -397,14 +397,21 @@ std::string takeFromFile(Bodies& b, const ScenarioSpec& spec, const std::string&
   return text.empty() ? "" : name + ": " + text;
 }
 
+std::string checkBodyCount(size_t n, bool inShares) {
+  const size_t most = inShares ? kMaxBodiesOverRanks : kMaxBodies;
+  if (n >= 1 && n <= most) return "";
+  std::ostringstream e;
+  e << "--n " << n << " is out of range: allowed is 1 to " << most;
+  if (!inShares && n > kMaxBodies && n <= kMaxBodiesOverRanks)
+    e << " (up to " << kMaxBodiesOverRanks << " for boids over several ranks with --scenario uniform or dense)";
+  return e.str();
+}
+
 namespace {
 
-void checkCount(const ScenarioSpec& spec) {
-  if (spec.n < 1 || spec.n > kMaxBodies) {
-    std::ostringstream e;
-    e << "--n " << spec.n << " is out of range: allowed is 1 to " << kMaxBodies;
-    throw UsageError(e.str());
-  }
+void checkCount(const ScenarioSpec& spec, bool inShares) {
+  const std::string err = checkBodyCount(spec.n, inShares);
+  if (!err.empty()) throw UsageError(err);
 }
 
 }  // namespace
@@ -414,7 +421,7 @@ bool scenarioMakesShares(const std::string& name) { return name == "uniform" || 
 Scenario makeScenarioShare(const ScenarioSpec& spec, const SimParams& params, size_t first, size_t last) {
   if (!scenarioMakesShares(spec.name))
     throw std::invalid_argument("scenario " + spec.name + " is made whole, not in shares");
-  checkCount(spec);
+  checkCount(spec, true);
   if (first > last || last > spec.n)
     throw std::invalid_argument("share [" + std::to_string(first) + ", " + std::to_string(last) + ") of " +
                                 std::to_string(spec.n) + " bodies");
@@ -462,7 +469,7 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
     throw UsageError("--scenario " + spec.name +
                      " is unknown: allowed are uniform, dense, plummer, galaxies, galaxy, file:PATH");
   }
-  checkCount(spec);
+  checkCount(spec, false);  // one process makes every body here
   if (scenarioMakesShares(spec.name)) return makeScenarioShare(spec, params, 0, spec.n);
   Bodies& b = sc.bodies;
   b.resize(spec.n);

@@ -84,7 +84,13 @@ constexpr double kGalaxyLuminousMass = 1.0;    // disk + bulge of one galaxy
 constexpr double kGalaxyBulgeShare = 0.2;      // of the luminous mass
 constexpr double kGalaxyHaloToLuminous = 4.0;  // dark halo mass over luminous mass
 
-// Largest N a generated scenario accepts (a sanity bound, not a memory check).
+// Largest N one engine's scenario accepts (a sanity bound, not a memory check). Boids made in
+// shares over several ranks (makeScenarioShare: each rank makes and holds only its own) go up to
+// kMaxBodiesOverRanks, the most 32-bit ids can name.
 constexpr size_t kMaxBodies = size_t(1) << 30;
+constexpr size_t kMaxBodiesOverRanks = (size_t(1) << 32) - 1;
+// "" when n bodies are within those bounds, else the one line that says they are not; inShares:
+// the bodies are made in shares over several ranks.
+std::string checkBodyCount(size_t n, bool inShares);
 
 }  // namespace murmur::core

@@ -37,6 +37,12 @@ int launchedLocalRank() {
   return envInt(names, 0);
 }
 
+int launchedLocalRanks() {
+  static const char* const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", nullptr};
+  const int n = envInt(names, launchedRanks());
+  return n > 0 ? n : launchedRanks();
+}
+
 #if !defined(MURMUR_HAVE_MPI)
 bool haveMpi() { return false; }
 

@@ -18,6 +18,8 @@ int launchedRanks();
 // host (the GPU it takes).
 int launchedRank();
 int launchedLocalRank();
+// Ranks the launcher started on this host (all of them when it does not say).
+int launchedLocalRanks();
 
 // True when this build can run several ranks (it found MPI at configure time).
 bool haveMpi();

@@ -79,6 +79,9 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--record frames/f%05d%05d.png", "--record"},
       {"--steps-per-frame 0", "--steps-per-frame"},
       {"--scenario uniform --n 1000000000", "memory"},
+      // Past one engine's bound (2^30): only boids made in shares over several ranks go there.
+      {"--scenario dense --n 2000M",
+       "--n 2000000000 is out of range: allowed is 1 to 1073741824 (up to 4294967295 for boids over several ranks"},
       // A dense world whose grid needs more than 2^32 cells: its grid is checked first.
       {"--scenario dense --neighbours 0.5 --n 1000000000", "2^32 cells"},
       {"--out /nonexistent-dir/out.txt --n 10 --steps 1", "--out"},

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -231,6 +232,41 @@ TEST(Scenarios, GalaxyDisksAreThinAndTiltedAsSpecified) {
     EXPECT_LT(outer, 0.1) << "galaxy " << g;
     EXPECT_LT(outer / inner, 1.3) << "galaxy " << g << ": thickness grows with radius (shear)";
   }
+}
+
+// Past one engine's 2^30 bodies only shares are made (boids over several ranks), up to the most
+// 32-bit ids name. A share at the end of 4000M bodies is the tail of a longer share ending there:
+// the generator's jump over billions of draws lands where stepping would.
+TEST(Scenarios, SharesPastOneEnginesBoundCarryTheirIds) {
+  EXPECT_EQ(checkBodyCount(kMaxBodies, false), "");
+  EXPECT_EQ(checkBodyCount(kMaxBodies + 1, true), "");
+  EXPECT_EQ(checkBodyCount(kMaxBodiesOverRanks, true), "");
+  EXPECT_EQ(checkBodyCount(kMaxBodies + 1, false),
+            "--n 1073741825 is out of range: allowed is 1 to 1073741824 (up to 4294967295 for boids over several "
+            "ranks with --scenario uniform or dense)");
+  EXPECT_EQ(checkBodyCount(kMaxBodiesOverRanks + 1, true), "--n 4294967296 is out of range: allowed is 1 to 4294967295");
+  EXPECT_NE(checkBodyCount(0, true), "");
+  SimParams p = defaultParams();
+  ScenarioSpec spec;
+  spec.name = "dense";
+  spec.n = 4000000000u;
+  spec.seed = 9;
+  EXPECT_THROW(makeScenario(spec, p), UsageError);  // one process would make them all
+  const size_t last = spec.n, first = last - 12;
+  const Scenario tail = makeScenarioShare(spec, p, first, last);
+  const Scenario longer = makeScenarioShare(spec, p, first - 20, last);
+  ASSERT_EQ(tail.bodies.size(), 12u);
+  for (size_t i = 0; i < tail.bodies.size(); ++i) {
+    EXPECT_EQ(tail.bodies.id[i], uint32_t(first + i));
+    EXPECT_EQ(std::memcmp(&tail.bodies.pos[i], &longer.bodies.pos[i + 20], sizeof(Vec4)), 0) << i;
+    EXPECT_EQ(std::memcmp(&tail.bodies.vel[i], &longer.bodies.vel[i + 20], sizeof(Vec4)), 0) << i;
+    for (float c : {tail.bodies.pos[i].x, tail.bodies.pos[i].y, tail.bodies.pos[i].z}) {
+      EXPECT_GE(c, -tail.halfSize);
+      EXPECT_LE(c, tail.halfSize);
+    }
+  }
+  spec.n = kMaxBodiesOverRanks + 1;
+  EXPECT_THROW(makeScenarioShare(spec, p, 0, 0), UsageError);
 }
 
 TEST(Scenarios, BadNamesAndCountsThrow) {

@@ -92,6 +92,17 @@ expect_usage "too many ranks for the grid" --headless --no-render --engine cpu -
 # Over several ranks gravity runs all pairs: a grid option would be ignored.
 expect_usage "grid option over ranks" --headless --no-render --engine cpu --force gravity --scenario plummer \
   --n 1000 --grid-dim 8
+# Past one engine's 2^30 bodies: boids made in shares over ranks pass the count (and the grid,
+# at 32 neighbours), and are then refused for the memory this host's shares need while they are
+# exchanged, before any body is made; gravity gathers every position on every rank and keeps
+# one engine's bound.
+past=(--headless --no-render --engine cpu --steps 0 --n 4000M)
+expect_usage "4000M boids in shares" "${past[@]}" --scenario dense --neighbours 32
+grep -q "^murmur: --n 4000000000: the shares of the $ranks ranks on this host need" "$dir/bad.log" ||
+  { echo "4000M boids in shares: not refused for this host's memory"; cat "$dir/bad.log"; fail=1; }
+expect_usage "4000M gravity bodies" "${past[@]}" --scenario uniform --force gravity
+grep -q "^murmur: --n 4000000000 is out of range: allowed is 1 to 1073741824 " "$dir/bad.log" ||
+  { echo "4000M gravity bodies: not refused for the count"; cat "$dir/bad.log"; fail=1; }
 # A rank killed mid-run: the job ends within seconds, with a non-zero status and one line from
 # rank 0 naming the rank (mpirun --quiet keeps mpirun's own banners out).
 mark=cli-ranks-$$
