@@ -6,8 +6,8 @@
 // still needed][records from higher ranks] in place, and the stable sort by cell does the rest.
 // Bodies that left are labelled past the last cell, sort to the end and are dropped there.
 // Per step, besides the stages the one-GPU pipeline runs, this costs one selection pass over the
-// owned bodies (who leaves or is someone's halo), a few small passes over the selected ones (a
-// handful of planes), and three small reads of counts.
+// owned bodies near the slab's faces (who leaves or is someone's halo; see below), a few small
+// passes over the selected ones (a handful of planes), and three small reads of counts.
 //
 // Rows: the same, on the rows grid, with the one-GPU rows force kernel (cuda/rows_kernels.h, the
 // loop core::rowLoop picks for the whole count). The local set is sorted by a counting sort over
@@ -15,11 +15,12 @@
 // cell keys, so the counts are a rank's share of the grid, not the whole world's): one atomic per
 // body after the exchange, a scan of the local counts straight into the cell offsets (the counts
 // are then zeroed on a side stream, where that overlaps the force kernel), a placement and a
-// gather that puts the bodies of each cell back in their local-set order. That is the permutation of a stable sort by cell, the one
-// the radix sort gives; a cell of more than kStableCellMax bodies (seen before anything is placed)
-// makes that step and the later ones take the radix sort. The kernel's sums depend only on the
-// slots of each row relative to the boid's own slot, and the halo holds every plane a row can
-// reach (slabs.h), so they are the one-GPU sums.
+// gather that puts the bodies of each cell back in their local-set order. That is the
+// permutation of a stable sort by cell, the one the radix sort gives; a cell of more than
+// kStableCellMax bodies (seen before anything is placed) makes that step and the later ones take
+// the radix sort. The kernel's sums depend only on the slots of each row relative to the boid's
+// own slot, and the halo holds every plane a row can reach (slabs.h), so they are the one-GPU
+// sums.
 //
 // The selection before the exchange reads only the owned bodies that can matter to another rank:
 // a body moves at most maxSpeed dt a step, so one that was sorted deeper inside the slab than the
