@@ -5,9 +5,13 @@
 #
 #   bench/run-scaling.sh [MURMUR] [LOG] [K] [PART] [PIPELINES]
 #
-# PART: all (default: gravity and boids), gravity, boids, tree or frames, to run parts separately
-# (their logs concatenate).
-# Tree: Plummer sphere, strong at 10M and 100M (every rank builds the whole tree, walks its share).
+# PART: all (default: gravity and boids), gravity, boids, tree, large, frames or billion, to run
+# parts separately (their logs concatenate).
+# Tree: Plummer sphere, strong at 10M and 100M, weak at 25M per GPU (every rank builds the whole
+# tree from every position, walks its share).
+# Large: boids rows at constant density past 100M: strong at 400M, weak at 250M per GPU (250M on
+# one GPU, K x 250M on K: a billion on four), 200 untimed steps then 50, --checksum off (the
+# final gather of every body to one host would take minutes; the strong runs at 100M check it).
 # Frames: boids rows at 100M drawn every step at 1920x1080 (--draw splat; over ranks each GPU splats
 # its own boids and NCCL composites the frame); render_ms is rank 0's time per frame.
 # Billion: one billion boids (dense, rows) over the K ranks only, 200 untimed steps, then 50 steps
@@ -24,8 +28,8 @@ log=${2:-scaling.log}
 k=${3:-2}
 part=${4:-all}
 pipelines=${5:-rows coherent}
-case $part in all | gravity | boids | tree | frames | billion) ;;
-  *) echo "PART $part: one of all, gravity, boids, tree, frames, billion" >&2; exit 2 ;;
+case $part in all | gravity | boids | tree | large | frames | billion) ;;
+  *) echo "PART $part: one of all, gravity, boids, tree, large, frames, billion" >&2; exit 2 ;;
 esac
 limit=${SCALING_TIMEOUT:-300}
 : >"$log"
@@ -73,6 +77,16 @@ if [ "$part" = tree ]; then
     run tree-strong 1 "${tree[@]}" --n $n --warmup 1 --steps 3
     run tree-strong "$k" "${tree[@]}" --n $n --warmup 1 --steps 3
   done
+  run tree-weak 1 "${tree[@]}" --n 25M --warmup 1 --steps 3
+  # On four ranks the strong run at 100M is the weak one too.
+  [ "$k" != 4 ] && run tree-weak "$k" "${tree[@]}" --n $((k * 25))M --warmup 1 --steps 3
+fi
+if [ "$part" = large ]; then
+  large=(--no-render --scenario dense --force boids --pipeline rows --warmup 200 --steps 50 --checksum off)
+  run boids-strong 1 "${large[@]}" --n 400M
+  run boids-strong "$k" "${large[@]}" --n 400M
+  run boids-weak 1 "${large[@]}" --n 250M
+  run boids-weak "$k" "${large[@]}" --n $((k * 250))M
 fi
 
 if [ "$part" = frames ]; then
