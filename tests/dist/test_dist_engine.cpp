@@ -76,16 +76,20 @@ core::Bodies driftingClump(size_t n, const core::SimParams& p) {
   return b;
 }
 
-// A uniform world with a third of its bodies packed into a cube a tenth of a rule radius wide:
-// hundreds of bodies share a cell of the rows grid.
+// A uniform world with a third of its bodies packed into eight cubes a tenth of a rule radius
+// wide, spread along the world's diagonal: hundreds of bodies share a cell of the rows grid, and
+// whatever the slab axis, every slab of up to four ranks holds at least one cube (the slabs cut
+// equal shares of the bodies, two cubes' worth and more each).
 core::Bodies crowdedBlob(size_t n, const core::SimParams& p) {
   core::Rng rng(13);
   core::Bodies b;
   b.resize(n);
   const double h = p.halfSize, w = 0.05 * p.boids.cohesionRadius;
   for (size_t i = 0; i < n; ++i) {
-    const double s = i % 3 == 0 ? w : h, c = i % 3 == 0 ? 0.3 * h : 0.0;
-    b.pos[i] = core::Vec4{float(rng.uniform(-s, s)), float(rng.uniform(-s, s)), float(c + rng.uniform(-s, s)), 1.0f};
+    const bool packed = i % 3 == 0;
+    const double s = packed ? w : h, c = packed ? h * (-0.875 + 0.25 * double((i / 3) % 8)) : 0.0;
+    b.pos[i] = core::Vec4{float(c + rng.uniform(-s, s)), float(c + rng.uniform(-s, s)), float(c + rng.uniform(-s, s)),
+                          1.0f};
     b.vel[i] = core::Vec4{float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)),
                           0.0f};
     b.id[i] = static_cast<uint32_t>(i);
@@ -612,7 +616,8 @@ TEST_F(DistCuda, RowsCountTheLocalCellsAndSelectOnlyNearTheFaces) {
 }
 
 // A cell of the rows grid with hundreds of bodies: the counting sort gives way to the radix sort
-// in the step that meets it (one GPU forced to the radix sort, whose order it must give).
+// in the step that meets it (one GPU forced to the radix sort, whose order it must give). Each
+// rank decides for its own cells; crowdedBlob puts a crowded cell in every rank's slab.
 TEST_F(DistCuda, RowsWithACrowdedCellTakeTheRadixSortAndMatchOneGpu) {
   RunInfo info;
   auto radix = [](const core::SimParams& p) {
