@@ -119,23 +119,31 @@ def plot(rows, path):
                             m["pipeline"] == r["pipeline"] for m in multi):
                 multi.append(dict(r, scaling="weak", speedup=round(one["sim_ms_median"] / r["sim_ms_median"], 3)))
     multi.sort(key=lambda r: (r["force"] != "gravity", r["pipeline"], r["scaling"] != "strong", r["n"], r["ranks"]))
-    fig, ax = plt.subplots(figsize=(max(9, 1.3 * len(multi)), 4.8))
+    fig, ax = plt.subplots(figsize=(max(9, 1.55 * len(multi)), 5.2))
     palette = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
     series = sorted({(r["force"], r["pipeline"]) for r in multi}, key=lambda fp: (fp[0] != "gravity", fp[1]))
     colours = {fp: palette[i % len(palette)] for i, fp in enumerate(series)}
     for i, r in enumerate(multi):
         ms, comm = r["sim_ms_median"], float(r["comm_ms"] or 0)
         ax.bar(i, r["speedup"], color=colours[(r["force"], r["pipeline"])], alpha=0.55 if r["scaling"] == "weak" else 1.0)
-        one_gpu = r["speedup"] * ms if r["scaling"] == "strong" else None
-        text = f"{r['speedup']:.2f}x\n" + (f"1 GPU {one_gpu:.4g} ms\n" if one_gpu else "") + \
+        per_gpu = r["n"] / r["ranks"] if r["scaling"] == "weak" else r["n"]
+        one_ms = next(b["sim_ms_median"] for b in rows if b["ranks"] == 1 and b["force"] == r["force"] and
+                      b["pipeline"] == r["pipeline"] and b["n"] == per_gpu and b["render"] == r["render"])
+        one_gpu = f"1 GPU {one_ms:.4g} ms" + (f" ({per_gpu / 1e6:g}M)" if r["scaling"] == "weak" else "") + "\n"
+        text = f"{r['speedup']:.2f}x\n" + one_gpu + \
             f"{r['ranks']} GPUs {ms:.4g} ms\n(comm {comm:.2g} ms)"
-        ax.text(i, r["speedup"] - 0.05, text, ha="center", va="top", fontsize=8, color="white", fontweight="bold")
+        if r["speedup"] >= 1.5:  # inside the bar
+            ax.text(i, r["speedup"] - 0.05, text, ha="center", va="top", fontsize=7.5, color="white", fontweight="bold")
+        else:  # a short bar: above it
+            ax.text(i, r["speedup"] + 0.05, text, ha="center", va="bottom", fontsize=7.5, color="#222222")
     ax.set_xticks(range(len(multi)))
     # All pairs is O(N^2): with N per GPU fixed each GPU does K times the work, so 1/K is ideal.
-    ideal = {("gravity", "weak"): "\n(ideal 1/K: N\u00b2 work)", ("boids", "weak"): "\n(ideal 1)"}
-    ax.set_xticklabels([f"{r['force']} {r['pipeline']} {r['scaling']}" + (", drawn 1080p" if r["render"] else "") +
+    # The tree's walk is O(N log N): a little under 1.
+    ideal = {("naive", "weak"): "\n(ideal 1/K: N\u00b2 work)", ("tree", "weak"): "\n(ideal ~1: N log N work)",
+             ("rows", "weak"): "\n(ideal 1)", ("coherent", "weak"): "\n(ideal 1)"}
+    ax.set_xticklabels([f"{r['force']} {r['pipeline']}\n{r['scaling']}" + (", drawn 1080p" if r["render"] else "") +
                         f"\nN={r['n'] / 1e6:g}M on {r['ranks']} GPUs" +
-                        ideal.get((r["force"], r["scaling"]), "") for r in multi], fontsize=8)
+                        ideal.get((r["pipeline"], r["scaling"]), "") for r in multi], fontsize=7.5)
     for k in sorted({r["ranks"] for r in multi}):
         ax.axhline(k, color="#777777", ls="--", lw=1)
         ax.text(len(multi) - 0.5, k, f" ideal strong scaling on {k} GPUs", fontsize=7, va="bottom", ha="right",
