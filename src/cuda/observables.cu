@@ -301,6 +301,10 @@ struct DeviceObserver::Buffers {
   DeviceBuffer<double> sampleSums;
   DeviceBuffer<uint32_t> beyond;
   DeviceBuffer<float> beyondNearest2;
+  // The listed boids' distances by id and the stamp of the sample that settled them (zero: none;
+  // stamps start at 2, so no zeroed entry matches the sample after the first).
+  DeviceBuffer<uint2> hint;
+  uint32_t stamp = 1;
   double* sampleHost = nullptr;
   double* sampleHostOnDevice = nullptr;
 
@@ -324,7 +328,9 @@ struct DeviceObserver::Buffers {
   }
   void ensureSample(size_t n) {
     if (n <= sampleN) return;
-    beyond.allocate(n), beyondNearest2.allocate(n);
+    beyond.allocate(n), beyondNearest2.allocate(n), hint.allocate(n);
+    MURMUR_CUDA_CHECK(cudaMemset(hint.get(), 0, hint.bytes()));
+    MURMUR_CUDA_CHECK(cudaDeviceSynchronize());  // zero before any stream's sample reads it
     sampleN = n;
   }
   void ensureGravity(size_t n) {
@@ -357,7 +363,7 @@ BoidSampleSums DeviceObserver::beginBoidSample(size_t n) {
   B.ensureSample(n);
   uint32_t* counts = reinterpret_cast<uint32_t*>(B.sampleSums.get() + kNumBoidSums);
   return BoidSampleSums{B.sampleSums.get(), B.beyond.get(), B.beyondNearest2.get(), counts, counts + 1,
-                        B.sampleHostOnDevice};
+                        B.sampleHostOnDevice, B.hint.get(), ++B.stamp};
 }
 
 core::Observables DeviceObserver::finishBoidSample(size_t n, cudaStream_t stream) {

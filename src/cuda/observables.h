@@ -34,7 +34,9 @@ enum BoidSum : int { kPolX, kPolY, kPolZ, kSpeed, kNearest, kCount1, kCount2, kC
 // infinity without one) in beyondNearest2; and a count of finished blocks. The sums and both
 // counts are zero when a pass starts: launchRowsNearestBeyond settles the list, adds its distances
 // to sums[kNearest], copies the totals to `host` (pinned host memory the device writes) and
-// zeroes the sums and counts for the next sample.
+// zeroes the sums and counts for the next sample. `hint`, by id: the distance each listed boid's
+// search settled and the stamp of the sample that settled it; a boid listed again in the next
+// sample (`stamp`, one more) starts its search from there (a hint only: each search stays exact).
 struct BoidSampleSums {
   double* sums = nullptr;
   uint32_t* beyond = nullptr;
@@ -42,6 +44,8 @@ struct BoidSampleSums {
   uint32_t* beyondCount = nullptr;
   uint32_t* blocksDone = nullptr;
   double* host = nullptr;
+  uint2* hint = nullptr;
+  uint32_t stamp = 0;
 };
 
 // The scratch buffers of the observables, kept between samples (allocated on the first sample and

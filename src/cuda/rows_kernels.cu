@@ -436,14 +436,17 @@ __device__ __forceinline__ float blockMinAll(float v) {
 // boid, and each search is mostly latency, so small first searches win (on an H100, 1M boids of
 // the default world: 18-20 us with these, 20 us starting at 2 and growing
 // threefold, 40 us with a bound from the boids two slots either side, whose single search was
-// often far too wide). Each search is exact for its radius; from max(dims) + 2 cells on, every
-// row and cell is reached.
+// often far too wide). A boid the last sample listed too starts without a candidate from a little
+// beyond the distance that sample found for it (`hint`, 0 without one): the boids stay where they
+// were, so one search instead of a run of growing ones settles the most isolated boids. Each
+// search is exact for its radius, whatever it starts from; from max(dims) + 2 cells on, every row
+// and cell is reached.
 __device__ __forceinline__ float nearestBeyond(const Vec4* __restrict__ pos, const GridSpec& g, const uint32_t* __restrict__ cellFirst,
-                               float searchRadius, uint32_t i, float bound) {
+                               float searchRadius, uint32_t i, float bound, float hint) {
   const float whole = float(max(g.dims.y, g.dims.z) + 2) * g.cellWidth;
   const core::Vec3 ci = core::xyz(ldg4(pos + i));
   float best = bound;
-  float r = isinf(bound) ? fmaxf(1.5f * searchRadius, g.cellWidth) : sqrtf(bound) * 1.0001f;
+  float r = isinf(bound) ? fmaxf(fmaxf(1.5f * searchRadius, g.cellWidth), 1.05f * hint) : sqrtf(bound) * 1.0001f;
   for (;; r *= 1.5f) {
     const core::RowSphere rs = core::rowSphere(g, ci, r);
     const int rows = rs.nz * rs.ny;
@@ -477,7 +480,7 @@ constexpr int kBeyondBlock = 128;
 // for the next sample (the pattern of CUDA's threadFenceReduction sample), so that a sample
 // queues no memset and no copy. Every block runs to the end, listed boids or not.
 __global__ void __launch_bounds__(1024)
-    nearestBeyondKernel(const Vec4* __restrict__ pos, const GridSpec* __restrict__ grid,
+    nearestBeyondKernel(const Vec4* __restrict__ pos, const uint32_t* __restrict__ id, const GridSpec* __restrict__ grid,
                         const uint32_t* __restrict__ cellFirst, float searchRadius, BoidSampleSums sample) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");  // the force kernel, complete (letTheSampleStart)
@@ -486,8 +489,15 @@ __global__ void __launch_bounds__(1024)
   const GridSpec g = *grid;
   double settled[1] = {0};
   for (uint32_t t = blockIdx.x; t < count; t += gridDim.x) {  // the same t in every thread of the block
-    const float best = nearestBeyond(pos, g, cellFirst, searchRadius, sample.beyond[t], sample.beyondNearest2[t]);
-    if (threadIdx.x == 0) settled[0] += sqrt(double(best));
+    const uint32_t i = sample.beyond[t], who = __ldg(id + i);
+    const uint2 h = sample.hint[who];
+    const float hint = h.y + 1u == sample.stamp ? __uint_as_float(h.x) : 0.0f;
+    // Every thread read the hint before the search's first block minimum; thread 0 replaces it after.
+    const float best = nearestBeyond(pos, g, cellFirst, searchRadius, i, sample.beyondNearest2[t], hint);
+    if (threadIdx.x == 0) {
+      settled[0] += sqrt(double(best));
+      sample.hint[who] = make_uint2(__float_as_uint(sqrtf(best)), sample.stamp);
+    }
   }
   if (count > blockIdx.x) blockAtomicAdd<1>(settled, sample.sums + kNearest);
   __shared__ bool last;
@@ -672,8 +682,9 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
                            lc);
 }
 
-void launchRowsNearestBeyond(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,
-                             float searchRadius, const BoidSampleSums& sample, const LaunchConfig& lc) {
+void launchRowsNearestBeyond(const Vec4* d_pos, const uint32_t* d_id, uint32_t n, const GridSpec* d_grid,
+                             const uint32_t* d_cellFirst, float searchRadius, const BoidSampleSums& sample,
+                             const LaunchConfig& lc) {
   // A block for each of two thousand listed boids at once, small enough that they all fit the GPU
   // in one wave; the loop strides over more. The block is the kernel's own, not the force's.
   const unsigned blocks = static_cast<unsigned>(std::min<size_t>(n, 2048));
@@ -690,7 +701,8 @@ void launchRowsNearestBeyond(const Vec4* d_pos, uint32_t n, const GridSpec* d_gr
   early[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = early;
   config.numAttrs = major >= 9 ? 1 : 0;
-  MURMUR_CUDA_CHECK(cudaLaunchKernelEx(&config, nearestBeyondKernel, d_pos, d_grid, d_cellFirst, searchRadius, sample));
+  MURMUR_CUDA_CHECK(
+      cudaLaunchKernelEx(&config, nearestBeyondKernel, d_pos, d_id, d_grid, d_cellFirst, searchRadius, sample));
 }
 
 void launchBoidsStatsRows(const Vec4* d_pos, uint32_t n, const GridSpec* d_grid, const uint32_t* d_cellFirst,

@@ -90,9 +90,10 @@ void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t 
 // After a sampled launchBoidsRows on the same arguments: the nearest other boid of every boid
 // listed in sample.beyond (none of its candidates lay inside searchRadius), by rows searches of
 // growing radius, each exact for its radius, until one finds a boid closer than its radius or
-// covers the whole grid; their distances added into sample.sums[kNearest]. Then the sample ends:
+// covers the whole grid; their distances added into sample.sums[kNearest] and kept by id (d_id:
+// the ids in the same order) in sample.hint for the next sample's searches. Then the sample ends:
 // the totals land in sample.host, and the sums and counts are zero again for the next sample.
-void launchRowsNearestBeyond(const core::Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid,
+void launchRowsNearestBeyond(const core::Vec4* d_pos, const uint32_t* d_id, uint32_t n, const core::GridSpec* d_grid,
                              const uint32_t* d_cellFirst, float searchRadius, const BoidSampleSums& sample,
                              const LaunchConfig& lc);
 

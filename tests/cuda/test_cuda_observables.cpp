@@ -149,6 +149,39 @@ TEST_F(CudaObservables, RowsStepSampleAgreesWithTheCpuOnEveryLoop) {
   EXPECT_EQ(loops.size(), 3u) << "the worlds should reach the short, flat and batched loops";
 }
 
+// A boid that the last sample listed (no other boid within its search radius) starts its next
+// search from the distance that sample found for it. That is a hint only: after a reset to a
+// world where the boid's nearest other boid is much nearer (the hint far too wide) or much farther
+// (far too narrow), each sample still equals the CPU's.
+TEST_F(CudaObservables, RowsSampleIsExactWhateverTheLastSampleLeft) {
+  const size_t n = 20000;
+  const float half = 40.0f;
+  core::SimParams p = core::defaultParams();
+  p.force = core::ForceMode::Boids;
+  p.pipeline = core::Pipeline::Rows;
+  p.halfSize = half;
+  // Boid 7 alone in a corner, every other boid kept out of a cube `clear` of the world wide there.
+  auto world = [&](uint64_t seed, float clear) {
+    core::Bodies b = uniformBoids(n, half, seed);
+    b.pos[7] = core::Vec4{-half + 0.01f, -half + 0.01f, -half + 0.01f, 1};
+    const float edge = -half + 2.0f * half * clear;
+    for (size_t i = 8; i < n; ++i)
+      if (b.pos[i].x < edge && b.pos[i].y < edge && b.pos[i].z < edge) b.pos[i].x = 0;
+    return b;
+  };
+  const core::Bodies far = world(3, 0.4f), near = world(4, 0.1f);
+  const core::Observables cpuFar = core::observeBodies(far.pos, far.vel, p, core::ObserveRequest{});
+  const core::Observables cpuNear = core::observeBodies(near.pos, near.vel, p, core::ObserveRequest{});
+  auto gpu = cuda::createCudaEngine(p);
+  gpu->reset(far);
+  expectAgree(gpu->observe(core::ObserveRequest{}), cpuFar, p.force, false, "far, first sample");
+  gpu->reset(near);
+  expectAgree(gpu->observe(core::ObserveRequest{}), cpuNear, p.force, false, "near, after far");
+  gpu->reset(far);
+  expectAgree(gpu->observe(core::ObserveRequest{}), cpuFar, p.force, false, "far, after near");
+  expectAgree(gpu->observe(core::ObserveRequest{}), cpuFar, p.force, false, "far, again");
+}
+
 // A sampled rows step leaves the engine where a plain step leaves it: an engine that samples
 // before many of its steps (twice in a row at times, reading the state while a pass waits, new
 // parameters after a sample) holds bitwise the state of one that never samples, and each sample

@@ -89,7 +89,8 @@ class RowsPipeline final : public CudaPipeline {
                       radius, loop, flatRows, s.vel[1 - s.velCur].get(), out, lc);
     });
     if (sample.sums)
-      launchRowsNearestBeyond(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), radius, sample, lc);
+      launchRowsNearestBeyond(s.pos[s.cur].get(), s.id[s.idCur].get(), s.n, d_grid, s.cellFirst.get(), radius, sample,
+                              lc);
     s.pending.countsNext = countNext;
   }
 };
