@@ -3,8 +3,9 @@
 //
 // libgomp's default is to spin for a while before sleeping. On a quiet machine that saves a few
 // microseconds per stage; on a busy one (another process, the viewer's own GL threads) the spinning
-// threads steal the cores the working threads need, and a 20k-boid step went from 3 ms to 57 ms.
-// Sleeping at once (OMP_WAIT_POLICY=passive) kept it near 13 ms under the same load. libgomp reads
+// threads steal the cores the working threads need, and a 20k-boid step took many times as long.
+// Sleeping at once (OMP_WAIT_POLICY=passive) kept it far shorter under the same load
+// (measurements: docs/performance.md#the-cpu-engines-openmp-threads). libgomp reads
 // the policy from the environment when it is loaded, before main runs, so the only way to choose it
 // from inside the program is to set the variable and start the program again.
 namespace murmur::app {

@@ -164,9 +164,9 @@ bool parseOptions(int argc, char** argv, Options& o) {
 void resolveDefaults(Options& o) {
   if (!o.engineSet) o.engine = defaultEngineKind();
   if (!o.nSet) o.scenario.n = o.engine == core::EngineKind::Cuda ? 100000 : 10000;
-  // The fastest exact pipeline in the default world: on an H100 (100k / 1M / 10M boids, ms per
-  // step, bench/results/h100/counting-default-world.csv) verlet 0.073 / 0.295 / 2.471, rows
-  // 0.084 / 0.279 / 2.289.
+  // The fastest exact pipeline in the default world: on an H100 (100k / 1M / 10M boids,
+  // bench/results/h100/counting-default-world.csv; measurements:
+  // docs/performance.md#the-default-worlds-pipeline) verlet at 100k, rows at 1M and 10M.
   if (o.defaultWorld && o.scenario.n >= kRowsFromN) o.params.pipeline = core::Pipeline::Rows;
   // A saved state says which force it was simulated with (a plain body file is gravity).
   if (!o.forceSet && o.mode != Mode::Bench &&

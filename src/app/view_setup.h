@@ -12,7 +12,7 @@
 namespace murmur::app {
 
 // From this many bodies the default draw mode is the splat renderer: the GL modes' cost grows
-// with N through the raster path (5.8 ms at 1M, 40-60 ms at 10M on an H100), the splat's barely.
+// with N through the raster path, the splat's barely (measurements: docs/performance.md#rendering).
 constexpr size_t kSplatDefaultMinBodies = 250000;
 
 struct ViewStyle {

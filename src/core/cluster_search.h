@@ -44,10 +44,11 @@ namespace murmur::core {
 
 // Bodies a cluster: 16, two a lane of the GPU kernel's tile. The gathering of a cluster's
 // candidates costs more than testing them, and 16 bodies share it: on an H100 (1M boids, block
-// 128, bench/results/h100/clusters/) clusters of 8 took 0.635 ms a step in the CIS 565 world,
-// 0.455 at FLAME GPU density and 3.59 at 10M `dense`; of 16, 0.543 / 0.456 / 3.46; of 32 (four a
-// lane, 96 registers), 0.743 / 0.660 / 5.23. The cells hold 16 too (cells of 8, clusters two cells
-// long: 0.650 / 0.460 / 3.43; of 32: 0.568 / 0.467 / 3.63).
+// 128, bench/results/h100/clusters/; measurements: docs/performance.md#the-cluster-kernel)
+// clusters of 16 made a shorter step than clusters of 8 in the CIS 565 world and at 10M `dense`
+// and as short a one at FLAME GPU density; clusters of 32 (four a lane, 96 registers) were slower
+// in all three. The cells hold 16 too (cells of 8, clusters two cells long, were slower in both 1M
+// worlds and about as fast at 10M `dense`; cells of 32 slower in all three).
 constexpr int kClusterSize = 16;
 constexpr int kClusterPartials = 4;
 

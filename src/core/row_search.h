@@ -30,8 +30,8 @@ namespace murmur::core {
 // Fine cells per classic cell: 2 (half the classic width) where classic cells are crowded,
 // 1 (the classic width, rows still pruned) where they are not. Halving the cells cuts the
 // candidates by 2.5x but doubles the rows, and each row is a loop whose length differs per lane;
-// on an H100 the halved cells won at 15.6 bodies per classic cell (CIS 565 world, 0.78 against
-// 0.90 ms per step at 1M) and lost at 8 (FLAME GPU density, 0.72 against 0.64 ms).
+// on an H100 the halved cells won at 15.6 bodies per classic cell (CIS 565 world, 1M) and lost
+// at 8 (FLAME GPU density; measurements: docs/performance.md#the-rows-pipeline).
 constexpr int kRowCellsPerRadius = 2;
 constexpr double kRowFineBodiesPerCell = 12.0;
 
@@ -47,11 +47,10 @@ inline int rowCellsPerRadius(const SimParams& p, size_t n) {
 // over all of a boid's rows (the lanes of a warp idle less while rows differ in length, but their
 // loads spread over more rows at once). Batched: a loop per row, four candidates per iteration,
 // the sums skipped outside every radius, so that a warp jumps over candidates no lane needs. On
-// an H100 (1M boids, step, 500 warm-up steps, bench/results/h100/flat-explore/): at about 2
-// bodies per cell (CIS 565 world with half-width cells, 10M `dense`) short 0.487 and 2.00 ms
-// against flat 0.543 and 2.22; at 8 (FLAME GPU density, cell width 1 and 2) flat 0.370 against
-// batched 0.386; at 15.6 (CIS 565 world at cell width 2) batched 0.529 against flat 0.601. The
-// thresholds sit between.
+// an H100 (bench/results/h100/flat-explore/; measurements: docs/performance.md#the-rows-kernels):
+// at about 2 bodies per cell (CIS 565 world with half-width cells, 10M `dense`) short beat flat;
+// at 8 (FLAME GPU density, cell width 1 and 2) flat beat batched; at 15.6 (CIS 565 world at cell
+// width 2) batched beat flat. The thresholds sit between.
 enum class RowLoop { Short, Flat, Batched };
 constexpr double kRowFlatBodiesPerCell = 4.0;
 constexpr double kRowBatchBodiesPerCell = 12.0;
@@ -89,11 +88,11 @@ MURMUR_HD float rowMargin(const GridSpec& g) {
 // row. Splitting the cells along x (and only along x: the rows, and so the loops and the range
 // lookups, stay as they are) trims that to a fraction. The split is the smallest power of two
 // (at most kRowMaxXSplit) that leaves at most kRowBodiesPerXCell bodies per cell, where the
-// cells stay addressable with 31-bit keys. On an H100 (1M boids, step, 500 warm-up steps,
-// bench/results/h100/xsplit-explore.csv), split 1 / 2 / 4 / 8 / 16: CIS 565 world (1.95 bodies
-// per cell) 0.640 / 0.677 / 0.595 / 0.604 / 0.653 ms, FLAME GPU density (8) 0.500 / 0.462 /
-// 0.452 / 0.448 / 0.451, 10M `dense` (1.9) 2.859 / 2.662 / 2.670 / 2.751 / 3.030; finer splits
-// pay in the sort's key bits and in the offsets, one per cell.
+// cells stay addressable with 31-bit keys. On an H100 (splits 1 to 16,
+// bench/results/h100/xsplit-explore.csv; measurements: docs/performance.md#the-rows-kernels) the
+// split this picks (4 in the CIS 565 world at 1.95 bodies per cell, 16 at FLAME GPU density at 8,
+// 4 at 10M `dense` at 1.9) was the fastest or close to it in each; finer splits pay in the sort's
+// key bits and in the offsets, one per cell.
 constexpr int kRowMaxXSplit = 16;
 constexpr double kRowBodiesPerXCell = 0.5;
 
@@ -108,11 +107,11 @@ inline int rowXSplitFor(size_t n, const SimParams& p, float w, int d) {
 // The rows pipeline's grid for n bodies: cell width = cellWidthFactor * largest radius /
 // rowCellsPerRadius(p, n), split along x by rowXSplitFor.
 // rowGridForRadius: the same split of cells for a search to `radius` (the verlet pipeline's list
-// radius, a little above the rule radius). The split stays the rule radius' one, which the list
-// build measured fastest with on an H100 (bench/results/h100/verlet-explore/4-cell-split.csv:
-// list stage per step, 1M CIS 565 world / FLAME GPU
-// density / 10M `dense`, lists serving 2 / 1 / 4 steps; cells split 1: 0.52 / 0.41 / 0.97 ms,
-// split 2: 0.48 / 0.52 / 1.16, split 3: 0.63 / 0.72 / 1.55).
+// radius, a little above the rule radius). The split stays the rule radius' one, with which the
+// list build was fastest overall on an H100 (bench/results/h100/verlet-explore/4-cell-split.csv;
+// measurements: docs/performance.md#the-verlet-pipeline): cells split 2 times won only in the CIS
+// 565 world, by less than they lost at FLAME GPU density and at 10M `dense`, and 3 times lost in
+// all three.
 inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
   const float w = radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));

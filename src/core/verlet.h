@@ -65,10 +65,10 @@ inline bool verletPeriodicFits(const SimParams& p, float radius) {
 
 // The skin that lists carry when the parameters leave k open (listSteps 0) stays below this
 // fraction of the rule radius: k is the largest with 2 (k - 1) delta < fraction r. On an H100
-// (docs/performance.md#the-verlet-pipeline, bench/results/h100/verlet-targets.csv) the step was fastest at k = 3 in
-// the 1M CIS 565 world (r = 5, delta = 0.2: 0.846 ms against 0.878 at k = 4 and 0.885 at 2), at
-// k = 1 at FLAME GPU density (r = 2: 0.686 against 0.829 at k = 2) and at k = 4 in the 10M `dense`
-// world (2.581 against 2.628 at k = 3); a fifth of the radius gives 3, 1 and 3.
+// (docs/performance.md#the-verlet-pipeline, bench/results/h100/verlet-targets.csv) the step was
+// fastest at k = 3 in the 1M CIS 565 world (r = 5, delta = 0.2), at k = 1 at FLAME GPU density
+// (r = 2) and at k = 4 in the 10M `dense` world, a little ahead of k = 3 there; a fifth of the
+// radius gives 3, 1 and 3.
 constexpr double kVerletSkinFraction = 0.2;
 
 inline VerletPlan verletPlanFor(const SimParams& p, int k) {

@@ -44,10 +44,11 @@ __device__ __forceinline__ void boidPairAddRel(core::BoidAccumRel& acc, const co
 // A boid's speed and heading as the boids observables sum them (cuda/observables.h BoidSum): the
 // speed in double and the unit velocity where the speed is not 0. DeviceObserver's kernel and a
 // sampled rows step form them alike. Three divisions: one reciprocal and three products made the
-// sampled rows kernel 29 us slower (1M boids, the default world, H100, Nsight Compute), though
-// with fewer instructions; so did the speed and heading in float (sqrtf, __frcp_rn): 205 -> 215
-// us with 4% fewer instructions. In both the sampled kernel's loop (capped at 64 registers) then
-// loaded the two velocities only after the positions' arithmetic, not beside the positions.
+// sampled rows kernel slower (1M boids, the default world, H100, Nsight Compute), though with
+// fewer instructions; so did the speed and heading in float (sqrtf, __frcp_rn), with fewer
+// instructions too (measurements: docs/performance.md#the-sampled-rows-step). In both the sampled
+// kernel's loop (capped at 64 registers) then loaded the two velocities only after the positions'
+// arithmetic, not beside the positions.
 __device__ __forceinline__ void setSpeedAndHeading(const core::Vec4& v, double (&sums)[kNumBoidSums]) {
   const double s = sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
   sums[kSpeed] = s;

@@ -101,10 +101,11 @@ constexpr int kGridMaxRegisters = 48;  // times 1024 threads still fits an SM's 
 // coherent: the data is in cell order and slot == body. Same-body test by index, never by distance.
 // Candidates come in the CPU engine's order (z, y, x, slot), so the sums agree with it.
 //
-// Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids): at cell
-// width 2x the loop was bound by L1/TEX throughput (97% busy while every velocity was read), at
-// 1x by load latency (L1/TEX 44% busy, 45% occupancy at 61 registers). Most candidates are not
-// neighbours (15% are at 1x, 6% at 2x), so:
+// Why it is built this way (Nsight Compute and `murmur bench` on an H100, 1M boids; measurements:
+// docs/performance.md#the-grid-kernels-boidsgridkernel): at cell width 2x the loop was bound by
+// L1/TEX throughput (near its peak while every velocity was read), at 1x by load latency (L1/TEX
+// under half busy, occupancy held down by the registers). Most candidates are not neighbours (a
+// small share at 1x, fewer still at 2x), so:
 // - a candidate's sums are skipped when it is outside every rule radius: at 2x the 32 boids of a
 //   warp mostly sit in one cell and walk the same candidates, so often no lane needs them and the
 //   warp jumps over the sums;
@@ -113,14 +114,12 @@ constexpr int kGridMaxRegisters = 48;  // times 1024 threads still fits an SM's 
 // - four candidates per iteration, their positions loaded before any is tested, so that four loads
 //   are in flight;
 // - the register cap above, for occupancy.
-// Force stage, 1M boids, block 128, 200 warm-up steps, one run (CIS 565 world at 1x / 2x, FLAME
-// GPU density at 1x / 2x, ms): two candidates per iteration, no skip, 59 registers 0.744 / 1.865 /
-// 0.466 / 0.937; four at 48 registers 0.632 / 1.602 / 0.403 / 0.805; with the skip as well 0.558 /
-// 1.454 / 0.347 / 0.662 (the textbook kernel: 0.666 / 1.746 / 0.479 / 0.849). Tried and slower:
-// reading every velocity (0.651 / 2.665 / 0.412 / 1.104 without cap), one candidate per
-// iteration, pairs with the skip capped at 40 registers (0.582 / 1.432 / 0.356 / 0.690: spills;
-// ahead only at 2x in the CIS 565 world). The scattered kernel, the same change: 0.962 / 2.673 /
-// 0.597 / 1.388 -> 0.775 / 2.251 / 0.490 / 1.134 ms.
+// From two candidates per iteration, no skip and the compiler's registers, four candidates at 48
+// registers shortened the force stage in the CIS 565 world and at FLAME GPU density at both cell
+// widths, and the skip shortened it again in all four, to below the textbook kernel's. Tried and
+// slower: reading every velocity (without the cap), one candidate per iteration, pairs with the
+// skip capped at 40 registers (spills; ahead only at 2x in the CIS 565 world). The scattered
+// kernel gained from the same change in all four.
 // Also: contraction on (distance2 keeps the test exact), one loop per row of x-adjacent cells
 // instead of one per cell; the read-only path (__ldg) beat plain L1 loads (ld.global.ca).
 template <bool CoherentT>

@@ -65,10 +65,9 @@ __device__ __noinline__ BoxRow boxRow(const core::GridSpec* __restrict__ grid, c
 }
 
 // At most 64 registers a thread, so that any block size fits (a few bytes spilled). On an H100
-// (block 128, 500 warm-up steps, one run, bench/results/h100/clusters/): with 8 bodies a cluster,
-// one a lane, 48 registers beat 64 (CIS 565 world 0.643 against 0.662 ms a step, FLAME GPU density
-// 0.456 against 0.469, 10M `dense` 3.68 against 3.83); with 16, two a lane (the two sums need the
-// registers), 64 gave 0.543 / 0.456 / 3.46 and 72 0.547 / 0.460 / 3.53.
+// (bench/results/h100/clusters/; measurements: docs/performance.md#the-cluster-kernel): with 8
+// bodies a cluster, one a lane, 48 registers beat 64 in the CIS 565 world, at FLAME GPU density and
+// at 10M `dense`; with 16, two a lane (the two sums need the registers), 64 beat 72 in all three.
 constexpr int kClusterMaxRegisters = 64;
 
 // One warp per group of kClusterSize consecutive bodies; radius: the largest rule radius

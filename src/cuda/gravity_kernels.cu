@@ -238,8 +238,9 @@ void launchGravityNaiveT(const NaiveGravityArgs& g, const LaunchConfig& lc) {
 //    reduction.
 // 3. among the counts within 2% of that fill, the one that also fills best for a half and a
 //    quarter of the targets: over K ranks each rank sums its N / K bodies with the slice count of
-//    all N (bit-identical sums), and at 1M one slice left a rank of two 1.5 waves, 2 GPUs 1.86x
-//    one on two H200; eight slices fill both within 2%.
+//    all N (bit-identical sums), and at 1M one slice left a rank of two 1.5 waves, which kept two
+//    H200 well short of twice one (docs/performance.md#several-gpus); eight slices fill both
+//    within 2%.
 constexpr uint32_t kNaiveThreadsPerSm = 1024;
 constexpr int kMaxNaiveSlices = 16;
 

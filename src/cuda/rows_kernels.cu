@@ -26,8 +26,9 @@ namespace {
 // Every cell between the previous slot's key (exclusive) and this slot's key (inclusive) starts
 // here. The cells before the first key start at 0 and those after the last key at n; those two
 // runs are filled by every thread of the grid in strides, since they can be long (a rank's local
-// set covers only its slab's planes of the whole grid: a serial fill by one thread cost 70 ms a
-// step at 10M bodies over two ranks). Each entry is written exactly once.
+// set covers only its slab's planes of the whole grid: a serial fill by one thread cost many times
+// the rest of the step at 10M bodies over two ranks; measurements:
+// docs/performance.md#four-gpus-rows-and-coherent-over-ranks). Each entry is written exactly once.
 __global__ void __launch_bounds__(1024) findCellFirstKernel(const uint32_t* __restrict__ sortedKeys, uint32_t n,
                                                             uint32_t fromCell, uint32_t toCell,
                                                             uint32_t* __restrict__ cellFirst) {
@@ -128,18 +129,17 @@ __device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, const Bo
 // is one contiguous loop. Short rows (core::RowLoop::Short, about 2 bodies per cell: a row holds
 // a handful of candidates, mostly neighbours) take two candidates per iteration with both
 // positions and both velocities loaded before either is used, so that four loads are in flight.
-// On an H100 (1M boids, force stage, 200 warm-up steps, one run: CIS 565 world / FLAME GPU
-// density at block 256 / 10M `dense`) that took 0.526 / 0.430 / 1.931 ms to 0.490 / 0.393 /
-// 1.796; four per iteration was no faster (0.527 / 0.393 / 1.967: 64 registers and spills).
+// On an H100 that shortened the force stage in the CIS 565 world, at FLAME GPU density and at 10M
+// `dense`; four per iteration was no faster (64 registers and spills).
 // Crowded rows (RowLoop::Batched) take the grid kernels' loop instead: four positions per
 // iteration, the sums skipped outside every radius, a velocity read only inside the alignment
 // radius, 48 registers. The sums are relative to the boid, which is its own candidate once
-// (core::BoidAccumRel): no j != i test per candidate (step 0.514 -> 0.487 ms in the CIS 565
-// world, 2.14 -> 2.00 at 10M `dense`; bench/results/h100/flat-explore/).
-// Slower in other runs (docs/performance.md#the-rows-pipeline): register caps of 48 and 40 on the short-row loop
-// (0.593 and 0.574 against 0.527 ms in the CIS 565 world); loading the next row's range before
-// the current row's loop (0.729 against 0.526 ms); one flat loop that steps to the next row when
-// a row ends (1.277 ms); the flat loop below (0.543 against 0.487 ms).
+// (core::BoidAccumRel): no j != i test per candidate (a shorter step in the CIS 565 world and at
+// 10M `dense`; bench/results/h100/flat-explore/).
+// Slower in other runs (docs/performance.md#the-rows-pipeline, the numbers of these comments in
+// docs/performance.md#the-rows-kernels): register caps of 48 and 40 on the short-row loop; loading
+// the next row's range before the current row's loop; one flat loop that steps to the next row
+// when a row ends; the flat loop below.
 // A sampled step (SampleT) adds, per candidate, the separation count and the nearest distance
 // (sampleCandidate) beside the force's sums; the plain step's code is the same without them.
 template <bool BatchedT, bool SampleT>
@@ -303,16 +303,15 @@ __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
 // lists its rows in shared memory (one 32-bit entry each: the row's start relative to the lane's
 // own slot and its length), then walks all its candidates in one loop that switches rows with one
 // shared-memory read. A neighbour's velocity is read only inside the alignment radius. On an
-// H100 at FLAME GPU density (1M boids, 500 warm-up steps) the step went from 0.384 ms (the
-// batched loop) to 0.363 at cell width 1, 0.383 to 0.364 at width 2. Where cells are more
-// crowded it loses to the batched loop, whose warps jump together over candidates outside every
-// radius (CIS 565 world at cell width 2, 15.6 bodies per cell: 0.601 against 0.529 ms). Where
-// rows are short it loses too: with every lane at its own place in its own stream, a warp's loads
-// spread over many rows, and in the CIS 565 world the L1 hit rate fell from 72% to 61% and the
-// L1 and L2 throughputs rose to 92% and 83% (Nsight Compute, bench/results/h100/flat-explore/):
-// 0.543 against 0.487 ms, 2.22 against 2.00 at 10M `dense`. Loading the next candidate's position
-// and velocity a step ahead was slower still: 0.85 / 0.49 / 2.80 ms in the CIS 565 world, at
-// FLAME GPU density and at 10M `dense`.
+// H100 at FLAME GPU density (1M boids) the step was shorter than with the batched loop at cell
+// width 1 and 2. Where cells are more crowded it loses to the batched loop, whose warps jump
+// together over candidates outside every radius (CIS 565 world at cell width 2, 15.6 bodies per
+// cell). Where rows are short it loses too (CIS 565 world, 10M `dense`): with every lane at its
+// own place in its own stream, a warp's loads spread over many rows, and in the CIS 565 world the
+// L1 hit rate fell and the L1 and L2 throughputs rose close to their peaks (Nsight Compute,
+// bench/results/h100/flat-explore/). Loading the next candidate's position and velocity a step
+// ahead was slower still, in the CIS 565 world, at FLAME GPU density and at 10M `dense`
+// (measurements: docs/performance.md#the-rows-kernels).
 constexpr int kRowLenBits = 10;  // a row of at most 1023 candidates fits an entry
 constexpr int kRowOffsetBits = 32 - kRowLenBits;
 
@@ -434,9 +433,10 @@ __device__ __forceinline__ float blockMinAll(float v) {
 // one search then settles) or, without a candidate, 1.5 search radii, growing by 1.5 until a boid
 // lies closer than the radius: most lone boids lie just beyond the search radius of their nearest
 // boid, and each search is mostly latency, so small first searches win (on an H100, 1M boids of
-// the default world: 18-20 us with these, 20 us starting at 2 and growing
-// threefold, 40 us with a bound from the boids two slots either side, whose single search was
-// often far too wide). A boid the last sample listed too starts without a candidate from a little
+// the default world, these were at least as fast as starting at 2 and growing threefold, and
+// faster than a bound from the boids two slots either side, whose single search was often far
+// too wide; measurements: docs/performance.md#the-sampled-rows-step). A boid the last sample
+// listed too starts without a candidate from a little
 // beyond the distance that sample found for it (`hint`, 0 without one): the boids stay where they
 // were, so one search instead of a run of growing ones settles the most isolated boids. Each
 // search is exact for its radius, whatever it starts from; from max(dims) + 2 cells on, every row

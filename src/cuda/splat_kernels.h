@@ -19,8 +19,9 @@ void launchSplatClear(uint64_t* d_keys, size_t numPixels, const LaunchConfig& lc
 // Resolves n bodies into d_keys (view.width * view.height entries). warpReduce: lanes of a warp
 // that land on the same pixel agree on the nearest among themselves first and send one atomic,
 // meant for bodies in cell order, where many neighbours share a pixel. The result is identical
-// either way. On an H100 at 10M boids it was slower (1.33 against 1.15 ms per frame): the load
-// before each atomic already skips most losers, and __match_any_sync costs more than it saves.
+// either way. On an H100 at 10M boids it was slower (measurements: docs/performance.md#rendering):
+// the load before each atomic already skips most losers, and __match_any_sync costs more than it
+// saves.
 // No host sync.
 void launchSplat(const core::Vec4* d_pos, const core::Vec4* d_vel, const uint32_t* d_id, uint32_t n,
                  const core::SplatView& view, uint64_t* d_keys, bool warpReduce, const LaunchConfig& lc);
