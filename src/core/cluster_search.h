@@ -27,7 +27,7 @@
 // Sum order: the candidates of a cluster, in the order the rows visit them, go round
 // kClusterPartials partial sums (candidate k to partial k % kPartials, the lane that tests it on the GPU), which
 // are added as (s0 + s1) + (s2 + s3). Every body of the cluster is its own candidate: the sums are
-// relative (core::BoidAccumRel), and the body is taken out of them at the end. The CPU engine
+// relative (the rule's RelSum), and the body is taken out of them at the end. The CPU engine
 // sums in that order too, so both engines add the same terms in the same order.
 #pragma once
 
@@ -153,11 +153,9 @@ MURMUR_HD uint32_t clusterRowOf(const GridSpec& g, const Vec3& p) {
 }
 
 // The four partial sums of a body, added in the GPU's shuffle order: (s0 + s1) + (s2 + s3).
-MURMUR_HD BoidAccumRel addPartials(const BoidAccumRel (&s)[kClusterPartials]) {
-  const auto add = [](const BoidAccumRel& a, const BoidAccumRel& b) {
-    return BoidAccumRel{a.d1 + b.d1, a.d2 + b.d2, a.sumVel + b.sumVel, a.n1 + b.n1, a.n3 + b.n3};
-  };
-  return add(add(s[0], s[1]), add(s[2], s[3]));
+template <typename Rule>
+MURMUR_HD typename Rule::RelSum addPartials(const typename Rule::RelSum (&s)[kClusterPartials]) {
+  return Rule::combine(Rule::combine(s[0], s[1]), Rule::combine(s[2], s[3]));
 }
 
 }  // namespace murmur::core

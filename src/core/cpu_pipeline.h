@@ -17,6 +17,8 @@
 #include "core/format.h"
 #include "core/grid.h"
 #include "core/physics.h"
+#include "core/row_search.h"
+#include "core/rules/local_rules.h"
 
 namespace murmur::core {
 
@@ -101,23 +103,59 @@ struct CpuState {
   CpuGridView rowsGridView(const GridSpec& g) const;
 };
 
-// The boids force loop of every pipeline: for each body i, visit(i, pi, acc) adds the pipeline's
-// neighbours of i to acc in the pipeline's order, and the new velocity goes into s.velAlt (the
+// The local rule's force loop over a state (positions and velocities in the same order): for
+// each body i that skip(i) does not exclude, visit(i, pi, add) calls add(j) for each of the
+// pipeline's neighbours of i (j != i) in the pipeline's order; the active rule
+// (core/rules/local_rules.h) adds j to i's sums, and its new velocity goes into velOut[i] (the
 // bodies after i must still read the old velocity of i). Dynamic chunks: boids in dense cells
 // have many more neighbours than the rest. Each body's sum runs on one thread in a fixed order,
-// so the result does not depend on the schedule.
-template <typename Visit>
-void boidsForceLoop(CpuState& s, Visit&& visit) {
-  const long n = s.count();
-  const BoidParams& b = s.params.boids;
-  s.timed(s.profile.forceMs, [&] {
+// so the result does not depend on the schedule. The CPU engine's pipelines and the host store of
+// several ranks both run it.
+template <typename Skip, typename Visit>
+void localRuleLoop(const SimParams& p, const std::vector<Vec4>& pos, const std::vector<Vec4>& vel,
+                   std::vector<Vec4>& velOut, Skip&& skip, Visit&& visit) {
+  withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    const long n = static_cast<long>(pos.size());
+    const typename Rule::Params& rp = Rule::params(p);
+    const typename Rule::Setup su = Rule::setup(rp);
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
-      const Vec4 pi = s.pos[i];
-      BoidAccum acc = boidAccumInit();
-      visit(i, pi, acc);
-      s.velAlt[i] = make4(boidVelocity(acc, pi, s.vel[i], b), 0.0f);
+      if (skip(i)) continue;
+      const Vec4 pi = pos[i];
+      typename Rule::Sum acc = Rule::zero();
+      visit(i, pi, [&](long j) {
+        const Vec3 d = xyz(pos[j]) - xyz(pi);
+        Rule::add(acc, pos[j], d, distance2(d), [&] { return vel[j]; }, su);
+      });
+      velOut[i] = make4(Rule::velocity(acc, pi, vel[i], rp), 0.0f);
     }
+  });
+}
+
+// The CPU engine's force stage: localRuleLoop over every body of s, new velocities into s.velAlt.
+template <typename Visit>
+void boidsForceLoop(CpuState& s, Visit&& visit) {
+  s.timed(s.profile.forceMs, [&] { localRuleLoop(s.params, s.pos, s.vel, s.velAlt, [](long) { return false; }, visit); });
+}
+
+// The candidates of body i (position pi) in the grid's order (cells z, y, x over the radius'
+// range, then slots; Coherent: the state in cell order, else read through sortedIndex), and in
+// the rows search's (the rows of core::forEachRow, each a run of slots from first[]): add(j) for
+// each j != i. The pipelines and the host store of several ranks visit through these.
+template <bool Coherent, typename Add>
+void gridCandidates(const GridSpec& g, const uint32_t* cellStart, const uint32_t* cellEnd,
+                    const uint32_t* sortedIndex, float radius, long i, const Vec4& pi, Add&& add) {
+  const CellRange cr = cellRangeForRadius(g, xyz(pi), radius);
+  forEachInCells<Coherent>(g, cr, cellStart, cellEnd, sortedIndex, [&](uint32_t j) {
+    if (static_cast<long>(j) != i) add(static_cast<long>(j));
+  });
+}
+template <typename Add>
+void rowCandidates(const GridSpec& g, const uint32_t* first, float radius, long i, const Vec4& pi, Add&& add) {
+  forEachRow(g, xyz(pi), radius, [&](uint32_t lo, uint32_t hi) {
+    for (long j = first[lo]; j < static_cast<long>(first[hi + 1]); ++j)
+      if (j != i) add(j);
   });
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/hd.h"
 #include "core/params.h"
+#include "core/rules/local_rules.h"
 
 namespace murmur::core {
 
@@ -51,7 +52,7 @@ inline GridSpec worldGrid(const SimParams& p, float w, int dx, int d) {
 
 // The boids grid for these parameters (independent of the body positions).
 inline GridSpec boidGrid(const SimParams& p) {
-  const float w = maxRuleRadius(p.boids) * static_cast<float>(p.cellWidthFactor);
+  const float w = searchRadius(p) * static_cast<float>(p.cellWidthFactor);
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
   if (d < 1) d = 1;
   return worldGrid(p, w, d, d);

@@ -109,7 +109,7 @@ struct UnionFind {
 std::vector<uint32_t> flockRoots(const ObsGrid& o, const std::vector<Vec4>& pos, const SimParams& p) {
   const size_t n = pos.size();
   UnionFind uf(n);
-  const float r = p.boids.cohesionRadius, r2 = boidRadii2(p.boids).r1;
+  const float r = p.boids.cohesionRadius, r2 = BoidsRule::setup(p.boids).r1;
   for (size_t i = 0; i < n; ++i) {
     const Vec3 pi = xyz(pos[i]);
     forEachInCells<false>(o.g, cellRangeForRadius(o.g, pi, r), o.cellStart.data(), o.cellEnd.data(),
@@ -126,8 +126,8 @@ void observeBoids(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, co
                   const ObserveRequest& req, Observables& out) {
   const long n = static_cast<long>(pos.size());
   const ObsGrid o = buildObsGrid(pos, p);
-  const BoidRadii2 r2 = boidRadii2(p.boids);
-  const float rMax = maxRuleRadius(p.boids);
+  const BoidsRule::Setup r2 = BoidsRule::setup(p.boids);
+  const float rMax = searchRadius(p);
   double ux = 0, uy = 0, uz = 0, speed = 0, nn = 0, c1 = 0, c2 = 0, c3 = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : ux, uy, uz, speed, nn, c1, c2, c3)
   for (long i = 0; i < n; ++i) {

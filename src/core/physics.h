@@ -1,8 +1,7 @@
-// Per-body rules shared by the CPU engine and the CUDA kernels. Every executor (naive, grid,
-// CPU, GPU) feeds neighbours into the same accumulator and finishes with the same function, so
-// pipelines differ only in which candidates they visit and in summation order; the GPU rows
-// kernels sum offsets from the boid instead (BoidAccumRel), the same neighbours and the same
-// rules, rounded differently.
+// Per-body arithmetic shared by the CPU engine and the CUDA kernels: the exact neighbour test,
+// the boundary, the gravity pair and the gravity integrators. The local rules themselves (boids:
+// what a neighbour adds, the new velocity) are units of their own under core/rules/, which every
+// pipeline takes as a compile-time parameter (docs/design.md#rules-and-how-to-add-a-rule).
 #pragma once
 
 #include "core/hd.h"
@@ -10,118 +9,10 @@
 
 namespace murmur::core {
 
-// ---------------------------------------------------------------------------------------------
-// Boids (docs/design.md#boids). Squared radii are precomputed once per step.
-struct BoidRadii2 {
-  float r1, r2, r3;
-};
-
-MURMUR_HD BoidRadii2 boidRadii2(const BoidParams& b) {
-  return BoidRadii2{b.cohesionRadius * b.cohesionRadius, b.separationRadius * b.separationRadius,
-                    b.alignmentRadius * b.alignmentRadius};
-}
-
-struct BoidAccum {
-  Vec3 sumPos;  // sum of p_j with d < r1
-  Vec3 sumVel;  // sum of v_j with d < r3
-  Vec3 sep;     // sum of (p_i - p_j) with d < r2
-  int n1;       // neighbours within r1
-  int n3;       // neighbours within r3
-};
-
-MURMUR_HD BoidAccum boidAccumInit() {
-  return BoidAccum{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
-}
-
 // Squared length for the neighbour tests, d^2 < r^2: three products and two sums, each rounded,
 // in the host's order (see mulRn), so that every engine finds the same neighbours.
 MURMUR_HD float distance2(Vec3 d) {
   return addRn(addRn(mulRn(d.x, d.x), mulRn(d.y, d.y)), mulRn(d.z, d.z));
-}
-
-// Adds neighbour j (j != i) to boid i's sums. The caller skips i itself.
-MURMUR_HD void boidAccumulate(BoidAccum& a, const Vec4& pi, const Vec4& pj, const Vec4& vj,
-                              const BoidRadii2& r) {
-  const Vec3 d = xyz(pj) - xyz(pi);
-  const float d2 = distance2(d);
-  if (d2 < r.r1) {
-    a.sumPos += xyz(pj);
-    a.n1 += 1;
-  }
-  if (d2 < r.r2) a.sep += d * -1.0f;
-  if (d2 < r.r3) {
-    a.sumVel += xyz(vj);
-    a.n3 += 1;
-  }
-}
-
-// The same sums taken relative to p_i, for kernels that let boid i be one of its own candidates
-// (no j != i test per candidate): d1 = sum of (p_j - p_i) with d < r1, d2 = the same with d < r2
-// (the separation sum is -d2, bit for bit), sumVel and the counts. i itself adds exactly 0 to d1
-// and d2; boidRemoveSelf takes it out of the counts and of sumVel. (mean p_j - p_i) is then
-// d1 / n1: the same quantity as boidVelocity's, rounded differently.
-struct BoidAccumRel {
-  Vec3 d1, d2, sumVel;
-  int n1, n3;
-};
-
-MURMUR_HD BoidAccumRel boidAccumRelInit() {
-  return BoidAccumRel{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
-}
-
-// Adds candidate j at offset d = p_j - p_i (d2 = distance2(d), velocity vj) to boid i's relative
-// sums; j may be i.
-MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, float d2, const Vec4& vj, const BoidRadii2& r) {
-  if (d2 < r.r1) {
-    a.d1 += d;
-    a.n1 += 1;
-  }
-  if (d2 < r.r2) a.d2 += d;
-  if (d2 < r.r3) {
-    a.sumVel += xyz(vj);
-    a.n3 += 1;
-  }
-}
-MURMUR_HD void boidAccumulateRel(BoidAccumRel& a, const Vec3& d, const Vec4& vj, const BoidRadii2& r) {
-  boidAccumulateRel(a, d, distance2(d), vj, r);
-}
-
-// Takes boid i (velocity vi), visited once as its own candidate at d = 0, out of the sums: it
-// counted wherever 0 < r^2.
-MURMUR_HD void boidRemoveSelf(BoidAccumRel& a, const Vec4& vi, const BoidRadii2& r) {
-  if (0.0f < r.r1) a.n1 -= 1;
-  if (0.0f < r.r3) {
-    a.sumVel = a.sumVel - xyz(vi);
-    a.n3 -= 1;
-  }
-}
-
-// Alignment from the velocity sum, then the speed clamp: the tail of both velocity functions.
-MURMUR_HD Vec3 boidAlignAndClamp(Vec3 v, const Vec3& sumVel, int n3, const Vec4& vi, const BoidParams& b) {
-  if (n3 > 0) {
-    Vec3 mean = sumVel * (1.0f / static_cast<float>(n3));
-    if (b.rules == RuleSet::Reynolds) mean = mean - xyz(vi);
-    v += mean * b.alignmentScale;
-  }
-  const float s2 = dot(v, v);
-  if (s2 > b.maxSpeed * b.maxSpeed) v = v * (b.maxSpeed * rsqrtHD(s2));
-  return v;
-}
-
-// New velocity of boid i from its relative sums (boidRemoveSelf already applied).
-MURMUR_HD Vec3 boidVelocityRel(const BoidAccumRel& a, const Vec4& vi, const BoidParams& b) {
-  Vec3 v = xyz(vi);
-  if (a.n1 > 0) v += a.d1 * (1.0f / static_cast<float>(a.n1)) * b.cohesionScale;
-  v += a.d2 * -1.0f * b.separationScale;
-  return boidAlignAndClamp(v, a.sumVel, a.n3, vi, b);
-}
-
-// New velocity of boid i from its sums: the three rules, then the speed clamp.
-MURMUR_HD Vec3 boidVelocity(const BoidAccum& a, const Vec4& pi, const Vec4& vi, const BoidParams& b) {
-  Vec3 v = xyz(vi);
-  if (a.n1 > 0) v += (a.sumPos * (1.0f / static_cast<float>(a.n1)) - xyz(pi)) * b.cohesionScale;
-  v += a.sep * b.separationScale;
-  return boidAlignAndClamp(v, a.sumVel, a.n3, vi, b);
 }
 
 // Wrap boundary: a coordinate leaving [-h, h) re-enters at the opposite face.

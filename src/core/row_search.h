@@ -37,7 +37,7 @@ constexpr double kRowFineBodiesPerCell = 12.0;
 
 // Cells per classic cell for n bodies in p's world: the mean occupancy of a classic cell decides.
 inline int rowCellsPerRadius(const SimParams& p, size_t n) {
-  const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
+  const double w = double(searchRadius(p)) * p.cellWidthFactor;
   const double perCell = double(n) * cellMeasure(p, w) / worldMeasure(p);
   return perCell >= kRowFineBodiesPerCell ? kRowCellsPerRadius : 1;
 }
@@ -57,7 +57,7 @@ constexpr double kRowBatchBodiesPerCell = 12.0;
 
 // Mean bodies per cell of rowGrid(p, n): the classic cell's occupancy over the cells it splits into.
 inline double rowBodiesPerCell(const SimParams& p, size_t n) {
-  const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor;
+  const double w = double(searchRadius(p)) * p.cellWidthFactor;
   const double split = rowCellsPerRadius(p, n);
   return double(n) * cellMeasure(p, w / split) / worldMeasure(p);
 }
@@ -121,7 +121,7 @@ inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
   g.invCellWidthX = g.invCellWidth * static_cast<float>(sx);  // a power of two: exact
   return g;
 }
-inline GridSpec rowGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, maxRuleRadius(p.boids)); }
+inline GridSpec rowGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, searchRadius(p)); }
 
 // Gap in cell units between coordinate t and what cell c of `dim` can hold, less the margin m;
 // 0 when t lies in (or within m of) it. Cell c holds [c, c + 1), except that the border cells

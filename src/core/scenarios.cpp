@@ -8,6 +8,7 @@
 #include "core/body_io.h"
 #include "core/errors.h"
 #include "core/rng.h"
+#include "core/rules/local_rules.h"
 
 namespace murmur::core {
 
@@ -274,7 +275,7 @@ ForceMode naturalForce(const std::string& name) {
 }
 
 float denseHalfSize(size_t n, const SimParams& p, double neighbours) {
-  const double r = maxRuleRadius(p.boids);
+  const double r = searchRadius(p);
   // k = N ball(r) / side^D: side = (N ball(r) / k)^(1/D).
   const double m = double(n) * ballMeasure(p, r) / neighbours;
   const double side = p.dims == 2 ? std::sqrt(m) : std::cbrt(m);

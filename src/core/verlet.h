@@ -41,14 +41,14 @@ struct VerletPlan {
 // A body's largest move per step, measured through the wrap.
 inline float verletStepBound(const SimParams& p) {
   const float ulpH = p.halfSize * 1.1920929e-7f;
-  return p.boids.maxSpeed * p.boids.dt * (1.0f + 1e-5f) + 4.0f * ulpH;
+  return localMaxSpeed(p) * localDt(p) * (1.0f + 1e-5f) + 4.0f * ulpH;
 }
 
 // R for lists that serve k steps: the skin, plus a margin for the rounding of the build's d^2.
 inline float verletRadius(const SimParams& p, int k) {
   const float ulpH = p.halfSize * 1.1920929e-7f;
   const float skin = 2.0f * static_cast<float>(k - 1) * verletStepBound(p);
-  return (maxRuleRadius(p.boids) + skin) * (1.0f + 1e-5f) + 16.0f * ulpH;
+  return (searchRadius(p) + skin) * (1.0f + 1e-5f) + 16.0f * ulpH;
 }
 
 // Whether lists of radius R may take pairs across the wrap: the world is wide enough that no
@@ -88,7 +88,7 @@ inline VerletPlan verletPlanFor(const SimParams& p, int k) {
 // fit the world).
 inline VerletPlan verletPlan(const SimParams& p) {
   if (p.listSteps > 0) return verletPlanFor(p, p.listSteps);
-  const double skinSteps = kVerletSkinFraction * double(maxRuleRadius(p.boids)) / (2.0 * double(verletStepBound(p)));
+  const double skinSteps = kVerletSkinFraction * double(searchRadius(p)) / (2.0 * double(verletStepBound(p)));
   // The largest k - 1 strictly below skinSteps.
   const double k = std::ceil(skinSteps);
   return verletPlanFor(p, k >= double(kMaxListSteps) ? kMaxListSteps : (k < 1.0 ? 1 : static_cast<int>(k)));

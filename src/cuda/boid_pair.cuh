@@ -1,44 +1,38 @@
-// The neighbour test of the boids grid, rows and verlet kernels for one candidate: the same d^2 as
-// core::boidAccumulate's tests, the sums skipped outside every radius (most candidates are not
-// neighbours, and a warp often jumps over them), and a neighbour's velocity read only inside the
-// alignment radius. One definition, so that the pipelines keep deciding exactly alike. Included
-// only by .cu files.
+// The neighbour test of the grid, rows and verlet kernels for one candidate, for any local rule
+// (core/rules/local_rules.h): the same d^2 as the CPU engine's, the rule's sums skipped beyond its
+// reach (most candidates are not neighbours, and a warp often jumps over them), and the
+// neighbour's velocity loaded only if the rule asks for it (the boids rule: inside the alignment
+// radius). One definition, so that the pipelines keep deciding exactly alike. Included only by
+// .cu files.
 #pragma once
 
 #include "cuda/module_guard.h"
 
 #include "core/physics.h"
+#include "core/rules/local_rules.h"
 #include "cuda/device_utils.cuh"
 #include "cuda/observables.h"
 
 namespace murmur::cuda {
 
-// The largest rule radius, squared: a candidate at least this far adds nothing.
-__device__ __forceinline__ float boidReach2(const core::BoidRadii2& r2) { return fmaxf(r2.r1, fmaxf(r2.r2, r2.r3)); }
-
-// Adds candidate j (position pj, velocity vel[j]) to body i's sums; the caller skips i itself.
-template <typename IndexT>
-__device__ __forceinline__ void boidPairAdd(core::BoidAccum& acc, const core::Vec4& pi, const core::Vec4& pj,
-                                            const core::Vec4* vel, IndexT j, const core::BoidRadii2& r2,
-                                            float reach2) {
-  const float d2 = core::distance2(core::xyz(pj) - core::xyz(pi));
-  if (!(d2 < reach2)) return;
-  core::boidAccumulate(acc, pi, pj, d2 < r2.r3 ? ldg4(vel + j) : core::Vec4{0, 0, 0, 0}, r2);
+// Adds candidate j (position pj, velocity vel[j]) to body i's sums of local rule Rule; the
+// caller skips i itself.
+template <typename Rule, typename IndexT>
+__device__ __forceinline__ void rulePairAdd(typename Rule::Sum& acc, const core::Vec4& pi, const core::Vec4& pj,
+                                            const core::Vec4* vel, IndexT j, const typename Rule::Setup& su) {
+  const core::Vec3 d = core::xyz(pj) - core::xyz(pi);
+  const float d2 = core::distance2(d);
+  if (!(d2 < su.reach2)) return;
+  Rule::add(acc, pj, d, d2, [&] { return ldg4(vel + j); }, su);
 }
 
-// The same test for sums relative to body i (core::BoidAccumRel), d = p_j - p_i, d2 =
+// The same test for sums relative to body i (the rule's RelSum), d = p_j - p_i, d2 =
 // distance2(d); j may be i.
-template <typename IndexT>
-__device__ __forceinline__ void boidPairAddRel(core::BoidAccumRel& acc, const core::Vec3& d, float d2,
-                                               const core::Vec4* vel, IndexT j, const core::BoidRadii2& r2,
-                                               float reach2) {
-  if (!(d2 < reach2)) return;
-  core::boidAccumulateRel(acc, d, d2, d2 < r2.r3 ? ldg4(vel + j) : core::Vec4{0, 0, 0, 0}, r2);
-}
-template <typename IndexT>
-__device__ __forceinline__ void boidPairAddRel(core::BoidAccumRel& acc, const core::Vec3& d, const core::Vec4* vel,
-                                               IndexT j, const core::BoidRadii2& r2, float reach2) {
-  boidPairAddRel(acc, d, core::distance2(d), vel, j, r2, reach2);
+template <typename Rule, typename IndexT>
+__device__ __forceinline__ void rulePairAddRel(typename Rule::RelSum& acc, const core::Vec3& d, float d2,
+                                               const core::Vec4* vel, IndexT j, const typename Rule::Setup& su) {
+  if (!(d2 < su.reach2)) return;
+  Rule::addRel(acc, d, d2, [&] { return ldg4(vel + j); }, su);
 }
 
 // A boid's speed and heading as the boids observables sum them (cuda/observables.h BoidSum): the

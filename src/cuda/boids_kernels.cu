@@ -12,9 +12,6 @@
 
 namespace murmur::cuda {
 
-using core::BoidAccum;
-using core::BoidParams;
-using core::BoidRadii2;
 using core::GridSpec;
 using core::Vec3;
 using core::Vec4;
@@ -25,10 +22,10 @@ namespace {
 // memory (dynamic: 2 * block float4), syncs, and every thread consumes the whole tile; the tile
 // loop runs the same number of times for every thread of the block, so the barriers are uniform.
 // BlockT > 0 fixes the block size at compile time so that full tiles unroll; 0 is the generic path.
-template <int BlockT>
+template <typename Rule, int BlockT>
 __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
-    boidsNaiveKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, BoidParams b,
-                     Vec4* __restrict__ velOut) {
+    boidsNaiveKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
+                     typename Rule::Params b, Vec4* __restrict__ velOut) {
   extern __shared__ float4 tile[];
   const uint32_t block = BlockT > 0 ? static_cast<uint32_t>(BlockT) : blockDim.x;
   float4* tilePos = tile;
@@ -37,8 +34,14 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
   const bool active = i < n;
   const Vec4 pi = active ? ldg4(pos + i) : Vec4{0, 0, 0, 0};
   const Vec4 vi = active ? ldg4(vel + i) : Vec4{0, 0, 0, 0};
-  const BoidRadii2 r2 = core::boidRadii2(b);
-  BoidAccum acc = core::boidAccumInit();
+  const typename Rule::Setup su = Rule::setup(b);
+  typename Rule::Sum acc = Rule::zero();
+  // Candidate k of the tile: every rule term from shared memory.
+  const auto add = [&](uint32_t k) {
+    const Vec4 pj = toVec4(tilePos[k]);
+    const core::Vec3 d = core::xyz(pj) - core::xyz(pi);
+    Rule::add(acc, pj, d, core::distance2(d), [&] { return toVec4(tileVel[k]); }, su);
+  };
 
   for (uint32_t base = 0; base < n; base += block) {
     const uint32_t j = base + threadIdx.x;
@@ -54,18 +57,18 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
         if (count == static_cast<uint32_t>(BlockT)) {
 #pragma unroll 4
           for (uint32_t k = 0; k < static_cast<uint32_t>(BlockT); ++k)
-            if (base + k != i) core::boidAccumulate(acc, pi, toVec4(tilePos[k]), toVec4(tileVel[k]), r2);
+            if (base + k != i) add(k);
           done = true;
         }
       }
       if (!done) {
         for (uint32_t k = 0; k < count; ++k)
-          if (base + k != i) core::boidAccumulate(acc, pi, toVec4(tilePos[k]), toVec4(tileVel[k]), r2);
+          if (base + k != i) add(k);
       }
     }
     __syncthreads();  // the next tile overwrites what slower warps may still be reading
   }
-  if (active) st4(velOut + i, core::make4(core::boidVelocity(acc, pi, vi, b), 0.0f));
+  if (active) st4(velOut + i, core::make4(Rule::velocity(acc, pi, vi, b), 0.0f));
 }
 
 // The sorted slots [begin, end) of the cells key .. key + count - 1 of one row: cells adjacent
@@ -122,23 +125,22 @@ constexpr int kGridMaxRegisters = 48;  // times 1024 threads still fits an SM's 
 // kernel gained from the same change in all four.
 // Also: contraction on (distance2 keeps the test exact), one loop per row of x-adjacent cells
 // instead of one per cell; the read-only path (__ldg) beat plain L1 loads (ld.global.ca).
-template <bool CoherentT>
+template <typename Rule, bool CoherentT>
 __global__ void __maxnreg__(kGridMaxRegisters)
     boidsGridKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, DeviceGrid dg,
-                    BoidParams b, float searchRadius, Vec4* __restrict__ velOut) {
+                    typename Rule::Params b, float searchRadius, Vec4* __restrict__ velOut) {
   const uint32_t t = globalThreadIndex();
   if (t >= n) return;
   const int self = static_cast<int>(CoherentT ? t : __ldg(dg.sortedIndex + t));
   const GridSpec g = *dg.grid;
   const Vec4 pi = ldg4(pos + self);
-  const BoidRadii2 r2 = core::boidRadii2(b);
-  const float reach2 = boidReach2(r2);
-  BoidAccum acc = core::boidAccumInit();
+  const typename Rule::Setup su = Rule::setup(b);
+  typename Rule::Sum acc = Rule::zero();
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
   const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldg(dg.sortedIndex + q)); };
   const auto consider = [&](int j, const Vec4& pj) {
     if (j == self) return;
-    boidPairAdd(acc, pi, pj, vel, j, r2, reach2);
+    rulePairAdd<Rule>(acc, pi, pj, vel, j, su);
   };
   for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
     for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy) {
@@ -168,7 +170,7 @@ __global__ void __maxnreg__(kGridMaxRegisters)
     }
   // The own velocity is read after the loop: it is not needed there, and holding it would cost
   // four registers across it.
-  st4(velOut + self, core::make4(core::boidVelocity(acc, pi, ldg4(vel + self), b), 0.0f));
+  st4(velOut + self, core::make4(Rule::velocity(acc, pi, ldg4(vel + self), b), 0.0f));
 }
 
 // A kernel of its own, after the force kernel: every boid's new velocity is computed from the old
@@ -221,25 +223,31 @@ __global__ void __launch_bounds__(1024)
 
 }  // namespace
 
-void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const BoidParams& b, Vec4* d_velOut,
+void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::SimParams& p, Vec4* d_velOut,
                       const LaunchConfig& lc) {
   // One tile of positions and one of velocities per block.
   const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
-  withStaticBlockSize(lc.block, [&](auto blockT) {
-    boidsNaiveKernel<decltype(blockT)::value><<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, b,
-                                                                                              d_velOut);
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    withStaticBlockSize(lc.block, [&](auto blockT) {
+      boidsNaiveKernel<Rule, decltype(blockT)::value>
+          <<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, Rule::params(p), d_velOut);
+    });
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchBoidsGrid(bool coherent, const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const DeviceGrid& grid,
-                     const BoidParams& b, float searchRadius, Vec4* d_velOut, const LaunchConfig& lc) {
-  if (coherent)
-    boidsGridKernel<true><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid, b, searchRadius,
-                                                                        d_velOut);
-  else
-    boidsGridKernel<false><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid, b, searchRadius,
-                                                                         d_velOut);
+                     const core::SimParams& p, float searchRadius, Vec4* d_velOut, const LaunchConfig& lc) {
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    if (coherent)
+      boidsGridKernel<Rule, true><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid, Rule::params(p),
+                                                                              searchRadius, d_velOut);
+    else
+      boidsGridKernel<Rule, false><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid,
+                                                                               Rule::params(p), searchRadius, d_velOut);
+  });
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

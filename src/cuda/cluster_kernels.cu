@@ -13,8 +13,6 @@
 
 namespace murmur::cuda {
 
-using core::BoidAccumRel;
-using core::BoidRadii2;
 using core::kClusterPartials;
 using core::kClusterSize;
 using core::Vec3;
@@ -33,12 +31,20 @@ static_assert(kPerLane * kLaneGroup == kClusterSize && kPerLane >= 1 && kPerLane
 constexpr int kStage = 2 * kWarpSize;
 constexpr int kStagePerWarp = 2 * kStage;
 
-__device__ __forceinline__ void shuffleAdd(float& v, int off) { v += __shfl_xor_sync(kFullWarpMask, v, off); }
-__device__ __forceinline__ void shuffleAdd(int& v, int off) { v += __shfl_xor_sync(kFullWarpMask, v, off); }
-__device__ __forceinline__ void shuffleAdd(Vec3& v, int off) {
-  shuffleAdd(v.x, off);
-  shuffleAdd(v.y, off);
-  shuffleAdd(v.z, off);
+// Lane (lane ^ off)'s partial sums of a rule added to this lane's (Rule::combine), the sums moved
+// word by word through the shuffle: any rule's RelSum of 32-bit fields.
+template <typename Rule>
+__device__ __forceinline__ void shuffleCombine(typename Rule::RelSum& a, int off) {
+  using Sum = typename Rule::RelSum;
+  static_assert(sizeof(Sum) % sizeof(uint32_t) == 0, "a rule's sums are 32-bit words");
+  constexpr int kWords = sizeof(Sum) / sizeof(uint32_t);
+  uint32_t w[kWords];
+  memcpy(w, &a, sizeof(Sum));
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) w[k] = __shfl_xor_sync(kFullWarpMask, w[k], off);
+  Sum other;
+  memcpy(&other, w, sizeof(Sum));
+  a = Rule::combine(a, other);
 }
 
 struct BoxRow {
@@ -70,16 +76,16 @@ __device__ __noinline__ BoxRow boxRow(const core::GridSpec* __restrict__ grid, c
 // at 10M `dense`; with 16, two a lane (the two sums need the registers), 64 beat 72 in all three.
 constexpr int kClusterMaxRegisters = 64;
 
-// One warp per group of kClusterSize consecutive bodies; radius: the largest rule radius
-// (core::maxRuleRadius(b)). Force (Stats false): the new velocities of the bodies (in cell order)
+// One warp per group of kClusterSize consecutive bodies under local rule Rule; radius: the
+// rule's reach (Rule::radius(b)). Force (Stats false): the new velocities of the bodies (in cell order)
 // into velOut and the positions they integrate to into posOut, the other state buffers (every
 // position of pos is read until the last warp ends). Stats: the pairs tested and the neighbours
 // within the largest radius of the bodies read through `order`, into counts.
-template <bool Stats>
+template <typename Rule, bool Stats>
 __global__ void __maxnreg__(kClusterMaxRegisters)
     clusterKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, const uint32_t* __restrict__ order,
                   uint32_t n, const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
-                  core::BoidParams b, float radius, float halfSize, Vec4* __restrict__ velOut,
+                  typename Rule::Params b, float radius, float halfSize, Vec4* __restrict__ velOut,
                   Vec4* __restrict__ posOut, unsigned long long* counts) {
   extern __shared__ float4 stageAll[];
   const int lane = threadIdx.x % kWarpSize;
@@ -92,8 +98,8 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
   const auto posAt = [&](uint32_t k) { return Stats ? ldg4(pos + __ldg(order + k)) : ldg4(pos + k); };
   unsigned long long tested = 0, near = 0;
   if (base < n) {  // the whole warp
-    const BoidRadii2 r2 = core::boidRadii2(b);
-    const float reach2 = boidReach2(r2);  // the largest radius, squared
+    const typename Rule::Setup r2 = Rule::setup(b);
+    const float reach2 = r2.reach2;  // the rule's reach, squared
     uint32_t i[kPerLane], row[kPerLane];
     Vec4 pi[kPerLane];
     // Bit u * 8 + ii: body ii + 8 u of this group, whose cluster is still to do.
@@ -142,9 +148,9 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
           hi[a] = fmaxf(hi[a], __shfl_xor_sync(kFullWarpMask, hi[a], off));
         }
       const Vec3 boxLo{lo[0], lo[1], lo[2]}, boxHi{hi[0], hi[1], hi[2]};
-      BoidAccumRel acc[kPerLane];
+      typename Rule::RelSum acc[kPerLane];
 #pragma unroll
-      for (int u = 0; u < kPerLane; ++u) acc[u] = core::boidAccumRelInit();
+      for (int u = 0; u < kPerLane; ++u) acc[u] = Rule::relZero();
       // The pairs of the first `count` staged candidates. Full: count is a whole tile.
       const auto tile = [&](int count, auto full) {
 #pragma unroll
@@ -165,7 +171,7 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
               } else {
                 // No test against the largest radius first: each sum is predicated on its own
                 // radius, without a branch around them (most tiles have a hit in some lane).
-                core::boidAccumulateRel(acc[u], d, d2, d2 < r2.r3 ? toVec4(stageVel[q]) : Vec4{0, 0, 0, 0}, r2);
+                Rule::addRel(acc[u], d, d2, [&] { return toVec4(stageVel[q]); }, r2);
               }
             }
           }
@@ -221,19 +227,13 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
         for (int u = 0; u < kPerLane; ++u) {
           // (s0 + s1) + (s2 + s3) over the four lanes of body ii + 8 u (core::addPartials).
 #pragma unroll
-          for (int off = kLaneGroup; off < kWarpSize; off *= 2) {
-            shuffleAdd(acc[u].d1, off);
-            shuffleAdd(acc[u].d2, off);
-            shuffleAdd(acc[u].sumVel, off);
-            shuffleAdd(acc[u].n1, off);
-            shuffleAdd(acc[u].n3, off);
-          }
+          for (int off = kLaneGroup; off < kWarpSize; off *= 2) shuffleCombine<Rule>(acc[u], off);
           if (jj == 0 && inSeg[u]) {
             const Vec4 vi = ldg4(vel + i[u]);
-            core::boidRemoveSelf(acc[u], vi, r2);
-            const Vec3 v = core::boidVelocityRel(acc[u], vi, b);
+            Rule::removeSelf(acc[u], vi, r2);
+            const Vec3 v = Rule::velocityRel(acc[u], vi, b);
             st4(velOut + i[u], core::make4(v, 0.0f));
-            st4(posOut + i[u], core::boidIntegrate(pi[u], v, b.dt, halfSize));
+            st4(posOut + i[u], core::boidIntegrate(pi[u], v, Rule::dt(b), halfSize));
           }
         }
       }
@@ -249,36 +249,44 @@ unsigned clusterBlocks(uint32_t n, const LaunchConfig& lc) {
 
 // Launches clusterKernel<Stats> with its staging buffers: 2 KB a warp, so blocks of more than 24
 // warps need more dynamic shared memory than the 48 KB a kernel gets without asking.
-template <bool Stats, typename... Args>
+template <typename Rule, bool Stats, typename... Args>
 void launchClusterKernel(uint32_t n, const LaunchConfig& lc, Args... args) {
   const size_t bytes = size_t(lc.block / kWarpSize) * kStagePerWarp * sizeof(float4);
   static std::once_flag raised;
   std::call_once(raised, [] {
-    MURMUR_CUDA_CHECK(cudaFuncSetAttribute(clusterKernel<Stats>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    MURMUR_CUDA_CHECK(cudaFuncSetAttribute(clusterKernel<Rule, Stats>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            int(kMaxWarpsPerBlock * kStagePerWarp * sizeof(float4))));
   });
-  clusterKernel<Stats><<<clusterBlocks(n, lc), lc.block, bytes, lc.stream>>>(args...);
+  clusterKernel<Rule, Stats><<<clusterBlocks(n, lc), lc.block, bytes, lc.stream>>>(args...);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 }  // namespace
 
 void launchClusterForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
-                        const uint32_t* d_cellFirst, const core::BoidParams& b, float halfSize, Vec4* d_velOut,
+                        const uint32_t* d_cellFirst, const core::SimParams& p, float halfSize, Vec4* d_velOut,
                         Vec4* d_posOut, const LaunchConfig& lc) {
   if (n == 0) return;
-  launchClusterKernel<false>(n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid, d_cellFirst, b,
-                             core::maxRuleRadius(b), halfSize, d_velOut, d_posOut,
-                             static_cast<unsigned long long*>(nullptr));
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    const typename Rule::Params& b = Rule::params(p);
+    launchClusterKernel<Rule, false>(n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid,
+                                     d_cellFirst, b, Rule::radius(b), halfSize, d_velOut, d_posOut,
+                                     static_cast<unsigned long long*>(nullptr));
+  });
 }
 
 void launchClusterStats(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_grid, const uint32_t* d_cellFirst,
-                        const uint32_t* d_sortedIndex, const core::BoidParams& b, unsigned long long* d_counts,
+                        const uint32_t* d_sortedIndex, const core::SimParams& p, unsigned long long* d_counts,
                         const LaunchConfig& lc) {
   if (n == 0) return;
-  launchClusterKernel<true>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid, d_cellFirst, b,
-                            core::maxRuleRadius(b), 0.0f, static_cast<Vec4*>(nullptr), static_cast<Vec4*>(nullptr),
-                            d_counts);
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    const typename Rule::Params& b = Rule::params(p);
+    launchClusterKernel<Rule, true>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid,
+                                    d_cellFirst, b, Rule::radius(b), 0.0f, static_cast<Vec4*>(nullptr),
+                                    static_cast<Vec4*>(nullptr), d_counts);
+  });
 }
 
 }  // namespace murmur::cuda

@@ -123,7 +123,7 @@ void DeviceState::reorderBodies(const uint32_t* sortedIndex, const LaunchConfig&
 
 void DeviceState::integrateBoids(Vec4* velNew, const LaunchConfig& lc) {
   timer.stage(Stage::Integrate,
-              [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, params.boids.dt, params.halfSize, lc); });
+              [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, core::localDt(params), params.halfSize, lc); });
   velCur = 1 - velCur;  // ping-pong: the new velocities become current
 }
 
@@ -142,7 +142,7 @@ core::NeighbourStats DeviceState::neighbourMeans(bool countsCandidates) {
 
 core::NeighbourStats DeviceState::classicGridStats() {
   const LaunchConfig lc = launch();
-  const float radius = core::maxRuleRadius(params.boids);
+  const float radius = core::searchRadius(params);
   const DeviceGrid g = buildGrid(params.force, false);
   launchBoidsStatsGrid(pos[cur].get(), n, g, radius, radius * radius, counts.get(), lc);
   return neighbourMeans(true);

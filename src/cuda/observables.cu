@@ -79,7 +79,7 @@ __device__ void forEachInShell(const GridRef& r, core::Int3 c, int k, F&& f) {
 // Per boid (sorted slot k): unit velocity, speed, neighbours within each rule radius, the nearest
 // other boid's distance.
 __global__ void boidsStatsKernel(GridRef r, const Vec4* __restrict__ spos, const Vec4* __restrict__ svel, uint32_t n,
-                                 core::BoidRadii2 r2, float rMax, double* sums) {
+                                 core::BoidsRule::Setup r2, float rMax, double* sums) {
   const uint32_t k = globalThreadIndex();
   double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (k < n) {
@@ -411,8 +411,8 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     gatherKernel<<<blocks, lc.block, 0, stream>>>(B.index[sel].get(), n, b.pos, b.vel, B.spos.get(), B.svel.get());
     MURMUR_CUDA_LAUNCH_CHECK();
     const GridRef ref{g, B.cellStart.get(), B.cellEnd.get()};
-    boidsStatsKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), B.svel.get(), n, core::boidRadii2(p.boids),
-                                                      core::maxRuleRadius(p.boids), B.sums.get());
+    boidsStatsKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), B.svel.get(), n, core::BoidsRule::setup(p.boids),
+                                                      core::searchRadius(p), B.sums.get());
     MURMUR_CUDA_LAUNCH_CHECK();
     if (req.flocks) {
       iotaKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
@@ -421,7 +421,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
         unsigned long long changed = 0;
         MURMUR_CUDA_CHECK(cudaMemsetAsync(B.counters.get() + kChanged, 0, sizeof(unsigned long long), stream));
         hookKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), n, p.boids.cohesionRadius,
-                                                    core::boidRadii2(p.boids).r1, B.parent.get(), B.counters.get());
+                                                    core::BoidsRule::setup(p.boids).r1, B.parent.get(), B.counters.get());
         MURMUR_CUDA_LAUNCH_CHECK();
         compressKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
         MURMUR_CUDA_LAUNCH_CHECK();

@@ -16,8 +16,6 @@
 
 namespace murmur::cuda {
 
-using core::BoidParams;
-using core::BoidRadii2;
 using core::GridSpec;
 using core::Vec4;
 
@@ -56,7 +54,7 @@ __device__ __forceinline__ void countCell(const GridSpec& g, const Vec4& p, uint
 
 // One boid's part of a sampled step (RowsStepOut::sample) beside the force's sums, which it does
 // not change: the candidates within the separation radius (the boid itself included, as in the
-// force's counts n1 and n3 until boidRemoveSelf) and the nearest other candidate, squared.
+// force's counts n1 and n3 until the rule's removeSelf) and the nearest other candidate, squared.
 struct BoidSampleAcc {
   float nearest2 = INFINITY;
   float n2 = 0;  // exact: a count below 2^24
@@ -72,8 +70,8 @@ struct BoidSampleOut {
 // Candidate d2 of a sampled boid. Only the boid's own row holds the boid itself (d2 = 0 exactly,
 // sums relative to the boid), so only that row tests for it (OwnRowT); in every other row the
 // nearest distance is one minimum per candidate.
-template <bool SampleT, bool OwnRowT>
-__device__ __forceinline__ void sampleCandidate(BoidSampleAcc& s, float d2, bool self, const BoidRadii2& r2) {
+template <bool SampleT, bool OwnRowT, typename SetupT>
+__device__ __forceinline__ void sampleCandidate(BoidSampleAcc& s, float d2, bool self, const SetupT& r2) {
   if constexpr (SampleT) {
     if (d2 < r2.r2) s.n2 += 1.0f;  // under the force's own predicate: one add (an integer took a select too)
     if constexpr (OwnRowT)
@@ -84,12 +82,13 @@ __device__ __forceinline__ void sampleCandidate(BoidSampleAcc& s, float d2, bool
 }
 
 // A sampled boid's sums (cuda/observables.h BoidSum), as DeviceObserver's boids kernel forms
-// them. acc has had boidRemoveSelf. A nearest candidate at or beyond the search radius (reach2)
+// them. acc has had the rule's removeSelf. A nearest candidate at or beyond the search radius (reach2)
 // settles nothing: a boid closer than the radius would have been a candidate, but one farther
 // may be nearer than every candidate, so the boid is listed for launchRowsNearestBeyond, with
 // its nearest candidate's squared distance as an upper bound.
-__device__ __forceinline__ void sampleBoid(const core::BoidAccumRel& acc, const BoidSampleAcc& sa, uint32_t i,
-                                           uint32_t n, const Vec4& vi, const BoidRadii2& r2, float reach2,
+template <typename RelSumT, typename SetupT>
+__device__ __forceinline__ void sampleBoid(const RelSumT& acc, const BoidSampleAcc& sa, uint32_t i,
+                                           uint32_t n, const Vec4& vi, const SetupT& r2, float reach2,
                                            const BoidSampleSums& sample, BoidSampleOut& so) {
   setSpeedAndHeading(vi, so.v);
   so.counts[0] = acc.n1;
@@ -108,16 +107,17 @@ __device__ __forceinline__ void sampleBoid(const core::BoidAccumRel& acc, const 
 // What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
 // velocity, the integration into posOut and, with counts, the next step's count of its cell; a
 // sampled step (SampleT) also forms the boid's sums of the sample in v.
-template <bool SampleT>
-__device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, const BoidSampleAcc& sa, uint32_t i,
+template <typename Rule, bool SampleT>
+__device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const BoidSampleAcc& sa, uint32_t i,
                                                uint32_t n, const Vec4& pi, const Vec4* __restrict__ vel,
-                                               const GridSpec& g, const BoidParams& b, const BoidRadii2& r2,
+                                               const GridSpec& g, const typename Rule::Params& b,
+                                               const typename Rule::Setup& r2,
                                                Vec4* __restrict__ velOut, const RowsStepOut& out,
                                                BoidSampleOut& sampled) {
   const Vec4 vi = ldg4(vel + i);
-  core::boidRemoveSelf(acc, vi, r2);
-  if constexpr (SampleT) sampleBoid(acc, sa, i, n, vi, r2, boidReach2(r2), out.sample, sampled);
-  const core::Vec3 v = core::boidVelocityRel(acc, vi, b);
+  Rule::removeSelf(acc, vi, r2);
+  if constexpr (SampleT) sampleBoid(acc, sa, i, n, vi, r2, r2.reach2, out.sample, sampled);
+  const core::Vec3 v = Rule::velocityRel(acc, vi, b);
   st4(velOut + i, core::make4(v, 0.0f));
   const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
   st4(out.posOut + i, p);
@@ -134,7 +134,7 @@ __device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, const Bo
 // Crowded rows (RowLoop::Batched) take the grid kernels' loop instead: four positions per
 // iteration, the sums skipped outside every radius, a velocity read only inside the alignment
 // radius, 48 registers. The sums are relative to the boid, which is its own candidate once
-// (core::BoidAccumRel): no j != i test per candidate (a shorter step in the CIS 565 world and at
+// (the rule's RelSum): no j != i test per candidate (a shorter step in the CIS 565 world and at
 // 10M `dense`; bench/results/h100/flat-explore/).
 // Slower in other runs (docs/performance.md#the-rows-pipeline, the numbers of these comments in
 // docs/performance.md#the-rows-kernels): register caps of 48 and 40 on the short-row loop; loading
@@ -142,10 +142,10 @@ __device__ __forceinline__ void finishRowsBoid(core::BoidAccumRel& acc, const Bo
 // when a row ends; the flat loop below.
 // A sampled step (SampleT) adds, per candidate, the separation count and the nearest distance
 // (sampleCandidate) beside the force's sums; the plain step's code is the same without them.
-template <bool BatchedT, bool SampleT>
+template <typename Rule, bool BatchedT, bool SampleT>
 __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                                               const GridSpec* __restrict__ grid,
-                                              const uint32_t* __restrict__ cellFirst, const BoidParams& b,
+                                              const uint32_t* __restrict__ cellFirst, const typename Rule::Params& b,
                                               float searchRadius, Vec4* __restrict__ velOut,
                                               const RowsStepOut& out, BoidSampleOut& sampled) {
   const uint32_t i = globalThreadIndex();
@@ -153,9 +153,8 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   const GridSpec g = *grid;
   const Vec4 pi = ldg4(pos + i);
   const core::Vec3 ci = core::xyz(pi);
-  const BoidRadii2 r2 = core::boidRadii2(b);
-  const float reach2 = boidReach2(r2);
-  core::BoidAccumRel acc = core::boidAccumRelInit();
+  const typename Rule::Setup r2 = Rule::setup(b);
+  typename Rule::RelSum acc = Rule::relZero();
   BoidSampleAcc sa;
   // One row [s, e); OwnRow says whether it holds the boid itself (sampleCandidate).
   const auto walkRow = [&](auto ownRow, uint32_t s, uint32_t e) {
@@ -165,7 +164,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       const auto add = [&](const Vec4& pj, uint32_t q) {
         const core::Vec3 d = core::xyz(pj) - ci;
         const float d2 = core::distance2(d);
-        boidPairAddRel(acc, d, d2, vel, q, r2, reach2);
+        rulePairAddRel<Rule>(acc, d, d2, vel, q, r2);
         sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
       };
       for (; j + 3 < e; j += 4) {
@@ -185,7 +184,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       const auto add = [&](const Vec4& pj, const Vec4& vj, uint32_t q) {
         const core::Vec3 d = core::xyz(pj) - ci;
         const float d2 = core::distance2(d);
-        core::boidAccumulateRel(acc, d, d2, vj, r2);
+        Rule::addRel(acc, d, d2, [&] { return vj; }, r2);
         sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
       };
       for (; j + 1 < e; j += 2) {
@@ -207,7 +206,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
     }
     walkRow(std::false_type{}, s, e);
   });
-  finishRowsBoid<SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
+  finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
 // The sum of v over the warp, in lane 0.
@@ -272,28 +271,29 @@ __device__ __forceinline__ void addSample(BoidSampleOut& sampled, const RowsStep
   if constexpr (SampleT) blockSampleAdd(sampled, out.sample.sums);
 }
 
-template <bool SampleT>
+template <typename Rule, bool SampleT>
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                    const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
+                    const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, typename Rule::Params b,
                     float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<false, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, false, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
 // 48 registers: 10 blocks of 128 threads per SM instead of 8 (times 1024 threads it still fits).
 constexpr int kRowsBatchedMaxRegisters = 48;
 
-template <bool SampleT>
+template <typename Rule, bool SampleT>
 __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
     boidsRowsBatchedKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                           const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
+                           const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
+                           typename Rule::Params b,
                            float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<true, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, true, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
@@ -330,25 +330,11 @@ __device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
 }
 __device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
 
-// Candidate j at offset d from the boid (d2 = distance2(d)): as core::boidAccumulateRel, the
-// velocity read only inside the alignment radius.
-__device__ __forceinline__ void addRowCandidate(core::BoidAccumRel& acc, const core::Vec3& d, float d2,
-                                                const Vec4* __restrict__ vel, uint32_t j, const BoidRadii2& r2) {
-  if (d2 < r2.r1) {
-    acc.d1 += d;
-    acc.n1 += 1;
-  }
-  if (d2 < r2.r2) acc.d2 += d;
-  if (d2 < r2.r3) {
-    acc.sumVel += core::xyz(ldg4(vel + j));
-    acc.n3 += 1;
-  }
-}
-
-template <bool SampleT>
+template <typename Rule, bool SampleT>
 __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
                                                   uint32_t n, const GridSpec* __restrict__ grid,
-                                                  const uint32_t* __restrict__ cellFirst, const BoidParams& b,
+                                                  const uint32_t* __restrict__ cellFirst,
+                                                  const typename Rule::Params& b,
                                                   float searchRadius, int tableRows, Vec4* __restrict__ velOut,
                                                   const RowsStepOut& out, BoidSampleOut& sampled) {
   extern __shared__ uint32_t rowTable[];  // [tableRows][blockDim.x]
@@ -357,13 +343,15 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
   const GridSpec g = *grid;
   const Vec4 pi = ldg4(pos + i);
   const core::Vec3 ci = core::xyz(pi);
-  const BoidRadii2 r2 = core::boidRadii2(b);
-  core::BoidAccumRel acc = core::boidAccumRelInit();
+  const typename Rule::Setup r2 = Rule::setup(b);
+  typename Rule::RelSum acc = Rule::relZero();
   BoidSampleAcc sa;
+  // Every candidate of a row in the rule's sums (no reach test: these rows are crowded with
+  // neighbours), the velocity loaded only if the rule asks for it.
   const auto add = [&](uint32_t j) {
     const core::Vec3 d = core::xyz(ldg4(pos + j)) - ci;
     const float d2 = core::distance2(d);
-    addRowCandidate(acc, d, d2, vel, j, r2);
+    Rule::addRel(acc, d, d2, [&] { return ldg4(vel + j); }, r2);
     sampleCandidate<SampleT, true>(sa, d2, j == i, r2);
   };
   uint32_t* mine = rowTable + threadIdx.x;
@@ -394,17 +382,18 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
     add(j);
     ++j;
   }
-  finishRowsBoid<SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
+  finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
-template <bool SampleT>
+template <typename Rule, bool SampleT>
 __global__ void __launch_bounds__(1024)
     boidsRowsFlatKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                        const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, BoidParams b,
+                        const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
+                        typename Rule::Params b,
                         float searchRadius, int tableRows, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsFlatBody<SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out, sampled);
+  boidsRowsFlatBody<Rule, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
@@ -648,23 +637,24 @@ int rowsFlatTableRows(const GridSpec& g, float searchRadius) {
 
 namespace {
 
-template <bool SampleT>
+template <typename Rule, bool SampleT>
 void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
-                     const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, core::RowLoop loop,
-                     int flatTableRows, Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
+                     const uint32_t* d_cellFirst, const typename Rule::Params& b, float searchRadius,
+                     core::RowLoop loop, int flatTableRows, Vec4* d_velOut, const RowsStepOut& out,
+                     const LaunchConfig& lc) {
   if (loop == core::RowLoop::Flat) {
     const size_t bytes = size_t(flatTableRows) * size_t(lc.block) * sizeof(uint32_t);
     if (bytes > kDefaultSharedBytes)  // at most kRowsFlatMaxTableRows * 1024 * 4 bytes: fits every sm_90 SM
-      MURMUR_CUDA_CHECK(cudaFuncSetAttribute(boidsRowsFlatKernel<SampleT>,
+      MURMUR_CUDA_CHECK(cudaFuncSetAttribute(boidsRowsFlatKernel<Rule, SampleT>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    boidsRowsFlatKernel<SampleT><<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(
+    boidsRowsFlatKernel<Rule, SampleT><<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(
         d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, flatTableRows, d_velOut, out);
   } else if (loop == core::RowLoop::Batched) {
-    boidsRowsBatchedKernel<SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst,
-                                                                                 b, searchRadius, d_velOut, out);
+    boidsRowsBatchedKernel<Rule, SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
+        d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, d_velOut, out);
   } else {
-    boidsRowsKernel<SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
-                                                                          searchRadius, d_velOut, out);
+    boidsRowsKernel<Rule, SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst,
+                                                                                b, searchRadius, d_velOut, out);
   }
   MURMUR_CUDA_LAUNCH_CHECK();
 }
@@ -672,14 +662,17 @@ void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
 }  // namespace
 
 void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
-                     const uint32_t* d_cellFirst, const BoidParams& b, float searchRadius, core::RowLoop loop,
+                     const uint32_t* d_cellFirst, const core::SimParams& p, float searchRadius, core::RowLoop loop,
                      int flatTableRows, Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
-  if (out.sample.sums)
-    launchRowsLoops<true>(d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, loop, flatTableRows, d_velOut, out,
-                          lc);
-  else
-    launchRowsLoops<false>(d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, loop, flatTableRows, d_velOut, out,
-                           lc);
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    if (out.sample.sums)
+      launchRowsLoops<Rule, true>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
+                                  flatTableRows, d_velOut, out, lc);
+    else
+      launchRowsLoops<Rule, false>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
+                                   flatTableRows, d_velOut, out, lc);
+  });
 }
 
 void launchRowsNearestBeyond(const Vec4* d_pos, const uint32_t* d_id, uint32_t n, const GridSpec* d_grid,

@@ -84,7 +84,7 @@ int rowsFlatTableRows(const core::GridSpec& g, float searchRadius);
 // shared memory (rowsFlatTableRows). Every loop finds the same neighbours. `out`: the
 // integration and the next step's counts, done in the same kernel (RowsStepOut).
 void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
-                     const uint32_t* d_cellFirst, const core::BoidParams& b, float searchRadius, core::RowLoop loop,
+                     const uint32_t* d_cellFirst, const core::SimParams& p, float searchRadius, core::RowLoop loop,
                      int flatTableRows, core::Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc);
 
 // After a sampled launchBoidsRows on the same arguments: the nearest other boid of every boid

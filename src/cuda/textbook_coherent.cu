@@ -2,7 +2,7 @@
 // pipelines. Deliberately plain: one kernel per stage, thrust for the sort (which sorts all 32
 // key bits and allocates its scratch on every call, as the textbook code does), a reset kernel
 // for the cell buffers and a per-thread loop over whole cells. Compiled with nvcc's defaults;
-// core::boidAccumulate keeps the neighbour test exact under them (core/physics.h).
+// core::BoidsRule keeps the neighbour test exact under them (core/rules/boids.h).
 #include "cuda/textbook_coherent.h"
 
 #include <thrust/device_ptr.h>
@@ -16,6 +16,7 @@
 
 #include "core/grid.h"
 #include "core/physics.h"
+#include "core/rules/local_rules.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_engine.h"
@@ -26,7 +27,6 @@
 
 namespace murmur::cuda {
 
-using core::BoidAccum;
 using core::BoidParams;
 using core::GridSpec;
 using core::SimParams;
@@ -72,8 +72,8 @@ __global__ void textbookVelocityKernel(const Vec4* pos, const Vec4* vel, int n, 
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Vec4 pi = pos[i];
-  const core::BoidRadii2 r2 = core::boidRadii2(b);
-  BoidAccum acc = core::boidAccumInit();
+  const core::BoidsRule::Setup r2 = core::BoidsRule::setup(b);
+  core::BoidsRule::Sum acc = core::BoidsRule::zero();
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
   for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
     for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
@@ -83,9 +83,12 @@ __global__ void textbookVelocityKernel(const Vec4* pos, const Vec4* vel, int n, 
         if (start == kNoCell) continue;
         const int end = cellEnd[cell];
         for (int j = start; j < end; ++j)
-          if (j != i) core::boidAccumulate(acc, pi, pos[j], vel[j], r2);
+          if (j != i) {
+            const core::Vec3 d = core::xyz(pos[j]) - core::xyz(pi);
+            core::BoidsRule::add(acc, pos[j], d, core::distance2(d), [&] { return vel[j]; }, r2);
+          }
       }
-  velNew[i] = core::make4(core::boidVelocity(acc, pi, vel[i], b), 0.0f);
+  velNew[i] = core::make4(core::BoidsRule::velocity(acc, pi, vel[i], b), 0.0f);
 }
 
 __global__ void textbookIntegrateKernel(Vec4* pos, const Vec4* vel, int n, float dt, float halfSize) {
@@ -181,7 +184,7 @@ class TextbookCoherentEngine final : public core::Engine {
     if (n_ == 0) return st;
     timer_.beginStep(false, nullptr);
     buildCells();
-    const float radius = core::maxRuleRadius(params_.boids);
+    const float radius = core::searchRadius(params_);
     MURMUR_CUDA_CHECK(cudaMemset(d_counts_.get(), 0, 2 * sizeof(unsigned long long)));
     const DeviceGrid g{d_gridSpec_.get(), reinterpret_cast<const uint32_t*>(keys_.get()),
                        reinterpret_cast<const uint32_t*>(index_.get()),
@@ -244,7 +247,7 @@ class TextbookCoherentEngine final : public core::Engine {
     });
     timer_.stage(Stage::Force, [&] {
       textbookVelocityKernel<<<blocks(n_), bs>>>(posSorted, velSorted, n_, grid_, cellStart_.get(), cellEnd_.get(),
-                                                 params_.boids, core::maxRuleRadius(params_.boids), velNew);
+                                                 params_.boids, core::searchRadius(params_), velNew);
       MURMUR_CUDA_LAUNCH_CHECK();
     });
     timer_.stage(Stage::Integrate, [&] {

@@ -10,8 +10,6 @@
 
 namespace murmur::cuda {
 
-using core::BoidAccum;
-using core::BoidRadii2;
 using core::Vec3;
 using core::Vec4;
 using core::VerletPlan;
@@ -70,20 +68,18 @@ __global__ void __launch_bounds__(1024)
 // One thread per body: its list, four entries per iteration (indices, then positions, then the
 // tests), the sums skipped outside every radius and a velocity read only inside the alignment
 // radius.
+template <typename Rule>
 __global__ void __launch_bounds__(1024)
     verletForceKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, VerletLists lists,
-                      core::BoidParams b, Vec4* __restrict__ velOut) {
+                      typename Rule::Params b, Vec4* __restrict__ velOut) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const uint32_t c = __ldg(lists.count + i);
   if (c > lists.capacity) return;  // the overflow kernel's
   const Vec4 pi = ldg4(pos + i);
-  const BoidRadii2 r2 = core::boidRadii2(b);
-  const float reach2 = boidReach2(r2);
-  BoidAccum acc = core::boidAccumInit();
-  const auto consider = [&](uint32_t j, const Vec4& pj) {
-    boidPairAdd(acc, pi, pj, vel, j, r2, reach2);
-  };
+  const typename Rule::Setup su = Rule::setup(b);
+  typename Rule::Sum acc = Rule::zero();
+  const auto consider = [&](uint32_t j, const Vec4& pj) { rulePairAdd<Rule>(acc, pi, pj, vel, j, su); };
   const uint4* __restrict__ quads = listQuad(lists.list, i, lists.capacity, 0);
   const uint32_t full = c / kListQuad;
   for (uint32_t q = 0; q < full; ++q) {
@@ -103,30 +99,35 @@ __global__ void __launch_bounds__(1024)
     for (uint32_t u = 0; u < 3; ++u)
       if (u < rest) consider(j[u], ldg4(pos + j[u]));
   }
-  st4(velOut + i, core::make4(core::boidVelocity(acc, pi, ldg4(vel + i), b), 0.0f));
+  st4(velOut + i, core::make4(Rule::velocity(acc, pi, ldg4(vel + i), b), 0.0f));
 }
 
 // One thread per queued body (see launchVerletOverflow). Runs after the force kernel every step;
 // with an empty queue it does nothing.
+template <typename Rule>
 __global__ void __launch_bounds__(256)
     verletOverflowKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                          const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
-                         VerletPlan plan, float halfSize, VerletLists lists, core::BoidParams b,
+                         VerletPlan plan, float halfSize, VerletLists lists, typename Rule::Params b,
                          Vec4* __restrict__ velOut) {
   const uint32_t queued = *lists.overflowCount;
   if (queued == 0) return;
   const core::GridSpec g = *grid;
-  const BoidRadii2 r2 = core::boidRadii2(b);
+  const typename Rule::Setup su = Rule::setup(b);
   for (uint32_t q = globalThreadIndex(); q < queued; q += gridDim.x * blockDim.x) {
     const uint32_t i = lists.overflow[q];
     const Vec4 pi = ldg4(pos + i);
-    BoidAccum a = core::boidAccumInit();
+    typename Rule::Sum a = Rule::zero();
     core::forEachListRow(g, plan, halfSize, core::xyz(pi), [&](uint32_t first, uint32_t last) {
       const uint32_t e = __ldg(cellFirst + last + 1);
       for (uint32_t j = __ldg(cellFirst + first); j < e; ++j)
-        if (j != i) core::boidAccumulate(a, pi, ldg4(pos + j), ldg4(vel + j), r2);
+        if (j != i) {
+          const Vec4 pj = ldg4(pos + j);
+          const Vec3 d = core::xyz(pj) - core::xyz(pi);
+          Rule::add(a, pj, d, core::distance2(d), [&] { return ldg4(vel + j); }, su);
+        }
     });
-    st4(velOut + i, core::make4(core::boidVelocity(a, pi, ldg4(vel + i), b), 0.0f));
+    st4(velOut + i, core::make4(Rule::velocity(a, pi, ldg4(vel + i), b), 0.0f));
   }
 }
 
@@ -165,17 +166,24 @@ void launchVerletBuild(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_gr
 }
 
 void launchVerletForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const VerletLists& lists,
-                       const core::BoidParams& b, Vec4* d_velOut, const LaunchConfig& lc) {
-  verletForceKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, lists, b, d_velOut);
+                       const core::SimParams& p, Vec4* d_velOut, const LaunchConfig& lc) {
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    verletForceKernel<Rule><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, lists, Rule::params(p),
+                                                                         d_velOut);
+  });
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchVerletOverflow(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
                           const uint32_t* d_cellFirst, const VerletPlan& plan, float halfSize,
-                          const VerletLists& lists, const core::BoidParams& b, Vec4* d_velOut,
+                          const VerletLists& lists, const core::SimParams& p, Vec4* d_velOut,
                           const LaunchConfig& lc) {
-  verletOverflowKernel<<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst,
-                                                                              plan, halfSize, lists, b, d_velOut);
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    verletOverflowKernel<Rule><<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(
+        d_pos, d_vel, n, d_grid, d_cellFirst, plan, halfSize, lists, Rule::params(p), d_velOut);
+  });
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -476,7 +476,7 @@ class DeviceStore final : public LocalStore {
                               cellEnd_.get(), g.numCells};
     // The owned slots, and the edges of the slab the next selection reads: a body moves at most
     // maxSpeed dt (plus a plane for rounding) from the plane it was sorted in.
-    const double jump = std::ceil(double(params_.boids.maxSpeed) * double(params_.boids.dt) * double(g.invCellWidth));
+    const double jump = std::ceil(double(core::localMaxSpeed(params_)) * double(core::localDt(params_)) * double(g.invCellWidth));
     const int edge = l.halo + 1 + static_cast<int>(std::min(jump, double(g.dims.z)));
     const int lowPlane = std::min(l.start[me + 1], l.start[me] + edge);
     const int highPlane = std::max(lowPlane, l.start[me + 1] - edge);
@@ -486,7 +486,7 @@ class DeviceStore final : public LocalStore {
     MURMUR_CUDA_LAUNCH_CHECK();
     // Forces for every body in the local set; the halo's results are dropped (it is a few planes
     // of many, and skipping them would cost a branch per thread in the hot kernel).
-    const float radius = core::maxRuleRadius(params_.boids);
+    const float radius = core::searchRadius(params_);
     if (rows(params_)) {
       // The one-GPU rows kernel, integrating into rPos_; the loop and the flat loop's table as one
       // GPU picks them for the whole count (cuda/pipelines/rows.cpp).
@@ -494,16 +494,16 @@ class DeviceStore final : public LocalStore {
       const int flatRows = loop == core::RowLoop::Flat ? cuda::rowsFlatTableRows(g, radius) : 0;
       cuda::RowsStepOut out;
       out.posOut = rPos_.get();
-      out.dt = params_.boids.dt;
+      out.dt = core::localDt(params_);
       out.halfSize = params_.halfSize;
-      cuda::launchBoidsRows(aPos_.get(), aVel_.get(), n, gridSpec_.get(), cellFirst_.get(), params_.boids, radius,
+      cuda::launchBoidsRows(aPos_.get(), aVel_.get(), n, gridSpec_.get(), cellFirst_.get(), params_, radius,
                             loop, flatRows, velNew_.get(), out, lc);
       std::swap(aPos_, rPos_);  // the integrated positions are the new state below
       lap(prof.forceMs);
     } else {
-      cuda::launchBoidsGrid(true, aPos_.get(), aVel_.get(), n, dg, params_.boids, radius, velNew_.get(), lc);
+      cuda::launchBoidsGrid(true, aPos_.get(), aVel_.get(), n, dg, params_, radius, velNew_.get(), lc);
       lap(prof.forceMs);
-      cuda::launchBoidsIntegrate(aPos_.get(), velNew_.get(), n, params_.boids.dt, params_.halfSize, lc);
+      cuda::launchBoidsIntegrate(aPos_.get(), velNew_.get(), n, core::localDt(params_), params_.halfSize, lc);
     }
     // The new state is the local set in cell order; its owned slots are one range, the halo
     // around it stays until the next step reads only that range.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/cpu_engine.h"
+#include "core/cpu_pipeline.h"
 #include "core/format.h"
 #include "core/physics.h"
 #include "core/row_search.h"
@@ -155,28 +156,16 @@ class HostStore final : public LocalStore {
     // engine's pipeline. Coherent: cells z, y, x over the radius' range, then slots in order.
     // Rows (core/cpu_pipelines/rows.cpp): the rows of core::forEachRow, each a run of slots; the
     // halo holds every plane the rows reach (slabs.h), so each run is the one-rank run.
-    const core::BoidParams& b = params_.boids;
-    const core::BoidRadii2 r2 = core::boidRadii2(b);
-    const float radius = core::maxRuleRadius(b);
+    const float radius = core::searchRadius(params_);
     altVel_.resize(pos_.size());
-#pragma omp parallel for schedule(dynamic, 256)
-    for (long i = 0; i < n; ++i) {
-      if (!ownsPlane(l, me, planeOfKey(g, sortedKeys_[i]))) continue;
-      const Vec4 pi = pos_[i];
-      core::BoidAccum acc = core::boidAccumInit();
-      if (rows) {
-        core::forEachRow(g, core::xyz(pi), radius, [&](uint32_t first, uint32_t last) {
-          for (long j = cellFirst_[first]; j < static_cast<long>(cellFirst_[last + 1]); ++j)
-            if (j != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
+    core::localRuleLoop(
+        params_, pos_, vel_, altVel_, [&](long i) { return !ownsPlane(l, me, planeOfKey(g, sortedKeys_[i])); },
+        [&](long i, const Vec4& pi, auto&& add) {
+          if (rows)
+            core::rowCandidates(g, cellFirst_.data(), radius, i, pi, add);
+          else
+            core::gridCandidates<true>(g, cellStart_.data(), cellEnd_.data(), sortedIndex_.data(), radius, i, pi, add);
         });
-      } else {
-        const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), radius);
-        core::forEachInCells<true>(g, cr, cellStart_.data(), cellEnd_.data(), sortedIndex_.data(), [&](uint32_t j) {
-          if (static_cast<long>(j) != i) core::boidAccumulate(acc, pi, pos_[j], vel_[j], r2);
-        });
-      }
-      altVel_[i] = core::make4(core::boidVelocity(acc, pi, vel_[i], b), 0.0f);
-    }
     if (profile_) prof.forceMs = msSince(t0), t0 = std::chrono::steady_clock::now();
     // Integrate the owned bodies, give them their place in the new global order, drop the halo.
     size_t o = 0;
@@ -184,7 +173,7 @@ class HostStore final : public LocalStore {
     for (long i = 0; i < n; ++i) {
       const uint32_t key = sortedKeys_[i];
       if (!ownsPlane(l, me, planeOfKey(g, key))) continue;
-      pos_[o] = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), b.dt, params_.halfSize);
+      pos_[o] = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), core::localDt(params_), params_.halfSize);
       vel_[o] = altVel_[i];
       id_[o] = id_[i];
       tag_[o] = (uint64_t(key) << 32) | (uint64_t(i) - cellStart_[key]);

@@ -75,7 +75,7 @@ core::GridSpec rankGrid(const core::SimParams& p, size_t n) {
 
 int rankHaloPlanes(const core::SimParams& p, const core::GridSpec& g) {
   // The coherent grid's cells are at least the search radius wide (--cell-width >= 1): one plane.
-  return core::pipelineInfo(p.pipeline).rowGrid ? core::rowReachPlanes(g, core::maxRuleRadius(p.boids)) : 1;
+  return core::pipelineInfo(p.pipeline).rowGrid ? core::rowReachPlanes(g, core::searchRadius(p)) : 1;
 }
 
 double imbalance(const SlabLayout& l, const std::vector<uint64_t>& perPlane) {

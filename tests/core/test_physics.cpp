@@ -2,16 +2,20 @@
 #include <gtest/gtest.h>
 
 #include "core/physics.h"
+#include "core/rules/boids.h"
 
 using namespace murmur::core;
 
 namespace {
 Vec3 newVelocity(const Vec4& pi, const Vec4& vi, const std::vector<std::pair<Vec4, Vec4>>& others,
                  const BoidParams& b) {
-  BoidAccum a = boidAccumInit();
-  const BoidRadii2 r = boidRadii2(b);
-  for (const auto& o : others) boidAccumulate(a, pi, o.first, o.second, r);
-  return boidVelocity(a, pi, vi, b);
+  BoidsRule::Sum a = BoidsRule::zero();
+  const BoidsRule::Setup r = BoidsRule::setup(b);
+  for (const auto& o : others) {
+    const Vec3 d = xyz(o.first) - xyz(pi);
+    BoidsRule::add(a, o.first, d, distance2(d), [&] { return o.second; }, r);
+  }
+  return BoidsRule::velocity(a, pi, vi, b);
 }
 constexpr float kTol = 1e-6f;
 }  // namespace

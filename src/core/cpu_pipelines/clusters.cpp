@@ -51,37 +51,7 @@ class ClustersPipeline final : public CpuPipeline {
     double firstMs = 0;
     s.timed(firstMs, [&] { findCellFirst(s.grid, s.sortedKeys, s.cellFirst); });
     s.profile.boundsMs += firstMs;
-    const BoidParams& b = s.params.boids;
-    const BoidRadii2 r2 = boidRadii2(b);
-    const float radius = maxRuleRadius(b);
-    const float reach2 = radius * radius;
-    const long n = s.count();
-    const auto posAt = [&](long k) { return xyz(s.pos[k]); };
-    s.timed(s.profile.forceMs, [&] {
-#pragma omp parallel for schedule(dynamic, 64)
-      for (long c = 0; c < (n + kClusterSize - 1) / kClusterSize; ++c) {
-        const long base = c * kClusterSize, end = std::min(base + kClusterSize, n);
-        groupClusters(s.grid, base, end, posAt, [&](const long* members, int m, const Vec3& lo, const Vec3& hi) {
-          BoidAccumRel acc[kClusterSize][kClusterPartials];
-          for (auto& row : acc)
-            for (auto& a : row) a = boidAccumRelInit();
-          clusterCandidates(s.grid, s.cellFirst, lo, hi, radius, reach2, posAt,
-                            [&](uint32_t j, const Vec3& pj, int part) {
-                              for (int u = 0; u < m; ++u) {
-                                const Vec3 d = pj - xyz(s.pos[members[u]]);
-                                const float d2 = distance2(d);
-                                if (d2 < reach2) boidAccumulateRel(acc[u][part], d, d2, s.vel[j], r2);
-                              }
-                            });
-          for (int u = 0; u < m; ++u) {
-            const long i = members[u];
-            BoidAccumRel a = addPartials(acc[u]);
-            boidRemoveSelf(a, s.vel[i], r2);
-            s.velAlt[i] = make4(boidVelocityRel(a, s.vel[i], b), 0.0f);
-          }
-        });
-      }
-    });
+    withLocalRule(s.params, [&](auto rule) { forces<decltype(rule)>(s); });
   }
 
   GridSpec boidsGrid(const SimParams& p, size_t n) const override { return clusterGrid(p, n); }
@@ -90,7 +60,7 @@ class ClustersPipeline final : public CpuPipeline {
   // within the largest radius. Over a sorted view: the state stays untouched.
   NeighbourStats neighbourStats(const CpuState& s) override {
     const long n = s.count();
-    const float radius = maxRuleRadius(s.params.boids);
+    const float radius = searchRadius(s.params);
     const float r2 = radius * radius;
     const CpuGridView v = s.rowsGridView(boidsGrid(s.params, s.pos.size()));
     const std::vector<uint32_t>& first = v.first;
@@ -110,6 +80,43 @@ class ClustersPipeline final : public CpuPipeline {
       });
     }
     return neighbourMeans(cand, neigh, n);
+  }
+ private:
+  // The force loop of local rule Rule: each cluster's candidates summed relative to each member,
+  // in kClusterPartials partial sums in the kernel's order, then combined.
+  template <typename Rule>
+  static void forces(CpuState& s) {
+    const typename Rule::Params& rp = Rule::params(s.params);
+    const typename Rule::Setup su = Rule::setup(rp);
+    const float radius = Rule::radius(rp);
+    const float reach2 = su.reach2;
+    const long n = s.count();
+    const auto posAt = [&](long k) { return xyz(s.pos[k]); };
+    s.timed(s.profile.forceMs, [&] {
+#pragma omp parallel for schedule(dynamic, 64)
+      for (long c = 0; c < (n + kClusterSize - 1) / kClusterSize; ++c) {
+        const long base = c * kClusterSize, end = std::min(base + kClusterSize, n);
+        groupClusters(s.grid, base, end, posAt, [&](const long* members, int m, const Vec3& lo, const Vec3& hi) {
+          typename Rule::RelSum acc[kClusterSize][kClusterPartials];
+          for (auto& row : acc)
+            for (auto& a : row) a = Rule::relZero();
+          clusterCandidates(s.grid, s.cellFirst, lo, hi, radius, reach2, posAt,
+                            [&](uint32_t j, const Vec3& pj, int part) {
+                              for (int u = 0; u < m; ++u) {
+                                const Vec3 d = pj - xyz(s.pos[members[u]]);
+                                const float d2 = distance2(d);
+                                if (d2 < reach2) Rule::addRel(acc[u][part], d, d2, [&] { return s.vel[j]; }, su);
+                              }
+                            });
+          for (int u = 0; u < m; ++u) {
+            const long i = members[u];
+            typename Rule::RelSum a = addPartials<Rule>(acc[u]);
+            Rule::removeSelf(a, s.vel[i], su);
+            s.velAlt[i] = make4(Rule::velocityRel(a, s.vel[i], rp), 0.0f);
+          }
+        });
+      }
+    });
   }
 };
 

@@ -23,7 +23,7 @@ void CpuPipeline::gravityForces(CpuState&) {
 
 NeighbourStats CpuPipeline::neighbourStats(const CpuState& s) {
   const long n = s.count();
-  const float radius = maxRuleRadius(s.params.boids);
+  const float radius = searchRadius(s.params);
   const float r2 = radius * radius;
   const CpuGridView v =
       s.gridView(s.params.force == ForceMode::Gravity ? s.gravityGrid() : boidsGrid(s.params, s.pos.size()));
@@ -62,14 +62,12 @@ class GridPipeline final : public CpuPipeline {
 
   void boidsForces(CpuState& s) override {
     s.buildGrid(boidGrid(s.params), coherent_);
-    const BoidRadii2 r2 = boidRadii2(s.params.boids);
-    const float radius = maxRuleRadius(s.params.boids);
-    boidsForceLoop(s, [&](long i, const Vec4& pi, BoidAccum& acc) {
-      const CellRange cr = cellRangeForRadius(s.grid, xyz(pi), radius);
-      forEachInCellsOf(coherent_, s.grid, cr, s.cellStart.data(), s.cellEnd.data(), s.sortedIndex.data(),
-                       [&](uint32_t j) {
-                         if (static_cast<long>(j) != i) boidAccumulate(acc, pi, s.pos[j], s.vel[j], r2);
-                       });
+    const float radius = searchRadius(s.params);
+    boidsForceLoop(s, [&](long i, const Vec4& pi, auto&& add) {
+      if (coherent_)
+        gridCandidates<true>(s.grid, s.cellStart.data(), s.cellEnd.data(), s.sortedIndex.data(), radius, i, pi, add);
+      else
+        gridCandidates<false>(s.grid, s.cellStart.data(), s.cellEnd.data(), s.sortedIndex.data(), radius, i, pi, add);
     });
   }
 

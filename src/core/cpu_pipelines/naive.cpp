@@ -12,10 +12,9 @@ class NaivePipeline final : public CpuPipeline {
 
   void boidsForces(CpuState& s) override {
     const long n = s.count();
-    const BoidRadii2 r2 = boidRadii2(s.params.boids);
-    boidsForceLoop(s, [&](long i, const Vec4& pi, BoidAccum& acc) {
+    boidsForceLoop(s, [&](long i, const Vec4&, auto&& add) {
       for (long j = 0; j < n; ++j)
-        if (j != i) boidAccumulate(acc, pi, s.pos[j], s.vel[j], r2);
+        if (j != i) add(j);
     });
   }
 
@@ -39,7 +38,7 @@ class NaivePipeline final : public CpuPipeline {
   // Every other body is a candidate, whatever the force.
   NeighbourStats neighbourStats(const CpuState& s) override {
     const long n = s.count();
-    const float radius = maxRuleRadius(s.params.boids);
+    const float radius = searchRadius(s.params);
     const float r2 = radius * radius;
     double neigh = 0;
 #pragma omp parallel for reduction(+ : neigh) schedule(dynamic, 256)

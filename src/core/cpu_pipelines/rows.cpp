@@ -17,13 +17,9 @@ class RowsPipeline final : public CpuPipeline {
     double firstMs = 0;
     s.timed(firstMs, [&] { findCellFirst(s.grid, s.sortedKeys, s.cellFirst); });
     s.profile.boundsMs += firstMs;
-    const BoidRadii2 r2 = boidRadii2(s.params.boids);
-    const float radius = maxRuleRadius(s.params.boids);
-    boidsForceLoop(s, [&](long i, const Vec4& pi, BoidAccum& acc) {
-      forEachRow(s.grid, xyz(pi), radius, [&](uint32_t first, uint32_t last) {
-        for (long j = s.cellFirst[first]; j < static_cast<long>(s.cellFirst[last + 1]); ++j)
-          if (j != i) boidAccumulate(acc, pi, s.pos[j], s.vel[j], r2);
-      });
+    const float radius = searchRadius(s.params);
+    boidsForceLoop(s, [&](long i, const Vec4& pi, auto&& add) {
+      rowCandidates(s.grid, s.cellFirst.data(), radius, i, pi, add);
     });
   }
 
@@ -32,7 +28,7 @@ class RowsPipeline final : public CpuPipeline {
   // Candidates: the bodies of the rows searched; neighbours: those within the largest radius.
   NeighbourStats neighbourStats(const CpuState& s) override {
     const long n = s.count();
-    const float radius = maxRuleRadius(s.params.boids);
+    const float radius = searchRadius(s.params);
     const float r2 = radius * radius;
     const CpuGridView v = s.rowsGridView(boidsGrid(s.params, s.pos.size()));
     const std::vector<uint32_t>& first = v.first;

@@ -18,9 +18,8 @@ class VerletPipeline final : public CpuPipeline {
   void boidsForces(CpuState& s) override {
     if (!listValid_ || listAge_ >= listPlan_.steps) buildLists(s);
     ++listAge_;
-    const BoidRadii2 r2 = boidRadii2(s.params.boids);
-    boidsForceLoop(s, [&](long i, const Vec4& pi, BoidAccum& acc) {
-      for (const uint32_t j : lists_[i]) boidAccumulate(acc, pi, s.pos[j], s.vel[j], r2);
+    boidsForceLoop(s, [&](long i, const Vec4&, auto&& add) {
+      for (const uint32_t j : lists_[i]) add(j);
     });
   }
 
@@ -31,7 +30,7 @@ class VerletPipeline final : public CpuPipeline {
   // that the exact test accepts.
   NeighbourStats neighbourStats(const CpuState& s) override {
     const long n = s.count();
-    const float radius = maxRuleRadius(s.params.boids);
+    const float radius = searchRadius(s.params);
     const float r2 = radius * radius;
     const CpuGridView v = s.rowsGridView(boidsGrid(s.params, s.pos.size()));
     const std::vector<uint32_t>& first = v.first;

@@ -27,7 +27,7 @@ class ClustersPipeline final : public CudaPipeline {
     // One kernel for the forces and the integration, into the other state buffers (the force
     // stage's time includes the integration).
     s.timer.stage(Stage::Force, [&] {
-      launchClusterForce(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, d_grid, s.cellFirst.get(), s.params.boids,
+      launchClusterForce(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, d_grid, s.cellFirst.get(), s.params,
                          s.params.halfSize, s.vel[1 - s.velCur].get(), s.pos[1 - s.cur].get(), lc);
     });
     s.cur = 1 - s.cur;  // the ids stay where they are: the kernel kept the order
@@ -41,7 +41,7 @@ class ClustersPipeline final : public CudaPipeline {
     s.ensureGrid(cells, true, ForceMode::Boids);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
     const int sel = sortIndexByRowGrid(s, d_grid, cells, lc);
-    launchClusterStats(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), s.index[sel].get(), s.params.boids,
+    launchClusterStats(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), s.index[sel].get(), s.params,
                        s.counts.get(), lc);
     return s.neighbourMeans(true);
   }

@@ -24,8 +24,8 @@ class GridPipeline final : public CudaPipeline {
     const DeviceGrid g = s.buildGrid(ForceMode::Boids, coherent_);  // may flip the buffers
     Vec4* velNew = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force, [&] {
-      launchBoidsGrid(coherent_, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, g, s.params.boids,
-                      core::maxRuleRadius(s.params.boids), velNew, lc);
+      launchBoidsGrid(coherent_, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, g, s.params,
+                      core::searchRadius(s.params), velNew, lc);
     });
     s.integrateBoids(velNew, lc);
   }

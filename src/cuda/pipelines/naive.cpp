@@ -18,7 +18,7 @@ class NaivePipeline final : public CudaPipeline {
     const LaunchConfig lc = s.launch();
     Vec4* velNew = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force,
-                  [&] { launchBoidsNaive(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, s.params.boids, velNew, lc); });
+                  [&] { launchBoidsNaive(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, s.params, velNew, lc); });
     s.integrateBoids(velNew, lc);
   }
 
@@ -34,7 +34,7 @@ class NaivePipeline final : public CudaPipeline {
   // Every boid examines all others: the candidates are n - 1, only the neighbours are counted.
   core::NeighbourStats neighbourStats(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
-    const float radius = core::maxRuleRadius(s.params.boids);
+    const float radius = core::searchRadius(s.params);
     launchBoidsStatsNaive(s.pos[s.cur].get(), s.n, radius * radius, s.counts.get(), lc);
     return s.neighbourMeans(false);
   }

@@ -42,7 +42,7 @@ class RowsPipeline final : public CudaPipeline {
   // The rows search over a sorted index of the current state (no reorder: state untouched).
   core::NeighbourStats neighbourStats(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
-    const float radius = core::maxRuleRadius(s.params.boids);
+    const float radius = core::searchRadius(s.params);
     const uint32_t cells = gridCells(s.params, ForceMode::Boids, s.n);
     s.ensureGrid(cells, true, ForceMode::Boids);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
@@ -70,7 +70,7 @@ class RowsPipeline final : public CudaPipeline {
     sort.countsReady = false;
     RowsStepOut out;
     out.posOut = s.pos[1 - s.cur].get();
-    out.dt = s.params.boids.dt;
+    out.dt = core::localDt(s.params);
     out.halfSize = s.params.halfSize;
     if (countNext) {
       out.keys = s.keys[0].get();
@@ -80,12 +80,12 @@ class RowsPipeline final : public CudaPipeline {
     }
     out.sample = sample;
     sort.recycleCounts();  // the zeroing overlaps the force kernel
-    const float radius = core::maxRuleRadius(s.params.boids);
+    const float radius = core::searchRadius(s.params);
     s.timer.stage(Stage::Force, [&] {
       const core::RowLoop loop = core::rowLoop(s.params, s.n);
       int flatRows = loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(s.params, s.n), radius) : 0;
       if (flatRows > 0 && s.flatTableRowsCap > 0) flatRows = std::min(flatRows, s.flatTableRowsCap);
-      launchBoidsRows(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, d_grid, s.cellFirst.get(), s.params.boids,
+      launchBoidsRows(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, d_grid, s.cellFirst.get(), s.params,
                       radius, loop, flatRows, s.vel[1 - s.velCur].get(), out, lc);
     });
     if (sample.sums)

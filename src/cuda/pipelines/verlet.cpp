@@ -28,9 +28,9 @@ class VerletPipeline final : public CudaPipeline {
     ++L.age;
     Vec4* velNew = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force, [&] {
-      launchVerletForce(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, L.view(), s.params.boids, velNew, lc);
+      launchVerletForce(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, L.view(), s.params, velNew, lc);
       launchVerletOverflow(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, s.gridSpecs.get() + kVerletGridSlot,
-                           s.cellFirst.get(), L.plan, s.params.halfSize, L.view(), s.params.boids, velNew, lc);
+                           s.cellFirst.get(), L.plan, s.params.halfSize, L.view(), s.params, velNew, lc);
     });
     s.integrateBoids(velNew, lc);
   }
@@ -41,7 +41,7 @@ class VerletPipeline final : public CudaPipeline {
   // current state (no reorder: state untouched).
   core::NeighbourStats neighbourStats(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
-    const float radius = core::maxRuleRadius(s.params.boids);
+    const float radius = core::searchRadius(s.params);
     const core::VerletPlan plan = core::verletPlan(s.params);
     const uint32_t cells = core::verletGrid(s.params, s.n).numCells;
     s.ensureGrid(cells, true, ForceMode::Boids);

@@ -1,0 +1,34 @@
+// The local rules (a body's new velocity from its neighbours within a reach), and the one
+// dispatch from the parameters to a rule's type. The pipelines take the rule as a compile-time
+// parameter and instantiate their loops through withLocalRule, so a rule added here runs on every
+// pipeline, engine and rank count. How to add one: docs/design.md#rules-and-how-to-add-a-rule.
+#pragma once
+
+#include "core/params.h"
+#include "core/rules/boids.h"
+
+namespace murmur::core {
+
+// Calls f(R{}) with the type R of the local rule that p selects (core/rule_table.h names the
+// rows; BoidsRule serves both cis565 and reynolds).
+template <typename F>
+decltype(auto) withLocalRule(const SimParams& p, F&& f) {
+  (void)p;
+  return f(BoidsRule{});
+}
+
+// The radius the active local rule's neighbour search must cover: what sizes every grid, row
+// plan, verlet skin, cluster box and halo.
+inline float searchRadius(const SimParams& p) {
+  return withLocalRule(p, [&](auto rule) { return decltype(rule)::radius(decltype(rule)::params(p)); });
+}
+
+// The active local rule's time step, and the fastest a body moves under it.
+inline float localDt(const SimParams& p) {
+  return withLocalRule(p, [&](auto rule) { return decltype(rule)::dt(decltype(rule)::params(p)); });
+}
+inline float localMaxSpeed(const SimParams& p) {
+  return withLocalRule(p, [&](auto rule) { return decltype(rule)::maxSpeed(decltype(rule)::params(p)); });
+}
+
+}  // namespace murmur::core
