@@ -74,10 +74,9 @@ void DistEngine::setParams(const core::SimParams& p) {
   std::string err = validateDistParams(p, ranks());
   if (err.empty()) err = core::validateGridFor(p, total_);
   if (!err.empty()) throw std::invalid_argument(err);
-  const bool fieldChanged = p.force != params_.force || p.gravity.G != params_.gravity.G ||
-                            p.gravity.softening != params_.gravity.softening ||
-                            p.gravity.integrator != params_.gravity.integrator;
-  if (fieldChanged) accValid_ = false;
+  // The engines' one rule (core::forceFieldChanged): the pipeline, theta, the grid and the leaf
+  // size change a gravity method's accelerations too.
+  if (core::forceFieldChanged(params_, p)) accValid_ = false;
   // The slabs are whole planes of the pipeline's grid and the bodies' order is that grid's cell
   // order, so a step on another grid (another world or cell width) or of another pipeline (the
   // stores keep the pipeline's offsets between steps) needs the bodies laid out again: a reset.
