@@ -187,49 +187,82 @@ std::string invalidValueMessage(const std::string& what, const std::string& text
 const std::vector<ParamDesc>& paramTable() {
   // key, option, label, unit, help, allowed values, field, panel slider range (equal ends: not
   // on the panel), logarithmic slider.
+  //
+  // Every number has an upper bound that keeps a step's change of velocity finite and meaningful
+  // (an unbounded --alignment-scale 1e30 made |v|^2 overflow, and the speed clamp turned the
+  // infinity into a standstill). The rule scales are per step: at 1 a rule applies its whole
+  // correction in one step, and beyond it overshoots what the rule asks for. With these bounds a
+  // velocity before the clamp stays below about 5e15 (s2 times 2^32 offsets of at most 1e6), whose
+  // square is a finite float. Lengths stop at kMaxLength, where the float ulp of a position (1/16)
+  // is still a third of the default step's move (maxSpeed dt = 0.2; from 2^21 on it would pass
+  // it); the largest worlds made here (dense at 2^32 boids and 4 neighbours: a half-size of about
+  // 4000, 1.5e5 in the plane) stay well inside.
+  constexpr double kMaxLength = 1e6;
   static const std::vector<ParamDesc> table = {
       {"force", "--force", "force", "", "Force mode (default: the scenario's)", enumSpec<ForceMode>(),
        MURMUR_PARAM_FIELD(force), 0, 0, false},
       {"pipeline", "--pipeline", "pipeline", "", "Neighbour search / pair loop (default rows, an exact boids search over pruned rows of cells; with no --scenario verlet, exact per-boid neighbour lists with a skin, rebuilt every few steps; both run coherent for gravity)",
        enumSpec<Pipeline>(), MURMUR_PARAM_FIELD(pipeline), 0, 0, false},
+      // A rule radius is at most the world's half-size (validateParams), so at most kMaxLength.
       {"boids.cohesionRadius", "--cohesion-radius", "cohesion r1", "world units",
-       "Neighbours closer than this pull towards their centre", floatAbove(0), MURMUR_PARAM_FIELD(boids.cohesionRadius),
-       0.5, 20, false},
+       "Neighbours closer than this pull towards their centre", floatAbove(0, kMaxLength),
+       MURMUR_PARAM_FIELD(boids.cohesionRadius), 0.5, 20, false},
       {"boids.separationRadius", "--separation-radius", "separation r2", "world units",
-       "Neighbours closer than this push away", floatAbove(0), MURMUR_PARAM_FIELD(boids.separationRadius), 0.5, 20,
-       false},
+       "Neighbours closer than this push away", floatAbove(0, kMaxLength), MURMUR_PARAM_FIELD(boids.separationRadius),
+       0.5, 20, false},
       {"boids.alignmentRadius", "--alignment-radius", "alignment r3", "world units",
-       "Neighbours closer than this align velocities", floatAbove(0), MURMUR_PARAM_FIELD(boids.alignmentRadius), 0.5,
-       20, false},
+       "Neighbours closer than this align velocities", floatAbove(0, kMaxLength),
+       MURMUR_PARAM_FIELD(boids.alignmentRadius), 0.5, 20, false},
+      // At 1 the whole offset to the neighbours' centre is added in one step; above, the pull
+      // overshoots the centre.
       {"boids.cohesionScale", "--cohesion-scale", "cohesion s1", "1/step",
-       "Fraction of the offset to the neighbours' centre added per step", floatAtLeast(0),
+       "Fraction of the offset to the neighbours' centre added per step", floatAtLeast(0, 1),
        MURMUR_PARAM_FIELD(boids.cohesionScale), 0, 0.1, false},
+      // At 1 each neighbour inside r2 pushes by its whole offset per step (a sum: n close
+      // neighbours push n offsets); more pushes a pair further apart than it was close.
       {"boids.separationScale", "--separation-scale", "separation s2", "1/step",
-       "Weight of the summed offsets away from close neighbours", floatAtLeast(0),
+       "Weight of the summed offsets away from close neighbours", floatAtLeast(0, 1),
        MURMUR_PARAM_FIELD(boids.separationScale), 0, 0.5, false},
+      // reynolds, v += s3 (mean - v), takes the mean velocity itself at 1, overshoots it above and
+      // diverges (held only by the clamp) above 2; cis565, v += s3 mean, adds a whole mean
+      // velocity per step at 1, at least the flock's own speed.
       {"boids.alignmentScale", "--alignment-scale", "alignment s3", "1/step", "Weight of the mean neighbour velocity",
-       floatAtLeast(0), MURMUR_PARAM_FIELD(boids.alignmentScale), 0, 0.5, false},
+       floatAtLeast(0, 1), MURMUR_PARAM_FIELD(boids.alignmentScale), 0, 0.5, false},
+      // The largest world's half-size per time unit; a step's move maxSpeed dt must also stay below
+      // the world's half-size (validateParams). |v|^2 stays far from the float limit (3.4e38).
       {"boids.maxSpeed", "--max-speed", "max speed", "world units per time unit", "Velocities are clamped to this",
-       floatAbove(0), MURMUR_PARAM_FIELD(boids.maxSpeed), 0.05, 5, false},
+       floatAbove(0, kMaxLength), MURMUR_PARAM_FIELD(boids.maxSpeed), 0.05, 5, false},
+      // The rules act per step, so dt only sets how far a step moves (checked against the world
+      // with maxSpeed); 1000 is 5000 default steps in one.
       {"boids.dt", "--boids-dt", "boids dt", "time units", "Boids time step (--dt sets the active force's)",
-       floatAbove(0), MURMUR_PARAM_FIELD(boids.dt), 0.01, 1, false},
+       floatAbove(0, 1000), MURMUR_PARAM_FIELD(boids.dt), 0.01, 1, false},
       {"boids.rules", "--rules", "rules", "", "Boid rule set: alignment adds (cis565) or steers to (reynolds) the mean",
        enumSpec<RuleSet>(), MURMUR_PARAM_FIELD(boids.rules), 0, 0, false},
-      {"gravity.G", "--G", "G", "", "Gravitational constant (N-body units: 1)", floatAtLeast(0),
+      // Unit systems put G between 6.7e-11 (SI) and 39.5 (AU, years, solar masses); at 1e6 the
+      // largest pull of a unit mass at the smallest softening (0.385 G m / eps^2 with eps = 1e-15)
+      // is still a finite float.
+      {"gravity.G", "--G", "G", "", "Gravitational constant (N-body units: 1)", floatAtLeast(0, 1e6),
        MURMUR_PARAM_FIELD(gravity.G), 0, 5, false},
+      // At most the largest length: the gravity scenarios are a few units across, and eps^2 and
+      // 1 / eps^3 stay normal floats.
       {"gravity.softening", "--softening", "softening", "length units",
-       "Softening length eps: a = G m r / (r^2 + eps^2)^(3/2)", floatAbove(0), MURMUR_PARAM_FIELD(gravity.softening),
-       0.001, 1, true},
+       "Softening length eps: a = G m r / (r^2 + eps^2)^(3/2)", floatAbove(0, kMaxLength),
+       MURMUR_PARAM_FIELD(gravity.softening), 0.001, 1, true},
       {"gravity.damping", "--damping", "damping", "per step", "Velocity factor per step of the euler integrator",
        floatAbove(0, 1), MURMUR_PARAM_FIELD(gravity.damping), 0.9, 1, false},
+      // In N-body units a Plummer sphere's crossing time is about 1; 1000 (2e5 default steps)
+      // leaves room for other units, not for a step past any orbit.
       {"gravity.dt", "--gravity-dt", "gravity dt", "time units", "Gravity time step (--dt sets the active force's)",
-       floatAbove(0), MURMUR_PARAM_FIELD(gravity.dt), 0.0001, 0.05, true},
+       floatAbove(0, 1000), MURMUR_PARAM_FIELD(gravity.dt), 0.0001, 0.05, true},
       {"gravity.integrator", "--integrator", "integrator", "", "Gravity integrator: kick-drift-kick or damped Euler",
        enumSpec<Integrator>(), MURMUR_PARAM_FIELD(gravity.integrator), 0, 0, false},
       {"gravity.gridDim", "--grid-dim", "grid cells/axis", "cells per axis", "Gravity grid cells per axis (grid pipelines)",
        intRange(1, kMaxGravityGridDim), MURMUR_PARAM_FIELD(gravity.gridDim), 1, 64, false},
+      // Never larger than the bounding cube: the scenarios end within 15 scale lengths (a Plummer
+      // sphere cut at 99% of its mass: 12 a), a few mean distances, so past 1e4 the cube (0) is
+      // the one taken.
       {"gravity.gridSpread", "--grid-spread", "grid spread", "mean distances",
-       "Gravity grid half-side in mean distances from the centre of mass (0 = bounding cube)", floatAtLeast(0),
+       "Gravity grid half-side in mean distances from the centre of mass (0 = bounding cube)", floatAtLeast(0, 1e4),
        MURMUR_PARAM_FIELD(gravity.gridSpread), 0, 10, false},
       // Above 1 a group could accept a node that overlaps it (core/tree.h, combineChildren).
       {"gravity.theta", "--theta", "tree theta", "",
@@ -239,7 +272,7 @@ const std::vector<ParamDesc>& paramTable() {
        "A node of at most this many bodies that must be opened is summed body by body (tree pipeline)",
        intRange(1, kMaxTreeLeafSize), MURMUR_PARAM_FIELD(gravity.treeLeafSize), 1, kMaxTreeLeafSize, false},
       {"halfSize", "--half-size", "world half-size", "world units", "Boids world half-size (cube [-h, h))",
-       floatAbove(0), MURMUR_PARAM_FIELD(halfSize), 0, 0, false},
+       floatAbove(0, kMaxLength), MURMUR_PARAM_FIELD(halfSize), 0, 0, false},
       {"dims", "--dims", "dimensions", "", "3: the cube; 2: the plane z = 0 (bodies and velocities in it)",
        intRange(2, 3), MURMUR_PARAM_FIELD(dims), 0, 0, false},
       {"cellWidthFactor", "--cell-width", "cell width", "rule radii",

@@ -30,6 +30,7 @@ class BadInputs : public ::testing::Test {
     put("wrap_grid.json", R"({"gravity": {"gridDim": 4294967297}})");
     put("wrap_block.json", R"({"blockSize": 4294967552})");
     put("junk.json", "{\"blockSize\": 128} trailing junk\n");
+    put("huge_scale.json", R"({"boids": {"alignmentScale": 1e30}})");
     put("bodies.txt", "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n");
     put("other.csv", "a,b,c\n1,2,3\n");
     fs::create_directories(dir_ / "params_dir");
@@ -86,6 +87,22 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       // A boid faster than the world per step would leave it through the wrap.
       {kHeadless + "--max-speed 1e30", "--max-speed"},
       {kHeadless + "--scenario uniform --half-size 6 --boids-dt 6", "--max-speed"},
+      // Past a parameter's bound a step's change of velocity is no longer finite or meaningful
+      // (--alignment-scale 1e30 ran, the flock at a standstill): refused by the option's name.
+      {kHeadless + "--alignment-scale 1e30", "--alignment-scale 1e30 is invalid"},
+      {kHeadless + "--cohesion-scale 1e30", "--cohesion-scale 1e30 is invalid"},
+      {kHeadless + "--separation-scale 1e30", "--separation-scale 1e30 is invalid"},
+      {kHeadless + "--cohesion-radius 1e30", "--cohesion-radius 1e30 is invalid"},
+      {kHeadless + "--separation-radius 1e30", "--separation-radius 1e30 is invalid"},
+      {kHeadless + "--alignment-radius 1e30", "--alignment-radius 1e30 is invalid"},
+      {kHeadless + "--boids-dt 1e30", "--boids-dt 1e30 is invalid"},
+      {kHeadless + "--half-size 1e30", "--half-size 1e30 is invalid"},
+      {kHeadless + "--force gravity --scenario plummer --G 1e30", "--G 1e30 is invalid"},
+      {kHeadless + "--force gravity --scenario plummer --softening 1e30", "--softening 1e30 is invalid"},
+      {kHeadless + "--force gravity --scenario plummer --gravity-dt 1e30", "--gravity-dt 1e30 is invalid"},
+      {kHeadless + "--force gravity --scenario plummer --pipeline coherent --grid-spread 1e30",
+       "--grid-spread 1e30 is invalid"},
+      {kHeadless + "--params " + path("huge_scale.json"), "--params"},
       // Two outputs into one file: one would silently overwrite the other.
       {kHeadless + "--out " + path("same.txt") + " --csv " + path("same.txt"), "--csv"},
       {kHeadless + "--out " + path("same.txt") + " --csv " + path(".") + "/./same.txt", "--csv"},

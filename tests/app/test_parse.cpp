@@ -4,8 +4,10 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "app/async_stepper.h"
+#include "app/options.h"
 #include "app/params_json.h"
 #include "app/parse.h"
 #include "core/cpu_engine.h"
@@ -60,6 +62,30 @@ TEST(Parse, FloatsAndNamesAndLists) {
   EXPECT_FALSE(errorOf([&] { app::splitList("--n", "1k,"); }).empty());
 }
 
+// Every parameter's option past its bound is refused as it is parsed, in one line that names the
+// option, the value and what is allowed (--alignment-scale 1e30 used to run, the flock standing
+// still); the bound itself is taken.
+TEST(Parse, ParameterOptionsPastTheirBoundAreRefused) {
+  const auto errorOfArgs = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"murmur", "--headless", "--no-render", "--engine", "cpu"});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    app::Options o;
+    return errorOf([&] { app::parseOptions(static_cast<int>(argv.size()), argv.data(), o); });
+  };
+  for (const core::ParamDesc& d : core::paramTable()) {
+    if (d.spec.type == core::ValueType::Enum) continue;
+    const std::string over = core::formatValue(d, 10 * d.spec.hi + 1);
+    const std::string e = errorOfArgs({d.option, over});
+    EXPECT_EQ(e, core::invalidValueMessage(d.option, over, d.label, d.spec)) << d.option;
+    EXPECT_NE(e.find(core::allowedText(d.spec)), std::string::npos) << e;
+    EXPECT_EQ(app::parseOption(d.option, core::formatValue(d, d.spec.hi), d.label, d.spec), d.spec.hi) << d.option;
+  }
+  EXPECT_EQ(errorOfArgs({"--alignment-scale", "1e30"}),
+            "--alignment-scale 1e30 is invalid: alignment s3 must be a finite number >= 0 and at most 1");
+  EXPECT_EQ(errorOfArgs({"--alignment-scale", "1", "--cohesion-scale", "1", "--separation-scale", "1"}), "");
+}
+
 TEST(ParamsJson, RoundTripAndErrors) {
   core::SimParams p = core::defaultParams();
   p.boids.cohesionRadius = 7.5f;
@@ -83,6 +109,11 @@ TEST(ParamsJson, RoundTripAndErrors) {
   EXPECT_NE(loadText("{\"blockSize\": \"big\"}").find("integer"), std::string::npos);
   EXPECT_NE(loadText("{\"force\": \"magnetism\"}").find("force"), std::string::npos);
   EXPECT_NE(loadText("{not json").find("not valid JSON"), std::string::npos);
+  // A file's value past the row's bound, as the option's.
+  EXPECT_NE(loadText("{\"boids\": {\"alignmentScale\": 1e30}}")
+                .find("boids.alignmentScale = 1e+30 is invalid: alignment s3 must be a finite number >= 0 "
+                      "and at most 1"),
+            std::string::npos);
   // A key given twice in one object: the parser would keep one silently.
   EXPECT_NE(loadText("{\"boids\": {\"maxSpeed\": 2, \"maxSpeed\": 3}}").find("boids.maxSpeed is given twice"),
             std::string::npos);

@@ -19,6 +19,7 @@ TEST(ParamTable, RowsAreUniqueAndDefaultsAllowed) {
     EXPECT_TRUE(allowed(d.spec, d.get(def))) << d.key << " default " << d.get(def);
     EXPECT_EQ(findParam(d.key), &d);
     if (d.panelLo != d.panelHi) {
+      EXPECT_TRUE(allowed(d.spec, d.panelLo)) << d.key;
       EXPECT_TRUE(allowed(d.spec, d.panelHi)) << d.key;
     }
   }
@@ -41,6 +42,37 @@ TEST(ParamTable, EachRowReadsAndWritesItsOwnField) {
       }
     }
   }
+}
+
+// Every number has an upper bound: without one, --alignment-scale 1e30 ran and the speed clamp
+// turned the overflowing velocity into a standstill. For each row the bound itself is taken; ten
+// times it (plus one) and 1e30 are refused with a line naming the option, the value and the bound,
+// and validateParams refuses the field set past it by its key.
+TEST(ParamTable, EveryNumberHasAnUpperBound) {
+  for (const ParamDesc& d : paramTable()) {
+    if (d.spec.type == ValueType::Enum) continue;
+    SCOPED_TRACE(d.key);
+    const double hi = d.spec.hi;
+    ASSERT_LE(hi, 1e7);  // a float row without a bound has hi = 3e38
+    const std::string hiText = formatValue(d, hi);
+    double v = 0;
+    EXPECT_TRUE(parseValue(d.spec, hiText, v)) << hiText;
+    EXPECT_EQ(v, hi);
+    for (const std::string& text : {formatValue(d, 10 * hi + 1), std::string("1e30")}) {
+      EXPECT_FALSE(parseValue(d.spec, text, v)) << text;
+      const std::string msg = invalidValueMessage(d.option, text, d.label, d.spec);
+      EXPECT_EQ(msg.rfind(std::string(d.option) + " " + text + " is invalid: " + d.label + " must be ", 0), 0u) << msg;
+      const std::string tail = " " + hiText;  // "... and at most 1", "... from 1 to 128"
+      EXPECT_TRUE(msg.size() > tail.size() && msg.compare(msg.size() - tail.size(), tail.size(), tail) == 0) << msg;
+    }
+    SimParams p = defaultParams();
+    d.set(p, 10 * hi + 1);
+    const std::string err = validateParams(p);
+    EXPECT_EQ(err.rfind(std::string(d.key) + " = ", 0), 0u) << err;
+  }
+  EXPECT_EQ(invalidValueMessage("--alignment-scale", "1e30", findParam("boids.alignmentScale")->label,
+                                findParam("boids.alignmentScale")->spec),
+            "--alignment-scale 1e30 is invalid: alignment s3 must be a finite number >= 0 and at most 1");
 }
 
 TEST(ParamTable, ValueGrammar) {
