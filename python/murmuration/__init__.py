@@ -32,7 +32,7 @@ try:  # installed by pip: the module sits in the package
 except ImportError:  # a plain CMake build: <build>/python on PYTHONPATH
     import _murmuration as _native  # type: ignore[no-redef]
 
-__all__ = ["Simulation", "DeviceArray", "bench", "pipelines", "scenarios", "param_table", "cuda_available"]
+__all__ = ["Simulation", "DeviceArray", "bench", "pipelines", "rules", "scenarios", "param_table", "cuda_available"]
 __version__ = "0.1.0"
 
 
@@ -139,6 +139,7 @@ class Simulation:
 
     n          number of bodies (``--n``)
     force      "boids" or "gravity" (default: the scenario's)
+    rule       a local rule of ``rules()``: "cis565" (the default) or "reynolds" (``--rule``)
     scenario   uniform | dense | plummer | galaxies | galaxy | "file:PATH" (a saved state)
     pipeline   naive | scattered | coherent | rows | tree | verlet | clusters (see ``pipelines()``)
     engine     "cpu" or "cuda"
@@ -156,14 +157,15 @@ class Simulation:
                  pipeline: Optional[str] = None, engine: Optional[str] = None, seed: Optional[int] = None,
                  params: Optional[Dict[str, Any]] = None, neighbours: Optional[float] = None,
                  select: Optional[str] = None, scale: Optional[Sequence[float]] = None,
-                 dims: Optional[int] = None):
+                 dims: Optional[int] = None, rule: Optional[str] = None):
         args: List[str] = []
         if n is not None:
             args += ["--n", _count("n", n)]
         if dims is not None:
             args += ["--dims", _count("dims", dims)]
         for opt, name, value in (("--force", "force", force), ("--scenario", "scenario", scenario),
-                                 ("--pipeline", "pipeline", pipeline), ("--engine", "engine", engine)):
+                                 ("--pipeline", "pipeline", pipeline), ("--engine", "engine", engine),
+                                 ("--rule", "rule", rule)):
             if value is not None:
                 args += [opt, _name(name, value)]
         if seed is not None:
@@ -411,6 +413,13 @@ def pipelines() -> List[Dict[str, Any]]:
     """The pipeline table (name, key, forces served, stages, whether it sorts, reorders, keeps lists,
     visits all pairs, a one-line summary), as the command line and the benchmark read it."""
     return _native.pipelines()
+
+
+def rules() -> List[Dict[str, Any]]:
+    """The rule table (name, kind: "local" rules run on every boids pipeline, "field" rules such as
+    gravity on the pipelines that serve them; the force a step runs; the ``--params`` section; a
+    one-line summary), as ``--rule`` and ``--force`` read it."""
+    return _native.rules()
 
 
 def scenarios() -> List[str]:

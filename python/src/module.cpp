@@ -1,6 +1,6 @@
 // The murmuration Python module's native part (_murmuration): a simulation over the engine
 // interface, built from the same parsing, validation and scenario code as the command line, and
-// the tables (pipelines, scenarios, parameters) the command line reads. The Python package
+// the tables (pipelines, rules, scenarios, parameters) the command line reads. The Python package
 // (python/murmuration/__init__.py) wraps it with the documented API; docs/python.md describes it.
 //
 // Errors: core::UsageError (the command line's one-line messages) and std::invalid_argument
@@ -31,6 +31,7 @@
 #include "core/errors.h"
 #include "core/param_table.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "core/scenarios.h"
 #if defined(MURMUR_HAVE_RENDER)
 #include "app/offscreen.h"
@@ -474,6 +475,20 @@ nb::list pipelines() {
   return out;
 }
 
+nb::list rules() {
+  nb::list out;
+  for (const core::RuleInfo& r : core::ruleTable()) {
+    nb::dict d;
+    d["name"] = r.name;
+    d["kind"] = r.kind == core::RuleKind::Local ? "local" : "field";
+    d["force"] = core::toString(r.force);
+    d["section"] = r.section;
+    d["summary"] = r.summary;
+    out.append(d);
+  }
+  return out;
+}
+
 nb::list paramTable() {
   nb::list out;
   const core::SimParams defaults = core::defaultParams();
@@ -559,6 +574,7 @@ NB_MODULE(_murmuration, m) {
   m.def("pipelines", &pipelines);
   m.def("scenarios", [] { return core::scenarioNames(); });
   m.def("param_table", &paramTable);
+  m.def("rules", &rules);
   m.def("cuda_available", [] {
     std::string why;
     const bool ok = app::cudaAvailable(&why);

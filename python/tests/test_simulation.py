@@ -55,11 +55,13 @@ CASES = [
     dict(force="gravity", scenario="galaxies", pipeline="naive", n=500),
     dict(force="boids", scenario="dense", pipeline="rows", n=1500, dims=2),
     dict(force="gravity", scenario="galaxies", pipeline="tree", n=500, dims=2),
+    dict(force="boids", scenario="dense", pipeline="clusters", n=1500, rule="reynolds"),
 ]
 
 
 @pytest.mark.parametrize("case", CASES,
-                         ids=lambda c: f"{c['force']}-{c['scenario']}-{c['pipeline']}" + ("-2d" if c.get("dims") == 2 else ""))
+                         ids=lambda c: f"{c['force']}-{c['scenario']}-{c['pipeline']}" + ("-2d" if c.get("dims") == 2 else "")
+                         + (f"-{c['rule']}" if "rule" in c else ""))
 def test_a_python_run_equals_the_command_line_to_the_bit(case, murmur_exe, tmp_path):
     steps, seed = 12, 7
     cli_out = tmp_path / "cli.txt"
@@ -68,6 +70,8 @@ def test_a_python_run_equals_the_command_line_to_the_bit(case, murmur_exe, tmp_p
            "--steps", str(steps), "--out", str(cli_out)]
     if "dims" in case:
         cmd += ["--dims", str(case["dims"])]
+    if "rule" in case:
+        cmd += ["--rule", case["rule"]]
     subprocess.run(cmd, check=True, capture_output=True)
     sim = mm.Simulation(engine="cpu", seed=seed, **case)
     sim.step(steps)
@@ -179,6 +183,11 @@ def test_tables():
     assert {"uniform", "dense", "plummer", "galaxies", "galaxy"} <= set(mm.scenarios())
     row = next(r for r in mm.param_table() if r["key"] == "boids.maxSpeed")
     assert row["option"] == "--max-speed" and row["default"] == "1"
+    rules = {r["name"]: r for r in mm.rules()}
+    assert [r["name"] for r in mm.rules() if r["kind"] == "local"] == ["cis565", "reynolds"]
+    assert rules["gravity"]["kind"] == "field" and rules["gravity"]["force"] == "gravity"
+    assert rules["reynolds"]["section"] == "boids"
+    assert mm.Simulation(n=500, engine="cpu", rule="reynolds").params["boids"]["rules"] == "reynolds"
 
 
 def test_bench_rows():
@@ -263,6 +272,9 @@ def test_ctrl_c_stops_between_steps():
     (dict(scale=(1, "2", 3)), TypeError, "velocity factor must be a number"),
     (dict(dims=4), ValueError, "--dims 4"),
     (dict(dims="2"), TypeError, "dims must be an int"),
+    (dict(rule="vicsek"), ValueError, "--rule vicsek is invalid"),
+    (dict(rule=1), TypeError, "rule must be a str"),
+    (dict(force="gravity", rule="reynolds"), ValueError, "--rule reynolds applies to boids only"),
 ])
 def test_bad_arguments_raise_one_line(kwargs, exc, words):
     args = dict(n=500, engine="cpu")

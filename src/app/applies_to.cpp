@@ -93,12 +93,6 @@ bool pipelinesMet(const ParamRule& r, const RunTarget& t) {
   return false;
 }
 
-const core::ParamDesc* paramOfOption(const std::string& name) {
-  for (const core::ParamDesc& d : core::paramTable())
-    if (name == d.option) return &d;
-  return nullptr;
-}
-
 template <size_t N>
 bool isOneOf(const std::string& name, const char* const (&names)[N]) {
   for (const char* n : names)
@@ -159,7 +153,7 @@ RunTarget targetOf(const Options& o, const std::vector<core::ForceMode>& forces,
 }  // namespace
 
 void checkParamApplies(const std::string& option, const std::string& value, const RunTarget& t, bool atParse) {
-  const core::ParamDesc* d = paramOfOption(option);
+  const core::ParamDesc* d = core::findParamByOption(option);
   if (!d) return;
   const std::string given = option + " " + value;
   for (const ParamRule& r : paramRules()) {
@@ -242,7 +236,7 @@ void checkAccuracyOptions(const Options& o, const std::vector<std::pair<std::str
     if (isOneOf(name, kAccuracyOptions)) return true;
     if (name == "--force") return value == "gravity";
     if (name == "--integrator" || name == "--damping") return false;
-    const core::ParamDesc* d = paramOfOption(name);
+    const core::ParamDesc* d = core::findParamByOption(name);
     return d && std::string(d->key).rfind("gravity.", 0) == 0;
   };
   std::vector<std::pair<std::string, std::string>> typed = o.typed;

@@ -45,9 +45,12 @@ std::string paramHelp(const core::ParamDesc& d) {
   return h + "; " + core::allowedText(d.spec);
 }
 
-// One option per simulation parameter, straight from the parameter table.
+// One option per simulation parameter, straight from the parameter table, and each old spelling
+// of one (core::optionAliases).
 void addParamOptions(CLI::App& app, GivenMap& given) {
   for (const core::ParamDesc& d : core::paramTable()) addValue(app, given, d.option, paramHelp(d), valueName(d.spec));
+  for (const core::OptionAlias& a : core::optionAliases())
+    addValue(app, given, a.alias, std::string("The old name of ") + a.option, "NAME");
 }
 
 }  // namespace
@@ -56,6 +59,15 @@ void applyParamOptions(const GivenMap& given, core::SimParams& p) {
   for (const core::ParamDesc& d : core::paramTable()) {
     const Given& g = given.at(d.option);
     if (g.given()) d.set(p, parseOption(d.option, g.text, d.label, d.spec));
+  }
+  for (const core::OptionAlias& a : core::optionAliases()) {
+    const Given& g = given.at(a.alias);
+    if (!g.given()) continue;
+    if (given.at(a.option).given())
+      throw UsageError(std::string(a.alias) + " " + g.text + " and " + a.option + " " + given.at(a.option).text +
+                       " set the same parameter (" + a.alias + " is the old name of " + a.option + "): give one");
+    const core::ParamDesc& d = *core::findParamByOption(a.option);
+    d.set(p, parseOption(a.alias, g.text, d.label, d.spec));
   }
 }
 

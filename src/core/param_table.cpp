@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/rule_table.h"
+
 namespace murmur::core {
 
 namespace {
@@ -236,8 +238,10 @@ const std::vector<ParamDesc>& paramTable() {
       // with maxSpeed); 1000 is 5000 default steps in one.
       {"boids.dt", "--boids-dt", "boids dt", "time units", "Boids time step (--dt sets the active force's)",
        floatAbove(0, 1000), MURMUR_PARAM_FIELD(boids.dt), 0.01, 1, false},
-      {"boids.rules", "--rules", "rules", "", "Boid rule set: alignment adds (cis565) or steers to (reynolds) the mean",
-       enumSpec<RuleSet>(), MURMUR_PARAM_FIELD(boids.rules), 0, 0, false},
+      // The local rules of the rule table (core/rule_table.h), one name each; --rules is the old
+      // spelling (optionAliases).
+      {"boids.rules", "--rule", "rule", "", localRuleHelp().c_str(), enumSpec<RuleSet>(),
+       MURMUR_PARAM_FIELD(boids.rules), 0, 0, false},
       // Unit systems put G between 6.7e-11 (SI) and 39.5 (AU, years, solar masses); at 1e6 the
       // largest pull of a unit mass at the smallest softening (0.385 G m / eps^2 with eps = 1e-15)
       // is still a finite float.
@@ -286,6 +290,20 @@ const std::vector<ParamDesc>& paramTable() {
        kMaxBlockSize, false},
   };
   return table;
+}
+
+const std::vector<OptionAlias>& optionAliases() {
+  static const std::vector<OptionAlias> aliases = {{"--rules", "--rule"}};
+  return aliases;
+}
+
+const ParamDesc* findParamByOption(const std::string& option) {
+  std::string o = option;
+  for (const OptionAlias& a : optionAliases())
+    if (o == a.alias) o = a.option;
+  for (const ParamDesc& d : paramTable())
+    if (o == d.option) return &d;
+  return nullptr;
 }
 
 const ParamDesc* findParam(const std::string& key) {

@@ -79,6 +79,16 @@ struct ParamDesc {
 
 const std::vector<ParamDesc>& paramTable();
 
+// Old spellings of a parameter's option that still parse, as the option they stand for:
+// --rules is --rule (the rule table's local rules). Giving both is refused.
+struct OptionAlias {
+  const char* alias;   // "--rules"
+  const char* option;  // the row's option, "--rule"
+};
+const std::vector<OptionAlias>& optionAliases();
+// The row whose option (or an alias of it) is `option`, or null.
+const ParamDesc* findParamByOption(const std::string& option);
+
 // The row with this key ("gravity.dt"); nullptr when none.
 const ParamDesc* findParam(const std::string& key);
 

@@ -14,7 +14,7 @@ std::vector<RuleInfo> makeTable() {
        "boids (CIS 565): cohesion, separation, and alignment that adds the neighbours' mean velocity"},
       {"reynolds", RuleKind::Local, ForceMode::Boids,   RuleSet::Reynolds, "boids",
        "boids (Reynolds): cohesion, separation, and alignment that steers towards the neighbours' mean velocity"},
-      {"gravity",  RuleKind::Field, ForceMode::Gravity, RuleSet::Cis565,   "gravity",
+      {"gravity",  RuleKind::Field, ForceMode::Gravity, RuleSet{},         "gravity",
        "softened Newtonian gravity: all pairs, a grid's far field, or a Barnes-Hut tree"},
   };
   // clang-format on
@@ -27,6 +27,23 @@ std::vector<RuleInfo> makeTable() {
     ++local;
   }
   if (local != enumCount<RuleSet>()) throw std::logic_error("rule table: a rule set has no row");
+  // Every force has rows, all of one kind (runsLocalRule asks the kind of a force), and the local
+  // rules share one force (localRuleForce).
+  for (int f = 0; f < enumCount<ForceMode>(); ++f) {
+    int rows = 0, localRows = 0;
+    for (const RuleInfo& r : t) {
+      if (static_cast<int>(r.force) != f) continue;
+      ++rows;
+      localRows += r.kind == RuleKind::Local;
+    }
+    if (rows == 0) throw std::logic_error(std::string("rule table: no rule runs force ") + toString(ForceMode(f)));
+    if (localRows != 0 && localRows != rows)
+      throw std::logic_error(std::string("rule table: force ") + toString(ForceMode(f)) +
+                             " runs local and field rules");
+    if (localRows != 0 && localRows != local)
+      throw std::logic_error("rule table: the local rules run different forces");
+  }
+  if (t.empty() || t.front().kind != RuleKind::Local) throw std::logic_error("rule table: the first row is not local");
   return t;
 }
 
@@ -36,6 +53,16 @@ const std::vector<RuleInfo>& ruleTable() {
   static const std::vector<RuleInfo> table = makeTable();
   return table;
 }
+
+const RuleInfo& defaultRule() { return ruleTable().front(); }
+
+bool runsLocalRule(ForceMode f) {
+  for (const RuleInfo& r : ruleTable())
+    if (r.force == f) return r.kind == RuleKind::Local;
+  throw std::invalid_argument("no rule runs force " + std::to_string(static_cast<int>(f)));
+}
+
+ForceMode localRuleForce() { return ruleTable().front().force; }
 
 const RuleInfo& activeRule(const SimParams& p) {
   for (const RuleInfo& r : ruleTable())
@@ -55,6 +82,20 @@ std::vector<std::string> localRuleNames() {
   for (const RuleInfo& r : ruleTable())
     if (r.kind == RuleKind::Local) names.push_back(r.name);
   return names;
+}
+
+const std::string& localRuleHelp() {
+  static const std::string help = [] {
+    std::string h = "Local rule (the neighbours' effect; --force gravity runs gravity):";
+    bool first = true;
+    for (const RuleInfo& r : ruleTable()) {
+      if (r.kind != RuleKind::Local) continue;
+      h += std::string(first ? " " : "; ") + r.name + " = " + r.summary;
+      first = false;
+    }
+    return h;
+  }();
+  return help;
 }
 
 void selectRule(SimParams& p, const RuleInfo& r) {

@@ -24,17 +24,27 @@ struct RuleInfo {
   const char* summary;  // one line for --help and the docs
 };
 
-// Every row: the local rules first, in RuleSet order, then the field rules.
+// Every row: the local rules first, in RuleSet order, then the field rules. The first row is the
+// rule a run has when nothing selects one (defaultParams).
 const std::vector<RuleInfo>& ruleTable();
+// The first row: the rule of defaultParams.
+const RuleInfo& defaultRule();
 // The row p runs: its force, and for a local rule its rule set.
 const RuleInfo& activeRule(const SimParams& p);
 // The row named `name`, or null.
 const RuleInfo* findRule(const std::string& name);
 // The names of the local rules, for --rule's list of allowed values ("cis565, reynolds").
 std::vector<std::string> localRuleNames();
+// --rule's help: the local rules with their summaries, from the rows.
+const std::string& localRuleHelp();
 // Makes p run rule r (its force, and for a local rule its rule set).
 void selectRule(SimParams& p, const RuleInfo& r);
-// Whether p's force is a local rule (the boids pipelines' loops run it).
-inline bool runsLocalRule(const SimParams& p) { return p.force == ForceMode::Boids; }
+// Whether a step of force f runs a local rule (the boids pipelines' loops, the boids grid, the
+// slabs over ranks) rather than a field rule: the kind of the rows that run f.
+bool runsLocalRule(ForceMode f);
+// Whether p's force is a local rule.
+inline bool runsLocalRule(const SimParams& p) { return runsLocalRule(p.force); }
+// The force mode a step of every local rule runs (the table checks that they share one).
+ForceMode localRuleForce();
 
 }  // namespace murmur::core

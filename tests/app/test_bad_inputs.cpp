@@ -62,6 +62,7 @@ TEST_F(BadInputs, EachExitsTwoWithOneLineNamingTheOption) {
       {kHeadless + "--scenario ''", "--scenario"},
       {kHeadless + "--seed ''", "--seed"},
       {kHeadless + "--rules ''", "--rules"},
+      {kHeadless + "--rule ''", "--rule"},
       {kHeadless + "--integrator ''", "--integrator"},
       {kHeadless + "--draw ''", "--draw"},
       {kHeadless + "--colour ''", "--colour"},

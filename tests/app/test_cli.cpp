@@ -54,6 +54,9 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--damping 2", "--damping"},
       {"--grid-dim 0", "--grid-dim"},
       {"--rules boid", "--rules"},
+      {"--rule boid", "--rule boid is invalid: rule must be one of: cis565, reynolds"},
+      {"--rule reynolds --rules cis565", "--rules cis565 and --rule reynolds set the same parameter"},
+      {"--force gravity --rule reynolds", "--rule reynolds applies to boids only"},
       {"--integrator rk4", "--integrator"},
       {"--no-such-option", "no-such-option"},
       {"--zoom 0", "--zoom"},
@@ -146,6 +149,24 @@ TEST(Cli, ChecksumOffSkipsTheFinalState) {
   const Result viewer = run("--engine cpu --n 1000 --checksum off");
   EXPECT_EQ(viewer.status, 2) << viewer.out;
   EXPECT_NE(viewer.out.find("--checksum off applies to headless runs only"), std::string::npos) << viewer.out;
+}
+
+// --rule names a row of the rule table; --rules, its old name, still runs the same rule.
+TEST(Cli, RuleAndItsOldNameRunTheSameRule) {
+  const std::string world = kHeadless + "--scenario dense --n 1500 --steps 5 --seed 7 ";
+  const Result reynolds = run(world + "--rule reynolds");
+  const Result old = run(world + "--rules reynolds");
+  const Result cis565 = run(world + "--rule cis565");
+  ASSERT_EQ(reynolds.status, 0) << reynolds.out;
+  ASSERT_EQ(old.status, 0) << old.out;
+  ASSERT_EQ(cis565.status, 0) << cis565.out;
+  const auto sum = [](const std::string& out) {
+    const size_t at = out.find("checksum=");
+    return at == std::string::npos ? std::string() : out.substr(at, 25);
+  };
+  EXPECT_FALSE(sum(reynolds.out).empty()) << reynolds.out;
+  EXPECT_EQ(sum(reynolds.out), sum(old.out));
+  EXPECT_NE(sum(reynolds.out), sum(cis565.out));
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {
