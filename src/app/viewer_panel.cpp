@@ -4,6 +4,7 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "app/viewer_state.h"
 #include "core/param_table.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "core/stages.h"
 
 namespace murmur::app::viewer {
@@ -64,8 +66,12 @@ void Viewer::drawPanel() {
   }
   if (ImGui::CollapsingHeader("observables", ImGuiTreeNodeFlags_DefaultOpen)) drawObservablesSection();
   if (ImGui::CollapsingHeader("simulation", ImGuiTreeNodeFlags_DefaultOpen)) drawSimulationSection();
-  if (ImGui::CollapsingHeader("boids")) paramWidgets("boids");
-  if (ImGui::CollapsingHeader("gravity")) paramWidgets("gravity");
+  // One header per section of the rule table (core/rule_table.h), its parameters under it.
+  std::vector<std::string> sections;
+  for (const core::RuleInfo& r : core::ruleTable())
+    if (std::find(sections.begin(), sections.end(), r.section) == sections.end()) sections.push_back(r.section);
+  for (const std::string& section : sections)
+    if (ImGui::CollapsingHeader(section.c_str())) paramWidgets(section);
   if (ImGui::CollapsingHeader("view")) drawViewSection();
   ImGui::PopItemWidth();
   ImGui::End();
