@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/format.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "core/verlet.h"
 
 namespace murmur::app {
@@ -67,6 +68,9 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   }
   row.set("engine", std::string(core::toString(c.engine)));
   row.set("force", std::string(core::toString(c.force)));
+  core::SimParams ran = m.params;
+  ran.force = c.force;
+  row.set("rule", std::string(core::activeRule(ran).name));
   row.set("pipeline", pipelineName(c));
   row.set("scenario", scenarioLabel(c.scenario, c.denseNeighbours, m.params.dims));
   row.set("n", static_cast<long long>(m.n));

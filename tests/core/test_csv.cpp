@@ -19,7 +19,7 @@ std::vector<std::string> readLines(const std::string& path) {
 
 TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   const auto& c = benchCsvColumns();
-  ASSERT_EQ(c.size(), 36u);
+  ASSERT_EQ(c.size(), 37u);
   EXPECT_EQ(c.front(), "timestamp");
   EXPECT_EQ(c[10], "n");
   EXPECT_EQ(c[17], "sim_ms_median");
@@ -28,7 +28,8 @@ TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   EXPECT_EQ(c[32], "list_ms");
   EXPECT_EQ(c[33], "list_steps");
   EXPECT_EQ(c[34], "observe_ms");  // bench --observe (docs/observables.md)
-  EXPECT_EQ(c.back(), "observe_flocks");
+  EXPECT_EQ(c[35], "observe_flocks");
+  EXPECT_EQ(c.back(), "rule");  // the rule table's row the run ran (docs/design.md#rules-and-how-to-add-a-rule)
 }
 
 TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
