@@ -195,7 +195,7 @@ def test_bench_rows():
                     repeats=1)
     assert [r["pipeline"] for r in rows] == ["coherent", "rows"]
     for r in rows:
-        assert r["engine"] == "cpu" and r["n"] == 1500 and r["force"] == "boids"
+        assert r["engine"] == "cpu" and r["n"] == 1500 and r["force"] == "boids" and r["rule"] == "cis565"
         assert r["sim_ms_median"] > 0 and r["block_size"] is None
         assert list(r)[:3] == ["timestamp", "git_sha", "gpu"]
 
