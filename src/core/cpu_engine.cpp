@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 
 namespace murmur::core {
 
@@ -199,14 +200,14 @@ void CpuEngine::step(int numSteps) {
 void CpuEngine::stepOnce() {
   s_.profile = StepProfile{};
   if (s_.pos.empty()) return;
-  if (s_.params.force == ForceMode::Boids)
+  if (runsLocalRule(s_.params))
     stepBoids();
   else
     stepGravity();
 }
 
 int CpuEngine::stepsPerCycle() const {
-  if (s_.params.force != ForceMode::Boids) return 1;
+  if (!runsLocalRule(s_.params)) return 1;
   return pipeline(s_.params.pipeline).stepsPerCycle(s_.params);
 }
 
@@ -297,7 +298,7 @@ size_t cpuEngineBytes(size_t n, const SimParams& p, uint64_t* gridCells, size_t*
   if (!pipelineInfo(p.pipeline).allPairs) {
     // The grid: counts (cells + 1), cell start and end (uint32 each); gravity adds a monopole
     // (float4) per cell.
-    if (p.force == ForceMode::Boids) {
+    if (runsLocalRule(p)) {
       cells = boidGrid(p).numCells;
       grid = static_cast<size_t>(cells + 1) * 3 * sizeof(uint32_t);
     } else {

@@ -8,6 +8,7 @@
 #include "core/cpu_pipeline.h"
 #include "core/grid.h"
 #include "core/physics.h"
+#include "core/rule_table.h"
 
 namespace murmur::core {
 
@@ -251,7 +252,7 @@ Observables observeBodies(const std::vector<Vec4>& pos, const std::vector<Vec4>&
                           const ObserveRequest& r) {
   Observables out;
   if (pos.empty()) return out;
-  if (p.force == ForceMode::Boids)
+  if (runsLocalRule(p))
     observeBoids(pos, vel, p, r, out);
   else
     observeGravity(pos, vel, p, r, out);

@@ -6,13 +6,13 @@
 #include "core/param_table.h"
 #include "core/pipeline_table.h"
 #include "core/row_search.h"
+#include "core/rule_table.h"
 #include "core/verlet.h"
 
 namespace murmur::core {
 
 SimParams defaultParams() {
   SimParams p{};
-  p.force = ForceMode::Boids;
   p.pipeline = Pipeline::Rows;
   p.boids.cohesionRadius = 5.0f;
   p.boids.separationRadius = 3.0f;
@@ -22,7 +22,6 @@ SimParams defaultParams() {
   p.boids.alignmentScale = 0.1f;
   p.boids.maxSpeed = 1.0f;
   p.boids.dt = 0.2f;
-  p.boids.rules = RuleSet::Cis565;
   p.gravity.G = 1.0f;
   p.gravity.softening = 0.05f;
   p.gravity.damping = 1.0f;
@@ -37,6 +36,7 @@ SimParams defaultParams() {
   p.dims = 3;
   p.blockSize = 256;
   p.listSteps = 0;
+  selectRule(p, defaultRule());  // its force, and for a local rule its rule set
   return p;
 }
 
@@ -71,11 +71,11 @@ std::string validateParams(const SimParams& p) {
       << " (--max-speed, --boids-dt, --half-size; boids.maxSpeed, boids.dt and halfSize in a --params file)";
     return e.str();
   }
-  if (p.force == ForceMode::Boids && !pipelineInfo(p.pipeline).boids)
+  if (runsLocalRule(p) && !pipelineInfo(p.pipeline).boids)
     return std::string("pipeline tree: ") + gravityOnlyMessage();
   // Lists that serve several steps hold pairs across the wrap; a world too narrow for that could
   // only rebuild every step, which is not what was asked for.
-  if (p.force == ForceMode::Boids && pipelineInfo(p.pipeline).lists && p.listSteps > 1 &&
+  if (runsLocalRule(p) && pipelineInfo(p.pipeline).lists && p.listSteps > 1 &&
       !verletPeriodicFits(p, verletRadius(p, p.listSteps))) {
     e << "--list-steps " << p.listSteps << " is invalid here: lists that serve " << p.listSteps
       << " steps need a world half-size of at least " << verletMinHalfSize(p, verletRadius(p, p.listSteps))
@@ -93,6 +93,9 @@ std::string validateParams(const SimParams& p) {
   return {};
 }
 
+float activeDt(const SimParams& p) { return runsLocalRule(p) ? p.boids.dt : p.gravity.dt; }
+float& activeDt(SimParams& p) { return runsLocalRule(p) ? p.boids.dt : p.gravity.dt; }
+
 bool forceFieldChanged(const SimParams& a, const SimParams& b) {
   return a.force != b.force || a.pipeline != b.pipeline || a.cellWidthFactor != b.cellWidthFactor ||
          a.gravity.G != b.gravity.G || a.gravity.softening != b.gravity.softening ||
@@ -103,7 +106,7 @@ bool forceFieldChanged(const SimParams& a, const SimParams& b) {
 
 std::string validateGridFor(const SimParams& p, size_t n) {
   // The clusters grid keeps its cell count below 2^31 by its cell width (core/cluster_search.h).
-  if (p.force != ForceMode::Boids || !pipelineInfo(p.pipeline).rowGrid || p.pipeline == Pipeline::Clusters || n == 0)
+  if (!runsLocalRule(p) || !pipelineInfo(p.pipeline).rowGrid || p.pipeline == Pipeline::Clusters || n == 0)
     return {};
   const int fine = rowCellsPerRadius(p, n);
   const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor / fine;

@@ -145,11 +145,10 @@ inline float maxRuleRadius(const BoidParams& b) {
   return r > b.alignmentRadius ? r : b.alignmentRadius;
 }
 
-// The active force mode's time step.
-inline float activeDt(const SimParams& p) {
-  return p.force == ForceMode::Boids ? p.boids.dt : p.gravity.dt;
-}
-inline float& activeDt(SimParams& p) { return p.force == ForceMode::Boids ? p.boids.dt : p.gravity.dt; }
+// The active force mode's time step: the local rules' or gravity's (core/rule_table.h says which
+// p runs).
+float activeDt(const SimParams& p);
+float& activeDt(SimParams& p);
 
 // Every pipeline, in the order of their names (and number keys): reports iterate over this, so a
 // new pipeline appears in them by being a new name.

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/rule_table.h"
+
 namespace murmur::core {
 
 namespace {
@@ -64,6 +66,20 @@ std::vector<PipelineInfo> makeTable() {
   return t;
 }
 
+// The columns of a row that answer for force f: a local rule (core/rule_table.h) reads the boids
+// ones, a field rule the gravity ones.
+struct ForceColumns {
+  bool serves;           // the row serves f itself (gravity: with a method of its own)
+  bool cellWidth;        // a step of f on it has a grid of the boids cell width
+  unsigned onRanks;      // the RunsOn bit: several ranks run f on it
+  unsigned rankDefault;  // the RunsOn bit: the default for f over ranks
+};
+
+ForceColumns columnsFor(const PipelineInfo& r, ForceMode f) {
+  if (runsLocalRule(f)) return {r.boids, r.cellWidth, kOnRanksBoids, kRankDefaultBoids};
+  return {r.gravity && r.gravityAs == r.id, false, kOnRanksGravity, kRankDefaultGravity};
+}
+
 }  // namespace
 
 const std::vector<PipelineInfo>& pipelineTable() {
@@ -80,16 +96,13 @@ const PipelineInfo& pipelineInfo(Pipeline p) {
 
 std::vector<Pipeline> gravityPipelines() { return pipelinesFor(ForceMode::Gravity); }
 
-bool serves(Pipeline p, ForceMode f) {
-  const PipelineInfo& r = pipelineInfo(p);
-  return f == ForceMode::Boids ? r.boids : r.gravity && r.gravityAs == p;
-}
+bool serves(Pipeline p, ForceMode f) { return columnsFor(pipelineInfo(p), f).serves; }
 
 Pipeline effectivePipeline(Pipeline p, ForceMode f) {
   return f == ForceMode::Gravity ? pipelineInfo(p).gravityAs : p;
 }
 
-bool hasCellWidth(Pipeline p, ForceMode f) { return f == ForceMode::Boids && pipelineInfo(p).cellWidth; }
+bool hasCellWidth(Pipeline p, ForceMode f) { return columnsFor(pipelineInfo(p), f).cellWidth; }
 
 bool hasStage(Pipeline p, ForceMode f, Stage s) {
   return (pipelineInfo(effectivePipeline(p, f)).stages & stageBit(s)) != 0;
@@ -103,7 +116,8 @@ std::vector<Pipeline> pipelinesFor(ForceMode f) {
 }
 
 bool runsOnRanks(Pipeline p, ForceMode f) {
-  return (pipelineInfo(p).runsOn & (f == ForceMode::Boids ? kOnRanksBoids : kOnRanksGravity)) != 0;
+  const PipelineInfo& r = pipelineInfo(p);
+  return (r.runsOn & columnsFor(r, f).onRanks) != 0;
 }
 
 std::vector<Pipeline> rankPipelines(ForceMode f) {
@@ -114,14 +128,13 @@ std::vector<Pipeline> rankPipelines(ForceMode f) {
 }
 
 Pipeline defaultRankPipeline(ForceMode f) {
-  const unsigned bit = f == ForceMode::Boids ? kRankDefaultBoids : kRankDefaultGravity;
   for (const PipelineInfo& r : pipelineTable())
-    if (r.runsOn & bit) return r.id;
+    if (r.runsOn & columnsFor(r, f).rankDefault) return r.id;
   throw std::logic_error(std::string("no pipeline runs ") + toString(f) + " over ranks");  // makeTable rules it out
 }
 
 std::string gravityOnlyMessage() {
-  return "gravity only: boids have no far field to approximate (use " + joinNames(pipelinesFor(ForceMode::Boids)) +
+  return "gravity only: boids have no far field to approximate (use " + joinNames(pipelinesFor(localRuleForce())) +
          ")";
 }
 

@@ -271,7 +271,7 @@ const std::vector<std::string>& scenarioNames() {
 }
 
 ForceMode naturalForce(const std::string& name) {
-  return (name == "uniform" || name == "dense") ? ForceMode::Boids : ForceMode::Gravity;  // files: gravity
+  return (name == "uniform" || name == "dense") ? localRuleForce() : ForceMode::Gravity;  // files: gravity
 }
 
 float denseHalfSize(size_t n, const SimParams& p, double neighbours) {
@@ -457,7 +457,7 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
     // A saved state says which force it ran with (its world and parameters reach `params`
     // through the options, see app/options.cpp); a plain body file is gravity.
     if (!header.force.empty()) parse(header.force, sc.force);
-    if (spec.scaleLength != 1.0 && sc.force == ForceMode::Boids)
+    if (spec.scaleLength != 1.0 && runsLocalRule(sc.force))
       throw UsageError("--scale-length applies to gravity bodies: the boids state in " + spec.name +
                        " keeps its world (--half-size " + std::to_string(params.halfSize) + ")");
     sc.note = takeFromFile(sc.bodies, spec, spec.name);

@@ -8,6 +8,7 @@
 
 #include "core/bodies.h"
 #include "core/params.h"
+#include "core/rule_table.h"
 
 namespace murmur::core {
 
@@ -46,7 +47,7 @@ ForceMode naturalForce(const std::string& name);
 struct Scenario {
   Bodies bodies;
   float halfSize = 0;
-  ForceMode force = ForceMode::Boids;
+  ForceMode force = localRuleForce();
   std::string note;  // file: what was taken from it when not every body as it is; --dims 2 with a
                      // gravity scenario: its projection onto the plane ("" otherwise)
 };
