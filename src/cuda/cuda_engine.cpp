@@ -15,6 +15,7 @@
 #include "core/pipeline_table.h"
 #include "core/cluster_search.h"
 #include "core/row_search.h"
+#include "core/rule_table.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_pipeline.h"
 #include "cuda/debug_api.h"
@@ -182,7 +183,7 @@ void CudaEngine::step(int numSteps) {
     }
     s.timer.beginStep(profiling_, s.stream);
     if (s.n > 0) {
-      if (s.params.force == ForceMode::Boids)
+      if (core::runsLocalRule(s.params))
         m.stepper->boidsStep(s);
       else
         m.stepGravity();
@@ -229,7 +230,7 @@ core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
-  if (s.n > 0 && s.params.force == ForceMode::Boids && !r.flocks && m.stepper->samplesInStep()) {
+  if (s.n > 0 && core::runsLocalRule(s.params) && !r.flocks && m.stepper->samplesInStep()) {
     s.dropPendingStep();  // a second sample of the same state runs the pass again
     const BoidSampleSums sample = m.observer->beginBoidSample(s.n);
     s.timer.beginStep(profiling_, s.stream);

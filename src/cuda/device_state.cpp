@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/format.h"
+#include "core/rule_table.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/debug_api.h"
 #include "cuda/memory_plan.h"
@@ -44,21 +45,25 @@ void DeviceState::releaseBodies() {
   n = 0;
 }
 
+void DeviceState::ensureRowGrid(uint32_t cells, bool checkMemory) {
+  if (size_t(cells) + 1 <= cellFirst.size()) return;
+  const size_t need = rowGridBytes(cells);
+  const size_t freeBytes = checkMemory ? deviceFreeBytes() + cellFirst.bytes() + rowSort.countsBytes() : need;
+  if (need > freeBytes)
+    throw core::UsageError("a grid of " + std::to_string(cells) + " cells: needs " + core::formatBytes(need) +
+                           " of GPU memory, " + name + " has " + core::formatBytes(freeBytes) + " free");
+  cellFirst.allocate(size_t(cells) + 1);
+  // The counting sort's scan scratch: sized with the offsets, since fewer cells need less.
+  if (countingSortFits(cells)) {
+    const size_t scanBytes = cellScanTempBytes(cells);
+    if (scanBytes > sortTemp.size()) sortTemp.allocate(scanBytes);
+  }
+  rowSort.allocateCounts(cells);
+}
+
 void DeviceState::ensureGrid(uint32_t cells, bool rowGrid, ForceMode mode, bool checkMemory) {
   if (rowGrid) {
-    if (size_t(cells) + 1 <= cellFirst.size()) return;
-    const size_t need = rowGridBytes(cells);
-    const size_t freeBytes = checkMemory ? deviceFreeBytes() + cellFirst.bytes() + rowSort.countsBytes() : need;
-    if (need > freeBytes)
-      throw core::UsageError("a grid of " + std::to_string(cells) + " cells: needs " + core::formatBytes(need) +
-                             " of GPU memory, " + name + " has " + core::formatBytes(freeBytes) + " free");
-    cellFirst.allocate(size_t(cells) + 1);
-    // The counting sort's scan scratch: sized with the offsets, since fewer cells need less.
-    if (countingSortFits(cells)) {
-      const size_t scanBytes = cellScanTempBytes(cells);
-      if (scanBytes > sortTemp.size()) sortTemp.allocate(scanBytes);
-    }
-    rowSort.allocateCounts(cells);
+    ensureRowGrid(cells, checkMemory);
     return;
   }
   const bool growCells = cells > cellStart.size();
@@ -82,7 +87,7 @@ DeviceGrid DeviceState::buildGrid(ForceMode mode, bool reorder) {
   const uint32_t cells = classicCells(params, mode);
   ensureGrid(cells, false, mode);
   const LaunchConfig lc = launch();
-  GridSpec* d_grid = gridSpecs.get() + (mode == ForceMode::Boids ? kBoidGridSlot : kGravityGridSlot);
+  GridSpec* d_grid = gridSpecs.get() + (core::runsLocalRule(mode) ? kBoidGridSlot : kGravityGridSlot);
   if (mode == ForceMode::Gravity) {
     timer.stage(Stage::Bounds, [&] {
       launchGravityGridFromBounds(pos[cur].get(), n, params.gravity.gridDim, params.gravity.gridSpread,

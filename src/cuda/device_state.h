@@ -94,9 +94,12 @@ struct DeviceState {
 
   // Grows the grid buffers for `cells` cells (monopoles too for gravity). Allocates only when the
   // cell count exceeds what earlier parameters needed. rowGrid: the rows grids' offsets (cellFirst)
-  // and counts instead of the classic buffers. Throws core::UsageError when the device lacks the
-  // memory (checkMemory false: the caller already checked).
+  // and counts instead of the classic buffers (ensureRowGrid). Throws core::UsageError when the
+  // device lacks the memory (checkMemory false: the caller already checked).
   void ensureGrid(uint32_t cells, bool rowGrid, core::ForceMode mode, bool checkMemory = true);
+  // The same for a finer grid that a local rule's search covers (rows, verlet, clusters): its
+  // offsets (cellFirst) and counts, whatever the force.
+  void ensureRowGrid(uint32_t cells, bool checkMemory = true);
 
   // labelCells -> sortByCell -> findCellBounds (-> reorderBodies) for the grid of `mode` on the
   // current positions; gravity first derives its grid from the bounding box and ends with the

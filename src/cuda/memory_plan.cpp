@@ -11,6 +11,7 @@
 #include "core/pipeline_table.h"
 #include "core/cluster_search.h"
 #include "core/row_search.h"
+#include "core/rule_table.h"
 #include "core/verlet.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_engine.h"
@@ -27,10 +28,10 @@ using core::SimParams;
 using core::Vec4;
 
 bool usesRowGrid(const SimParams& p, ForceMode mode) {
-  return mode == ForceMode::Boids && core::pipelineInfo(p.pipeline).rowGrid;
+  return core::runsLocalRule(mode) && core::pipelineInfo(p.pipeline).rowGrid;
 }
 
-bool usesLists(const SimParams& p) { return p.force == ForceMode::Boids && core::pipelineInfo(p.pipeline).lists; }
+bool usesLists(const SimParams& p) { return core::runsLocalRule(p) && core::pipelineInfo(p.pipeline).lists; }
 
 // A uniform grid in either force: the pipelines with a boids cell grid (gravity on them runs a grid
 // of its own size).
@@ -42,13 +43,16 @@ uint32_t expectedListEntries(const SimParams& p, size_t n) {
 }
 
 uint32_t classicCells(const SimParams& p, ForceMode mode) {
-  if (mode == ForceMode::Boids) return core::boidGrid(p).numCells;
+  if (core::runsLocalRule(mode)) return core::boidGrid(p).numCells;
   const uint32_t d = static_cast<uint32_t>(p.gravity.gridDim);
   return d * d * d;
 }
 
 uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
-  if (!usesRowGrid(p, mode)) return classicCells(p, mode);
+  return usesRowGrid(p, mode) ? rowGridCells(p, n) : classicCells(p, mode);
+}
+
+uint32_t rowGridCells(const SimParams& p, size_t n) {
   if (core::pipelineInfo(p.pipeline).lists) {
     // The first build of a reset lists for one step, later ones for k: the larger grid of the two.
     const uint32_t fresh = core::rowGridForRadius(p, n, core::verletPlanFor(p, 1).radius).numCells;

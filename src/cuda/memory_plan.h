@@ -31,6 +31,9 @@ bool usesGrid(core::Pipeline p);
 uint32_t classicCells(const core::SimParams& p, core::ForceMode mode);
 // Cells of the grid that p's pipeline searches in `mode` for n bodies.
 uint32_t gridCells(const core::SimParams& p, core::ForceMode mode, size_t n);
+// Cells of the finer grid that p's pipeline (rows, verlet, clusters) searches for a local rule
+// with n bodies: gridCells of a local rule's force on such a pipeline.
+uint32_t rowGridCells(const core::SimParams& p, size_t n);
 // Device bytes of a grid of `cells` cells: the rows grids' offsets and two counts, or the classic
 // grid's start/end (and monopoles for gravity).
 size_t gridBytes(uint32_t cells, const core::SimParams& p, core::ForceMode mode);

@@ -13,6 +13,7 @@
 
 #include "core/grid.h"
 #include "core/physics.h"
+#include "core/rule_table.h"
 #include "cuda/boid_pair.cuh"
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
@@ -392,7 +393,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));
   };
 
-  if (p.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(p)) {
     B.ensureBoids(n, req.flocks);
     const GridSpec g = core::observablesGrid(p, n);
     if (g.numCells > B.cells) {

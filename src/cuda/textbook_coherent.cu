@@ -16,6 +16,7 @@
 
 #include "core/grid.h"
 #include "core/physics.h"
+#include "core/rule_table.h"
 #include "core/rules/local_rules.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/cuda_check.h"
@@ -115,7 +116,7 @@ class TextbookCoherentEngine final : public core::Engine {
   void setParams(const SimParams& p) override {
     const std::string err = core::validateParams(p);
     if (!err.empty()) throw std::invalid_argument(err);
-    if (p.force != core::ForceMode::Boids)
+    if (!core::runsLocalRule(p))
       throw std::invalid_argument("textbook-coherent is a boids baseline: --force gravity is not supported");
     params_ = p;
     grid_ = core::boidGrid(p);

@@ -95,7 +95,7 @@ void buildLists(DeviceState& s) {
     L.gridStored = g;
     L.gridKnown = true;
   }
-  s.ensureGrid(g.numCells, true, core::ForceMode::Boids);
+  s.ensureRowGrid(g.numCells);
   if (L.count.size() < s.n) {
     L.count.allocate(s.n);
     L.overflow.allocate(s.n);

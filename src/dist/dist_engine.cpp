@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/format.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "dist/launch.h"
 
 namespace murmur::dist {
@@ -38,14 +39,14 @@ std::string validateDistParams(const core::SimParams& p, int ranks) {
     const std::string method =
         d == core::Pipeline::Naive ? "all pairs" : std::string("the ") + core::toString(d) + " pipeline";
     return std::string("--pipeline ") + core::toString(p.pipeline) + ": over several ranks " +
-           (p.force == core::ForceMode::Boids ? "boids run " : "gravity runs ") + method +
+           (core::runsLocalRule(p) ? "boids run " : "gravity runs ") + method +
            " (allowed: " + core::joinNames(core::rankPipelines(p.force)) + ")";
   }
   if (ranks > kMaxRanks) return "ranks " + std::to_string(ranks) + ": allowed 1.." + std::to_string(kMaxRanks);
   // The ranks share the world by slabs along z, which a plane does not have.
   if (p.dims == 2 && ranks > 1)
     return "--dims 2: a 2D world runs on one rank (the ranks split the world into slabs along z)";
-  if (p.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(p)) {
     const int planes = core::boidGrid(p).dims.z;
     if (planes < ranks)
       return "ranks " + std::to_string(ranks) + ": the boids grid has " + std::to_string(planes) +
@@ -81,7 +82,7 @@ void DistEngine::setParams(const core::SimParams& p) {
   // order, so a step on another grid (another world or cell width) or of another pipeline (the
   // stores keep the pipeline's offsets between steps) needs the bodies laid out again: a reset.
   bool gridChanged = false;
-  if (p.force == core::ForceMode::Boids && total_ > 0) {
+  if (core::runsLocalRule(p) && total_ > 0) {
     gridChanged = p.pipeline != params_.pipeline;
     const core::GridSpec g = rankGrid(p, total_);
     gridChanged = gridChanged || g.dims.x != grid_.dims.x || g.dims.y != grid_.dims.y || g.dims.z != grid_.dims.z ||
@@ -158,7 +159,7 @@ void DistEngine::reset(const core::Bodies& bodies) {
   commonMass_ = core::commonMass(bodies.pos);  // every rank holds all the bodies here
   core::Bodies owned;
   std::vector<uint64_t> tags;
-  if (params_.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(params_)) {
     // Every rank holds the same bodies here, so the balanced layout needs no communication.
     balanceSlabs(planeCounts(bodies.pos, n));
     for (size_t i = 0; i < n; ++i) {
@@ -219,7 +220,7 @@ void DistEngine::resetShare(const core::Bodies& share, size_t n) {
   }
   core::Bodies owned;
   std::vector<uint64_t> tags;
-  if (params_.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(params_)) {
     std::vector<uint64_t> hist = planeCounts(share.pos, n);
     transport_->allreduceSum(hist.data(), hist.size());
     balanceSlabs(hist);
@@ -268,7 +269,7 @@ void DistEngine::step(int numSteps) {
     profile_ = core::StepProfile{};
     gathered_ = false;
     if (total_ == 0) continue;
-    if (params_.force == core::ForceMode::Boids)
+    if (core::runsLocalRule(params_))
       stepBoids();
     else
       stepGravity();
@@ -467,7 +468,7 @@ std::string DistEngine::summary() const {
   const double steps = stats_.steps > 0 ? double(stats_.steps) : 1.0;
   s << "ranks=" << ranks() << " transport=" << transport_->name()
     << " moved_mb_per_step=" << double(stats_.bytesMoved) / steps / 1e6;
-  if (params_.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(params_)) {
     s << " halo_bodies_per_step=" << double(stats_.haloRecords) / steps << " imbalance=" << stats_.imbalance
       << " rebalances=" << stats_.rebalances << " slabs=";
     for (int r = 0; r <= layout_.numRanks; ++r) s << (r ? "," : "") << layout_.start[r];

@@ -15,6 +15,7 @@
 #include "core/format.h"
 #include "core/physics.h"
 #include "core/row_search.h"
+#include "core/rule_table.h"
 #include "core/splat.h"
 #include "core/tree.h"
 #include "dist/local_store.h"
@@ -51,7 +52,7 @@ class HostStore final : public LocalStore {
     tag_ = tags;
     acc_.assign(pos_.size(), Vec4{0, 0, 0, 0});
     treeOrder_.clear();  // one engine's state starts in the order given
-    if (params_.force != core::ForceMode::Boids || pos_.empty()) return;
+    if (!core::runsLocalRule(params_) || pos_.empty()) return;
     // The CPU engine's stable counting sort: the same order as a stable sort of the order given.
     core::labelCells(g, pos_, keys_);
     core::sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_);

@@ -12,7 +12,6 @@ namespace murmur::cuda {
 
 namespace {
 
-using core::ForceMode;
 using core::GridSpec;
 using core::Stage;
 
@@ -20,8 +19,8 @@ class ClustersPipeline final : public CudaPipeline {
  public:
   void boidsStep(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
-    const uint32_t cells = gridCells(s.params, ForceMode::Boids, s.n);
-    s.ensureGrid(cells, true, ForceMode::Boids);
+    const uint32_t cells = rowGridCells(s.params, s.n);
+    s.ensureRowGrid(cells);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;  // the cluster grid (cuda_engine.cpp)
     s.rowSort.sort(s, d_grid, cells, lc);
     // One kernel for the forces and the integration, into the other state buffers (the force
@@ -37,8 +36,8 @@ class ClustersPipeline final : public CudaPipeline {
   // The cluster search over a sorted index of the current state (no reorder: state untouched).
   core::NeighbourStats neighbourStats(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
-    const uint32_t cells = gridCells(s.params, ForceMode::Boids, s.n);
-    s.ensureGrid(cells, true, ForceMode::Boids);
+    const uint32_t cells = rowGridCells(s.params, s.n);
+    s.ensureRowGrid(cells);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
     const int sel = sortIndexByRowGrid(s, d_grid, cells, lc);
     launchClusterStats(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), s.index[sel].get(), s.params,

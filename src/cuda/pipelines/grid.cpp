@@ -2,6 +2,7 @@
 // them) and coherent (the bodies are reordered by cell). One class: they differ only in whether
 // the grid build reorders the state, and the kernels take the same flag.
 #include "core/params.h"
+#include "core/rule_table.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/cuda_pipeline.h"
 #include "cuda/device_state.h"
@@ -21,7 +22,7 @@ class GridPipeline final : public CudaPipeline {
 
   void boidsStep(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
-    const DeviceGrid g = s.buildGrid(ForceMode::Boids, coherent_);  // may flip the buffers
+    const DeviceGrid g = s.buildGrid(core::localRuleForce(), coherent_);  // may flip the buffers
     Vec4* velNew = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force, [&] {
       launchBoidsGrid(coherent_, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, g, s.params,

@@ -14,7 +14,6 @@ namespace murmur::cuda {
 
 namespace {
 
-using core::ForceMode;
 using core::GridSpec;
 using core::Stage;
 
@@ -43,8 +42,8 @@ class RowsPipeline final : public CudaPipeline {
   core::NeighbourStats neighbourStats(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
     const float radius = core::searchRadius(s.params);
-    const uint32_t cells = gridCells(s.params, ForceMode::Boids, s.n);
-    s.ensureGrid(cells, true, ForceMode::Boids);
+    const uint32_t cells = rowGridCells(s.params, s.n);
+    s.ensureRowGrid(cells);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
     const int sel = sortIndexByRowGrid(s, d_grid, cells, lc);
     launchBoidsStatsRows(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), s.index[sel].get(), radius,
@@ -59,8 +58,8 @@ class RowsPipeline final : public CudaPipeline {
   static void forcePass(DeviceState& s, const BoidSampleSums& sample) {
     RowGridSort& sort = s.rowSort;
     const LaunchConfig lc = s.launch();
-    const uint32_t cells = gridCells(s.params, ForceMode::Boids, s.n);
-    s.ensureGrid(cells, true, ForceMode::Boids);
+    const uint32_t cells = rowGridCells(s.params, s.n);
+    s.ensureRowGrid(cells);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
     const bool countNext = sort.countingWanted(cells);  // this step's sort and the next one's count
     if (sort.countsReady && countNext)

@@ -14,7 +14,6 @@ namespace murmur::cuda {
 
 namespace {
 
-using core::ForceMode;
 using core::GridSpec;
 using core::Stage;
 using core::Vec4;
@@ -44,7 +43,7 @@ class VerletPipeline final : public CudaPipeline {
     const float radius = core::searchRadius(s.params);
     const core::VerletPlan plan = core::verletPlan(s.params);
     const uint32_t cells = core::verletGrid(s.params, s.n).numCells;
-    s.ensureGrid(cells, true, ForceMode::Boids);
+    s.ensureRowGrid(cells);
     GridSpec* d_grid = s.gridSpecs.get() + kVerletGridSlot;
     launchStoreGrid(d_grid, core::verletGrid(s.params, s.n), lc);
     // The lists' grid and offsets are overwritten (the overflow path searches them): the next
