@@ -51,7 +51,7 @@ TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
   const auto lines = readLines(path);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0].rfind("timestamp,git_sha,gpu", 0), 0u);
-  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 35);
+  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 36);
   EXPECT_NE(lines[1].find(",cpu,"), std::string::npos);
   EXPECT_NE(lines[1].find(",1000,"), std::string::npos);
   EXPECT_NE(lines[2].find("\"A, \"\"quoted\"\" GPU\""), std::string::npos);
