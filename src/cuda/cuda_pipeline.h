@@ -14,10 +14,34 @@
 
 #include "core/engine.h"
 #include "core/params.h"
+#include "cuda/grid_build.h"
+#include "cuda/launch.h"
+#include "cuda/rows_kernels.h"
 
 namespace murmur::cuda {
 
 struct DeviceState;
+
+// A set of bodies sorted by the pipeline's grid that the local rule's force runs over: one
+// engine's whole state (the pipelines' own boidsStep), or one rank's local set, its owned bodies
+// and its halo (the GPU store over ranks, src/dist). Both run the pipeline's force through
+// CudaPipeline::localForce, so the kernels, the loop they take and their arguments are chosen in
+// one place, the pipeline's file.
+struct LocalForcePass {
+  const core::SimParams* params = nullptr;
+  size_t total = 0;  // bodies of the whole world: the pipeline plans its loop by the world's density
+  uint32_t n = 0;    // bodies of this set
+  core::Vec4* pos = nullptr;  // this set's positions and velocities, in the grid's order
+  const core::Vec4* vel = nullptr;
+  core::Vec4* velOut = nullptr;  // the new velocities
+  core::Vec4* posOut = nullptr;  // where localForce integrates to (rows); the grids integrate pos in place
+  DeviceGrid grid{};             // the grid pipelines: the cells over this set's order
+  const core::GridSpec* d_rowGrid = nullptr;  // the rows grids: the grid and its cells' offsets
+  const uint32_t* cellFirst = nullptr;
+  RowsStepOut rows;              // rows: the next sort's counts and a sample, where the engine wants them
+  int flatTableRowsCap = 0;      // rows: a cap on the flat loop's table (0: none; a debug hook)
+  LaunchConfig lc{};
+};
 
 class CudaPipeline {
  public:
@@ -40,6 +64,13 @@ class CudaPipeline {
   // Neighbour statistics of the current state over this pipeline's candidate set, in the
   // current force mode. The engine has zeroed the counts (DeviceState::beginNeighbourCount).
   virtual core::NeighbourStats neighbourStats(DeviceState&) = 0;
+  // The local rule's force over a sorted set (LocalForcePass): the new velocities into velOut;
+  // returns true when the positions were integrated too (into posOut: rows integrates in the force
+  // kernel), false when localIntegrate must follow. Pipelines that run over ranks implement it
+  // (core::runsOnRanks); the default throws.
+  virtual bool localForce(const LocalForcePass&) const;
+  // The integration of a pass whose localForce did not integrate: pos in place, from velOut.
+  virtual void localIntegrate(const LocalForcePass&) const;
 };
 
 // The pipeline that runs method p on the CUDA engine (pipelines/registry.cpp). Throws

@@ -2,6 +2,7 @@
 // them) and coherent (the bodies are reordered by cell). One class: they differ only in whether
 // the grid build reorders the state, and the kernels take the same flag.
 #include "core/params.h"
+#include "core/rules/local_rules.h"
 #include "core/rule_table.h"
 #include "cuda/boids_kernels.h"
 #include "cuda/cuda_pipeline.h"
@@ -14,21 +15,32 @@ namespace {
 
 using core::ForceMode;
 using core::Stage;
-using core::Vec4;
 
 class GridPipeline final : public CudaPipeline {
  public:
   explicit GridPipeline(bool coherent) : coherent_(coherent) {}
 
   void boidsStep(DeviceState& s) override {
-    const LaunchConfig lc = s.launch();
-    const DeviceGrid g = s.buildGrid(core::localRuleForce(), coherent_);  // may flip the buffers
-    Vec4* velNew = s.vel[1 - s.velCur].get();
-    s.timer.stage(Stage::Force, [&] {
-      launchBoidsGrid(coherent_, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, g, s.params,
-                      core::searchRadius(s.params), velNew, lc);
-    });
-    s.integrateBoids(velNew, lc);
+    LocalForcePass pass;
+    pass.lc = s.launch();
+    pass.grid = s.buildGrid(core::localRuleForce(), coherent_);  // may flip the buffers
+    pass.params = &s.params;
+    pass.total = pass.n = s.n;
+    pass.pos = s.pos[s.cur].get();
+    pass.vel = s.vel[s.velCur].get();
+    pass.velOut = s.vel[1 - s.velCur].get();
+    s.timer.stage(Stage::Force, [&] { localForce(pass); });
+    s.integrateBoids(pass.velOut, pass.lc);
+  }
+
+  // The grid kernel over a sorted set (coherent: the bodies in cell order; scattered: read
+  // through the grid's index); the integration is a kernel of its own (localIntegrate).
+  bool localForce(const LocalForcePass& p) const override {
+    launchBoidsGrid(coherent_, p.pos, p.vel, p.n, p.grid, *p.params, core::searchRadius(*p.params), p.velOut, p.lc);
+    return false;
+  }
+  void localIntegrate(const LocalForcePass& p) const override {
+    launchBoidsIntegrate(p.pos, p.velOut, p.n, core::localDt(*p.params), p.params->halfSize, p.lc);
   }
 
   void gravityForces(DeviceState& s) override {

@@ -27,6 +27,16 @@ constexpr Entry kPipelines[] = {
 
 }  // namespace
 
+bool CudaPipeline::localForce(const LocalForcePass& pass) const {
+  throw std::logic_error(std::string("the CUDA pipeline ") + core::toString(pass.params->pipeline) +
+                         " runs no local force pass (it does not run over ranks)");
+}
+
+void CudaPipeline::localIntegrate(const LocalForcePass& pass) const {
+  throw std::logic_error(std::string("the CUDA pipeline ") + core::toString(pass.params->pipeline) +
+                         " integrates in its force pass");
+}
+
 std::unique_ptr<CudaPipeline> makeCudaPipeline(core::Pipeline p) {
   for (const Entry& e : kPipelines)
     if (e.id == p) return e.make();

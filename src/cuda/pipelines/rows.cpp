@@ -38,6 +38,23 @@ class RowsPipeline final : public CudaPipeline {
     s.pending.active = true;
   }
 
+  // The force kernel over a sorted set, integrating into posOut as it goes: the loop (and the flat
+  // loop's table) the density of the whole world asks for (core::rowLoop), the same on one GPU and
+  // on every rank.
+  bool localForce(const LocalForcePass& p) const override {
+    const float radius = core::searchRadius(*p.params);
+    const core::RowLoop loop = core::rowLoop(*p.params, p.total);
+    int flatRows = loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(*p.params, p.total), radius) : 0;
+    if (flatRows > 0 && p.flatTableRowsCap > 0) flatRows = std::min(flatRows, p.flatTableRowsCap);
+    RowsStepOut out = p.rows;
+    out.posOut = p.posOut;
+    out.dt = core::localDt(*p.params);
+    out.halfSize = p.params->halfSize;
+    launchBoidsRows(p.pos, p.vel, p.n, p.d_rowGrid, p.cellFirst, *p.params, radius, loop, flatRows, p.velOut, out,
+                    p.lc);
+    return true;
+  }
+
   // The rows search over a sorted index of the current state (no reorder: state untouched).
   core::NeighbourStats neighbourStats(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
@@ -67,26 +84,28 @@ class RowsPipeline final : public CudaPipeline {
     else
       sort.sort(s, d_grid, cells, lc);
     sort.countsReady = false;
-    RowsStepOut out;
-    out.posOut = s.pos[1 - s.cur].get();
-    out.dt = core::localDt(s.params);
-    out.halfSize = s.params.halfSize;
+    LocalForcePass pass;
+    pass.params = &s.params;
+    pass.total = s.n;
+    pass.n = s.n;
+    pass.pos = s.pos[s.cur].get();
+    pass.vel = s.vel[s.velCur].get();
+    pass.velOut = s.vel[1 - s.velCur].get();
+    pass.posOut = s.pos[1 - s.cur].get();
+    pass.d_rowGrid = d_grid;
+    pass.cellFirst = s.cellFirst.get();
     if (countNext) {
-      out.keys = s.keys[0].get();
-      out.rank = s.index[0].get();
-      out.counts = sort.countsToFill();
-      out.crowded = sort.crowdedFlag();
+      pass.rows.keys = s.keys[0].get();
+      pass.rows.rank = s.index[0].get();
+      pass.rows.counts = sort.countsToFill();
+      pass.rows.crowded = sort.crowdedFlag();
     }
-    out.sample = sample;
+    pass.rows.sample = sample;
+    pass.flatTableRowsCap = s.flatTableRowsCap;
+    pass.lc = lc;
     sort.recycleCounts();  // the zeroing overlaps the force kernel
+    s.timer.stage(Stage::Force, [&] { RowsPipeline{}.localForce(pass); });
     const float radius = core::searchRadius(s.params);
-    s.timer.stage(Stage::Force, [&] {
-      const core::RowLoop loop = core::rowLoop(s.params, s.n);
-      int flatRows = loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(s.params, s.n), radius) : 0;
-      if (flatRows > 0 && s.flatTableRowsCap > 0) flatRows = std::min(flatRows, s.flatTableRowsCap);
-      launchBoidsRows(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, d_grid, s.cellFirst.get(), s.params,
-                      radius, loop, flatRows, s.vel[1 - s.velCur].get(), out, lc);
-    });
     if (sample.sums)
       launchRowsNearestBeyond(s.pos[s.cur].get(), s.id[s.idCur].get(), s.n, d_grid, s.cellFirst.get(), radius, sample,
                               lc);
