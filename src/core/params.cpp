@@ -13,7 +13,7 @@ namespace murmur::core {
 
 SimParams defaultParams() {
   SimParams p{};
-  p.pipeline = Pipeline::Rows;
+  p.pipeline = defaultPipeline();  // the pipeline table's kDefaultPipeline row
   p.boids.cohesionRadius = 5.0f;
   p.boids.separationRadius = 3.0f;
   p.boids.alignmentRadius = 5.0f;

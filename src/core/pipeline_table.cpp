@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "core/rule_table.h"
 
@@ -20,27 +21,35 @@ std::vector<PipelineInfo> makeTable() {
   std::vector<PipelineInfo> t = {
   //  id                   name         key  boids  gravity gravityAs            stages
   //    sorts  reorders lists  cellWidth rowGrid runsOn                                                              allPairs
+  //    roles
   //    summary
       {Pipeline::Naive,     "naive",     '1', true,  true,  Pipeline::Naive,     kStepStages,
         false, false,   false, false,    false,  kOnCpu | kOnCuda | kOnRanksGravity | kRankDefaultGravity,           true,
+        kBesideReference,
         "all pairs, tiled in shared memory"},
       {Pipeline::Scattered, "scattered", '2', true,  true,  Pipeline::Scattered, kGridStages | kStepStages,
         true,  false,   false, true,     false,  kOnCpu | kOnCuda,                                                   false,
+        0,
         "uniform grid; bodies stay in place, cells index them"},
       {Pipeline::Coherent,  "coherent",  '3', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
         true,  true,    false, true,     false,  kOnCpu | kOnCuda | kOnRanksBoids,                                   false,
+        kTextbookGrid,
         "uniform grid; the bodies are reordered by cell"},
       {Pipeline::Rows,      "rows",      '4', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
         true,  true,    false, true,     true,   kOnCpu | kOnCuda | kOnRanksBoids | kRankDefaultBoids,               false,
+        kDefaultPipeline | kDefaultWorldLarge,
         "exact boids search over pruned rows of finer cells (gravity: coherent)"},
       {Pipeline::Tree,      "tree",      '5', false, true,  Pipeline::Tree,      kGridStages | kReorder | kStepStages,
         true,  true,    false, false,    false,  kOnCpu | kOnCuda | kOnRanksGravity,                                 false,
+        kWalksTree,
         "Barnes-Hut over a radix tree built every step (gravity only)"},
       {Pipeline::Verlet,    "verlet",    '6', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kList | kStepStages,
         true,  true,    true,  true,     true,   kOnCpu | kOnCuda,                                                   false,
+        kDefaultWorldSmall,
         "exact per-boid neighbour lists with a skin, rebuilt every few steps (gravity: coherent)"},
       {Pipeline::Clusters,  "clusters",  '7', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kStepStages,
         true,  true,    false, false,    true,   kOnCpu | kOnCuda,                                                   false,
+        0,
         "exact cluster pairs: a warp tests 16 boids against 4 candidates at a time (gravity: coherent)"},
   };
   // clang-format on
@@ -63,7 +72,35 @@ std::vector<PipelineInfo> makeTable() {
       throw std::logic_error(std::string("pipeline table: ") + std::to_string(defaults) + " defaults for " + force +
                              " over ranks (want one)");
   }
+  // Exactly one row plays each default part, and can play it: the boids defaults serve boids,
+  // the reference's row is all-pairs gravity of its own, a tree row is a gravity method.
+  for (const auto& [role, what] : {std::pair{kDefaultPipeline, "the --pipeline default"},
+                                   std::pair{kDefaultWorldSmall, "the small default world's pipeline"},
+                                   std::pair{kDefaultWorldLarge, "the large default world's pipeline"},
+                                   std::pair{kTextbookGrid, "the textbook baseline's grid"},
+                                   std::pair{kBesideReference, "the reference kernel's pipeline"}}) {
+    int rows = 0;
+    for (const PipelineInfo& r : t) {
+      if (!(r.roles & role)) continue;
+      ++rows;
+      const bool can = role == kBesideReference ? r.gravity && r.gravityAs == r.id && r.allPairs : r.boids;
+      if (!can) throw std::logic_error(std::string("pipeline table: ") + r.name + " is " + what + " but cannot be");
+    }
+    if (rows != 1)
+      throw std::logic_error(std::string("pipeline table: ") + std::to_string(rows) + " rows are " + what +
+                             " (want one)");
+  }
+  for (const PipelineInfo& r : t)
+    if ((r.roles & kWalksTree) && !(r.gravity && r.gravityAs == r.id))
+      throw std::logic_error(std::string("pipeline table: ") + r.name + " walks the tree but is no gravity method");
   return t;
+}
+
+// The one row that carries role (makeTable checks that there is one).
+Pipeline rowWith(Role role) {
+  for (const PipelineInfo& r : pipelineTable())
+    if (r.roles & role) return r.id;
+  throw std::logic_error("pipeline table: no row has role " + std::to_string(role));  // makeTable rules it out
 }
 
 // The columns of a row that answer for force f: a local rule (core/rule_table.h) reads the boids
@@ -132,6 +169,18 @@ Pipeline defaultRankPipeline(ForceMode f) {
     if (r.runsOn & columnsFor(r, f).rankDefault) return r.id;
   throw std::logic_error(std::string("no pipeline runs ") + toString(f) + " over ranks");  // makeTable rules it out
 }
+
+Pipeline defaultPipeline() { return rowWith(kDefaultPipeline); }
+
+Pipeline defaultWorldPipeline(size_t n) {
+  return rowWith(n >= kDefaultWorldLargeFromN ? kDefaultWorldLarge : kDefaultWorldSmall);
+}
+
+Pipeline textbookGridPipeline() { return rowWith(kTextbookGrid); }
+
+Pipeline referencePipeline() { return rowWith(kBesideReference); }
+
+bool gravityWalksTree(Pipeline p) { return (pipelineInfo(pipelineInfo(p).gravityAs).roles & kWalksTree) != 0; }
 
 std::string gravityOnlyMessage() {
   return "gravity only: boids have no far field to approximate (use " + joinNames(pipelinesFor(localRuleForce())) +

@@ -5,6 +5,7 @@
 // docs/design.md#the-pipeline-table-and-how-to-add-a-pipeline.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +28,22 @@ enum RunsOn : unsigned {
   kRankDefaultGravity = 1u << 5,
 };
 
+// The default world (the viewer's and headless runs' with no --scenario, --pipeline or --params)
+// runs the kDefaultWorldSmall row below this many boids and the kDefaultWorldLarge row from here
+// on (docs/performance.md#the-default-worlds-pipeline).
+constexpr size_t kDefaultWorldLargeFromN = 1000000;
+
+// The parts a row plays in the defaults and the benchmark. Each kDefault* / kTextbookGrid /
+// kBesideReference bit is carried by exactly one row (the table checks at start-up).
+enum Role : unsigned {
+  kDefaultPipeline = 1u << 0,    // the --pipeline default (defaultParams), a boids pipeline
+  kDefaultWorldSmall = 1u << 1,  // the default world's pipeline below kDefaultWorldLargeFromN boids
+  kDefaultWorldLarge = 1u << 2,  // the default world's pipeline from kDefaultWorldLargeFromN boids on
+  kTextbookGrid = 1u << 3,       // the grid the benchmark's textbook baseline is (its rows' pipeline)
+  kBesideReference = 1u << 4,    // --reference times NVIDIA's all-pairs gravity kernel beside this row's gravity
+  kWalksTree = 1u << 5,          // its gravity walks a Barnes-Hut tree (--theta, --tree-leaf-size)
+};
+
 struct PipelineInfo {
   Pipeline id;
   const char* name;         // the one spelling: command line, JSON, CSV, panel
@@ -42,6 +59,7 @@ struct PipelineInfo {
   bool rowGrid;             // its boids grid has finer cells searched by rows (core/row_search.h)
   unsigned runsOn;          // RunsOn bits
   bool allPairs;            // visits every pair: its cost grows as N^2 (size limits, progress estimates)
+  unsigned roles;           // Role bits
   const char* summary;      // one line for --help and the docs
 };
 
@@ -66,6 +84,18 @@ std::vector<Pipeline> rankPipelines(ForceMode f);
 bool runsOnRanks(Pipeline p, ForceMode f);
 // The default pipeline of force f over several ranks: the row marked kRankDefault* for f.
 Pipeline defaultRankPipeline(ForceMode f);
+// The --pipeline default, which defaultParams sets: the row marked kDefaultPipeline.
+Pipeline defaultPipeline();
+// The default world's pipeline for n boids: the row marked kDefaultWorldSmall below
+// kDefaultWorldLargeFromN, kDefaultWorldLarge from there on.
+Pipeline defaultWorldPipeline(size_t n);
+// The pipeline the benchmark's textbook baseline is listed as: the row marked kTextbookGrid.
+Pipeline textbookGridPipeline();
+// The pipeline whose gravity rows --reference times NVIDIA's kernel beside: the row marked
+// kBesideReference.
+Pipeline referencePipeline();
+// Whether a gravity step on p walks a Barnes-Hut tree (its gravityAs row is marked kWalksTree).
+bool gravityWalksTree(Pipeline p);
 // Why a gravity-only pipeline (tree) refuses boids: what a tree buys is a far field summarised by
 // multipoles, and boids have none (every rule is a short-range neighbour sum, which the grids find
 // exactly). Names the pipelines that serve boids.

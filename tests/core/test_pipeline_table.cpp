@@ -1,7 +1,8 @@
 // The pipeline table (core/pipeline_table.h) and the CPU engine's pipelines behind it
 // (core/cpu_pipeline.h): the rows are in enum order and spelled as the enum, the engine registers
 // exactly the rows marked kOnCpu, each registered pipeline serves what its row says, a step has
-// only the stages its row lists, and the functions that read the table agree with it.
+// only the stages its row lists, the functions that read the table agree with it, and each
+// default part (Role) is one row.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -72,6 +73,40 @@ TEST(PipelineTable, QueriesReadTheRows) {
   EXPECT_EQ(joinNames({Pipeline::Naive, Pipeline::Rows, Pipeline::Tree}), "naive, rows or tree");
   EXPECT_EQ(joinNames({Pipeline::Coherent}), "coherent");
   EXPECT_EQ(joinNames({Pipeline::Naive, Pipeline::Verlet}, " and "), "naive and verlet");
+}
+
+// Each default part is played by exactly one row, and the queries return that row: the --pipeline
+// default (defaultParams) is rows, the default world runs verlet below kDefaultWorldLargeFromN
+// boids and rows from there on, the textbook baseline is coherent's grid, --reference stands
+// beside naive's gravity, and only the tree walks a tree.
+TEST(PipelineTable, EachDefaultIsOneRow) {
+  for (const Role role : {kDefaultPipeline, kDefaultWorldSmall, kDefaultWorldLarge, kTextbookGrid, kBesideReference}) {
+    int rows = 0;
+    for (const PipelineInfo& row : pipelineTable()) rows += (row.roles & role) != 0;
+    EXPECT_EQ(rows, 1) << "role bit " << role;
+  }
+  EXPECT_EQ(defaultPipeline(), Pipeline::Rows);
+  EXPECT_EQ(defaultParams().pipeline, defaultPipeline());
+  EXPECT_NE(pipelineInfo(defaultPipeline()).roles & kDefaultPipeline, 0u);
+  EXPECT_EQ(textbookGridPipeline(), Pipeline::Coherent);
+  EXPECT_EQ(referencePipeline(), Pipeline::Naive);
+  EXPECT_TRUE(pipelineInfo(referencePipeline()).allPairs);
+  for (const PipelineInfo& row : pipelineTable())
+    EXPECT_EQ(gravityWalksTree(row.id), row.id == Pipeline::Tree) << row.name;
+}
+
+TEST(PipelineTable, DefaultWorldSwitchesAtTheThreshold) {
+  EXPECT_EQ(kDefaultWorldLargeFromN, 1000000u);
+  EXPECT_EQ(defaultWorldPipeline(0), Pipeline::Verlet);
+  EXPECT_EQ(defaultWorldPipeline(100000), Pipeline::Verlet);
+  EXPECT_EQ(defaultWorldPipeline(kDefaultWorldLargeFromN - 1), Pipeline::Verlet);
+  EXPECT_EQ(defaultWorldPipeline(kDefaultWorldLargeFromN), Pipeline::Rows);
+  EXPECT_EQ(defaultWorldPipeline(10000000), Pipeline::Rows);
+  for (const size_t n : {size_t{0}, kDefaultWorldLargeFromN}) {
+    const PipelineInfo& row = pipelineInfo(defaultWorldPipeline(n));
+    EXPECT_NE(row.roles & (n < kDefaultWorldLargeFromN ? kDefaultWorldSmall : kDefaultWorldLarge), 0u) << n;
+    EXPECT_TRUE(row.boids) << n;
+  }
 }
 
 // The CPU engine registers a pipeline for every row marked kOnCpu, and only for those, once each.
