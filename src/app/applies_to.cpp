@@ -45,7 +45,7 @@ const std::vector<ParamRule>& paramRules() {
     // The grid pipelines: those with a uniform grid of cells (the boids cell width; gravity's
     // grid of cell monopoles). The tree's parameters: pipelines whose gravity runs the tree.
     const auto grid = pipelinesWhere([](const core::PipelineInfo& r) { return r.cellWidth; });
-    const auto tree = pipelinesWhere([](const core::PipelineInfo& r) { return r.gravityAs == core::Pipeline::Tree; });
+    const auto tree = pipelinesWhere([](const core::PipelineInfo& r) { return core::gravityWalksTree(r.id); });
     const auto lists = pipelinesWhere([](const core::PipelineInfo& r) { return r.lists; });
     const std::string gridNames = " (" + core::joinNames(grid, ", ") + ")";
     const std::string onTree = "--pipeline " + core::joinNames(tree) + " only";

@@ -11,6 +11,7 @@
 
 #include "app/options.h"
 #include "core/params.h"
+#include "core/pipeline_table.h"
 
 namespace murmur::app {
 
@@ -67,7 +68,7 @@ std::string sizeLimitReason(core::EngineKind engine, core::ForceMode force, core
 struct BenchConfig {
   core::EngineKind engine = core::EngineKind::Cpu;
   core::ForceMode force = core::ForceMode::Boids;
-  core::Pipeline pipeline = core::Pipeline::Coherent;
+  core::Pipeline pipeline = core::defaultPipeline();
   std::string scenario;
   double denseNeighbours = 8;  // the dense scenario's neighbours per boid (scenarioLabel)
   uint64_t n = 0;

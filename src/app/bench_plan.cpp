@@ -166,7 +166,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
     std::vector<std::pair<Pipeline, bool>> list;
     const std::vector<Pipeline> own = core::pipelinesFor(force);
     for (Pipeline p : b.pipelines.empty() && !b.textbook ? own : b.pipelines) list.push_back({p, false});
-    if (b.textbook) list.push_back({Pipeline::Coherent, true});
+    if (b.textbook) list.push_back({core::textbookGridPipeline(), true});
     return list;
   };
   const std::vector<uint64_t> counts =
@@ -218,7 +218,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
                 c.skipReason = sizeLimitReason(engine, force, pipeline, n);
               plan.push_back(c);
               if (b.reference && engine == EngineKind::Cuda && force == ForceMode::Gravity &&
-                  pipeline == Pipeline::Naive) {
+                  pipeline == core::referencePipeline()) {
                 c.reference = true;
                 plan.push_back(c);
               }

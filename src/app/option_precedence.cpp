@@ -6,6 +6,7 @@
 #include "app/parse.h"
 #include "core/body_io.h"
 #include "core/param_table.h"
+#include "core/pipeline_table.h"
 
 namespace murmur::app::cli {
 
@@ -46,10 +47,11 @@ void applyScenario(const CommandLine& cl, Options& o, bool halfSizeGiven) {
     // world and merge; at 4 they separate (README, "The viewer").
     o.scenario.name = "dense";
     if (!cl.has("--neighbours")) o.scenario.denseNeighbours = kDefaultWorldNeighbours;
-    // The fastest exact pipeline in that world: verlet, or rows from kRowsFromN boids on
-    // (resolveDefaults, once N is known). --list-steps asks for verlet's lists.
+    // The fastest exact pipeline in that world (the pipeline table's, core::defaultWorldPipeline):
+    // the small world's until N is known, then the one for N (resolveDefaults). --list-steps
+    // keeps the small world's, verlet, whose lists it asks for.
     if (!cl.has("--pipeline") && !cl.has("--params")) {
-      o.params.pipeline = core::Pipeline::Verlet;
+      o.params.pipeline = core::defaultWorldPipeline(0);
       o.defaultWorld = !cl.has("--list-steps");
     }
   }

@@ -166,8 +166,9 @@ void resolveDefaults(Options& o) {
   if (!o.nSet) o.scenario.n = o.engine == core::EngineKind::Cuda ? 100000 : 10000;
   // The fastest exact pipeline in the default world: on an H100 (100k / 1M / 10M boids,
   // bench/results/h100/counting-default-world.csv; measurements:
-  // docs/performance.md#the-default-worlds-pipeline) verlet at 100k, rows at 1M and 10M.
-  if (o.defaultWorld && o.scenario.n >= kRowsFromN) o.params.pipeline = core::Pipeline::Rows;
+  // docs/performance.md#the-default-worlds-pipeline) verlet at 100k, rows at 1M and 10M: the
+  // pipeline table's default-world rows (core::defaultWorldPipeline).
+  if (o.defaultWorld) o.params.pipeline = core::defaultWorldPipeline(o.scenario.n);
   // A saved state says which force it was simulated with (a plain body file is gravity).
   if (!o.forceSet && o.mode != Mode::Bench &&
       (o.fileForce.empty() || !core::parse(o.fileForce, o.params.force)))

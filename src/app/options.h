@@ -15,8 +15,6 @@ enum class Mode { Viewer, Headless, Bench, Accuracy };
 
 // The viewer's and headless runs' world when no --scenario is given: dense, this many neighbours.
 constexpr double kDefaultWorldNeighbours = 4.0;
-// The default world runs verlet below this many boids and rows from here on (resolveDefaults).
-constexpr size_t kRowsFromN = 1000000;
 
 // `murmur bench`: the sweep is the product of the lists (an empty list takes the preset's, else
 // the default: boids; every pipeline; 100k bodies, 10k on the CPU engine; the parameters'
@@ -58,7 +56,7 @@ struct Options {
   core::ScenarioSpec scenario;
   bool nSet = false;
   bool pipelineSet = false;  // --pipeline given (several ranks pick the one they run otherwise)
-  bool defaultWorld = false;  // the default world, pipeline not chosen: resolveDefaults may pick rows
+  bool defaultWorld = false;  // the default world, pipeline not chosen: resolveDefaults picks it by N
   float dt = 0;           // --dt for the active force mode (0 = the parameter default)
   int steps = 100;        // steps to run headless (the benchmark has its own, bench.steps)
   int warmup = 0;         // --warmup K: headless steps before the timed ones (not timed, not counted)

@@ -530,8 +530,8 @@ TEST(BenchPlot, FrameRatePlotsFromASmallCudaCsv) {
 }
 
 // The default world (no --scenario, --pipeline or --params) runs the fastest exact pipeline for
-// its N: verlet below kRowsFromN boids, rows from there on; --list-steps keeps verlet, and a
-// pipeline or world asked for is kept.
+// its N (the pipeline table's): verlet below core::kDefaultWorldLargeFromN boids, rows from there
+// on; --list-steps keeps verlet, and a pipeline or world asked for is kept.
 TEST(DefaultWorld, PicksThePipelineByN) {
   EXPECT_EQ(parsed({"--headless", "--engine", "cpu"}).params.pipeline, core::Pipeline::Verlet);
   EXPECT_EQ(parsed({"--headless", "--engine", "cpu", "--n", "999999"}).params.pipeline, core::Pipeline::Verlet);
