@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/param_table.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "dist/launch.h"
 
 namespace murmur::app {
@@ -18,11 +19,11 @@ using core::UsageError;
 
 namespace {
 
-// A parameter that serves only some forces, pipelines, an integrator or an engine. An empty
-// list (or no value) is no condition.
+// A parameter that serves only the forces of one kind of rule (core/rule_table.h), some
+// pipelines, an integrator or an engine. An empty list (or no value) is no condition.
 struct ParamRule {
   const char* key;  // a parameter-table key, or a group ("boids.") that covers every key under it
-  std::vector<core::ForceMode> forces;
+  std::optional<core::RuleKind> kind;  // the kind of rule its forces run: local (boids) or field (gravity)
   std::vector<core::Pipeline> pipelines;
   std::optional<core::Integrator> integrator;
   std::optional<core::EngineKind> engine;
@@ -41,7 +42,6 @@ std::vector<core::Pipeline> pipelinesWhere(bool (*has)(const core::PipelineInfo&
 // The rules, in the order a parameter's are checked (its group's first).
 const std::vector<ParamRule>& paramRules() {
   static const std::vector<ParamRule> rules = [] {
-    using core::ForceMode;
     // The grid pipelines: those with a uniform grid of cells (the boids cell width; gravity's
     // grid of cell monopoles). The tree's parameters: pipelines whose gravity runs the tree.
     const auto grid = pipelinesWhere([](const core::PipelineInfo& r) { return r.cellWidth; });
@@ -51,16 +51,17 @@ const std::vector<ParamRule>& paramRules() {
     const std::string onTree = "--pipeline " + core::joinNames(tree) + " only";
     const core::Integrator euler = core::Integrator::DampedEuler;
     const core::EngineKind cuda = core::EngineKind::Cuda;
+    const core::RuleKind local = core::RuleKind::Local, field = core::RuleKind::Field;
     return std::vector<ParamRule>{
-        {"boids.", {ForceMode::Boids}, {}, {}, {}, "boids only", true, false},
-        {"gravity.", {ForceMode::Gravity}, {}, {}, {}, "gravity only", true, false},
+        {"boids.", local, {}, {}, {}, "boids only", true, false},
+        {"gravity.", field, {}, {}, {}, "gravity only", true, false},
         {"gravity.theta", {}, tree, {}, {}, onTree, true, false},
         {"gravity.treeLeafSize", {}, tree, {}, {}, onTree, true, false},
         {"gravity.gridDim", {}, grid, {}, {}, "the grid pipelines only" + gridNames, false, false},
         {"gravity.gridSpread", {}, grid, {}, {}, "the grid pipelines only" + gridNames, false, false},
         {"gravity.damping", {}, {}, euler, {}, std::string("--integrator ") + core::toString(euler) + " only", false,
          false},
-        {"cellWidthFactor", {ForceMode::Boids}, grid, {}, {}, "boids on the grid pipelines only" + gridNames, false,
+        {"cellWidthFactor", local, grid, {}, {}, "boids on the grid pipelines only" + gridNames, false,
          false},
         {"blockSize", {}, {}, {}, cuda, std::string("the ") + core::toString(cuda) + " engine only", false, false},
         {"listSteps", {}, lists, {}, {}, "--pipeline " + core::joinNames(lists) + " only", true, true},
@@ -79,11 +80,12 @@ bool contains(const std::vector<T>& list, T v) {
   return std::find(list.begin(), list.end(), v) != list.end();
 }
 
-// Some of the target's forces (pipelines) are the rule's; an empty list on either side is any.
+// Some of the target's forces run the rule's kind of rule (pipelines: are the rule's); no kind,
+// or an empty list on either side, is any.
 bool forcesMet(const ParamRule& r, const RunTarget& t) {
-  if (r.forces.empty()) return true;
+  if (!r.kind) return true;
   for (core::ForceMode f : t.forces)
-    if (contains(r.forces, f)) return true;
+    if (core::ruleKind(f) == *r.kind) return true;
   return false;
 }
 bool pipelinesMet(const ParamRule& r, const RunTarget& t) {
@@ -171,7 +173,8 @@ namespace {
 // and the flock count needs boids.
 void checkObserveOptions(const Options& o, const RunTarget& t) {
   const bool bench = o.mode == Mode::Bench;
-  const bool boids = contains(t.forces, core::ForceMode::Boids);
+  const bool boids =
+      std::any_of(t.forces.begin(), t.forces.end(), [](core::ForceMode f) { return core::runsLocalRule(f); });
   if (bench) {
     if (o.observeFlocks) throw UsageError(std::string("--observables-flocks") + kNotInBench + "; its sweep takes --observe-flocks");
     if (o.bench.observeFlocks && !o.bench.observe) throw UsageError("--observe-flocks applies with --observe only");
@@ -211,7 +214,7 @@ void checkOptionsApply(const Options& o) {
     for (const auto& [name, path] : cli::namedOutputs(o))
       if (!path.empty() && name != "--csv") throw UsageError(name + " " + path + kNotInBench);
   const std::vector<core::ForceMode> forces =
-      o.bench.forces.empty() ? std::vector<core::ForceMode>{core::ForceMode::Boids} : o.bench.forces;
+      o.bench.forces.empty() ? std::vector<core::ForceMode>{core::localRuleForce()} : o.bench.forces;
   std::string forceList;
   for (core::ForceMode f : forces) forceList += (forceList.empty() ? "" : ",") + std::string(core::toString(f));
   if (bench) checkBenchOptions(o, forces, forceList);

@@ -24,6 +24,7 @@
 #include "core/errors.h"
 #include "core/format.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "core/scenarios.h"
 #if defined(MURMUR_HAVE_CUDA)
 #include "cuda/sample_nbody.h"
@@ -258,13 +259,13 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
     m.rendered = true;
     m.drawMode = view->drawMode();
   }
-  if (c.force == ForceMode::Boids) {
+  if (core::runsLocalRule(c.force)) {
     m.neighbours = engine.neighbourStats();
     m.hasNeighbours = true;
   }
   // The textbook baseline is not an engine of ours: it has no observables.
   m.observed = o.bench.observe && !c.textbook;
-  m.observedFlocks = o.bench.observeFlocks && c.force == ForceMode::Boids;
+  m.observedFlocks = o.bench.observeFlocks && core::runsLocalRule(c.force);
 
   timeSteps(o, engine, view.get(), m);
   // Known only once a frame has been filled.
@@ -332,7 +333,7 @@ std::unique_ptr<core::Engine> makeBenchEngine(const BenchConfig& c, core::SimPar
   std::string why;
   if (!cudaAvailable(&why))
     throw UsageError(std::string("--pipeline ") + kTextbookPipeline + " needs the CUDA engine: " + why);
-  p.force = ForceMode::Boids;
+  p.force = core::localRuleForce();
   return cuda::createTextbookCoherentEngine(p);
 #else
   throw UsageError(std::string("--pipeline ") + kTextbookPipeline +

@@ -12,6 +12,7 @@
 #include "app/options.h"
 #include "core/params.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 
 namespace murmur::app {
 
@@ -67,7 +68,7 @@ std::string sizeLimitReason(core::EngineKind engine, core::ForceMode force, core
 // One point of the sweep.
 struct BenchConfig {
   core::EngineKind engine = core::EngineKind::Cpu;
-  core::ForceMode force = core::ForceMode::Boids;
+  core::ForceMode force = core::localRuleForce();
   core::Pipeline pipeline = core::defaultPipeline();
   std::string scenario;
   double denseNeighbours = 8;  // the dense scenario's neighbours per boid (scenarioLabel)

@@ -11,6 +11,7 @@
 #include "app/parse.h"
 #include "core/errors.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 
 namespace murmur::app {
 
@@ -23,9 +24,10 @@ namespace {
 
 // The boids pipelines with a grid (a cell width to sweep), in table order.
 std::vector<Pipeline> boidGridPipelines() {
+  const ForceMode boids = core::localRuleForce();
   std::vector<Pipeline> out;
-  for (Pipeline p : core::pipelinesFor(ForceMode::Boids))
-    if (core::hasCellWidth(p, ForceMode::Boids)) out.push_back(p);
+  for (Pipeline p : core::pipelinesFor(boids))
+    if (core::hasCellWidth(p, boids)) out.push_back(p);
   return out;
 }
 
@@ -50,13 +52,14 @@ void flameParams(core::SimParams& p) {
 
 const std::vector<BenchPreset>& benchPresets() {
   const std::vector<Pipeline> kAllPipelines = core::allPipelines();
+  const ForceMode boids = core::localRuleForce();
   static const std::vector<BenchPreset> presets = {
       {"cis565", "boids, uniform cube of half-size 100, radii 5/3/5, N 5k..5M, block 128",
-       {ForceMode::Boids}, kAllPipelines,
+       {boids}, kAllPipelines,
        {5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2000000, 5000000},
        {128}, {}, "uniform", cis565Params, false, true},
       {"constant-density", "boids, world grown with N so every boid has ~8 neighbours, N 25k..10M",
-       {ForceMode::Boids}, kAllPipelines,
+       {boids}, kAllPipelines,
        {25000, 100000, 250000, 1000000, 2500000, 5000000, 10000000},
        {}, {}, "dense", nullptr},
       {"gravity", "gravity, Plummer sphere, N 16k..1M, block sizes 64..1024",
@@ -69,7 +72,7 @@ const std::vector<BenchPreset>& benchPresets() {
        {16384, 65536, 262144, 1048576, 4194304, 10000000},
        {256}, {}, "plummer", nullptr, true},
       {"flame", "boids at FLAME GPU 2 Circles density: half-size 50, radii 2/2/2, 1M, cell widths 1 and 2, block 128",
-       {ForceMode::Boids}, boidGridPipelines(),
+       {boids}, boidGridPipelines(),
        {1000000}, {128}, {1, 2}, "uniform", flameParams, false, true},
   };
   return presets;
@@ -132,13 +135,13 @@ std::string sizeLimitReason(EngineKind engine, ForceMode force, Pipeline pipelin
   std::string what;
   if (engine == EngineKind::Cuda) {
     if (!core::pipelineInfo(pipeline).allPairs) return {};
-    limit = force == ForceMode::Boids ? kCudaNaiveBoidsMaxN : kCudaNaiveGravityMaxN;
+    limit = core::runsLocalRule(force) ? kCudaNaiveBoidsMaxN : kCudaNaiveGravityMaxN;
     what = std::string("the GPU naive ") + core::toString(force) + " limit";
   } else if (core::pipelineInfo(pipeline).allPairs) {
     limit = kCpuNaiveMaxN;
     what = "the CPU engine's naive limit";
   } else {
-    limit = force == ForceMode::Boids ? kCpuGridMaxN : kCpuGravityGridMaxN;
+    limit = core::runsLocalRule(force) ? kCpuGridMaxN : kCpuGravityGridMaxN;
     what = std::string("the CPU engine's ") + core::toString(force) + " grid limit";
   }
   if (n <= limit) return {};
@@ -150,7 +153,7 @@ namespace {
 // The default world: the viewer's for boids (dense; uniform when a --half-size is given),
 // plummer for gravity.
 std::string defaultScenario(ForceMode f, const BenchOptions& b) {
-  if (f != ForceMode::Boids) return "plummer";
+  if (!core::runsLocalRule(f)) return "plummer";
   return b.defaultDense ? "dense" : "uniform";
 }
 }  // namespace
@@ -159,7 +162,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
   const BenchOptions& b = o.bench;
   std::vector<EngineKind> engines = {o.engine};
   if (b.cpuBaseline && o.engine != EngineKind::Cpu) engines.push_back(EngineKind::Cpu);
-  const std::vector<ForceMode> forces = b.forces.empty() ? std::vector<ForceMode>{ForceMode::Boids} : b.forces;
+  const std::vector<ForceMode> forces = b.forces.empty() ? std::vector<ForceMode>{core::localRuleForce()} : b.forces;
   // (pipeline, textbook baseline): the engine's pipelines (those with a method of their own for the
   // force), then the baseline when asked for.
   const auto sweepPipelines = [&](ForceMode force) {
@@ -193,7 +196,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
           // The baseline repeats GPU measurements only; the CPU engine has no textbook variant.
           if (textbook && baseline) continue;
           // Not a configuration at all (options refuse a boids-only sweep that names tree).
-          if (force == ForceMode::Boids && !core::pipelineInfo(pipeline).boids) continue;
+          if (core::runsLocalRule(force) && !core::pipelineInfo(pipeline).boids) continue;
           for (int bs : blockSizes) {
             for (int cw : cellWidths) {
               BenchConfig c;
@@ -212,7 +215,7 @@ std::vector<BenchConfig> planBench(const Options& o) {
                 continue;
               if (textbook && engine != EngineKind::Cuda)
                 c.skipReason = std::string(kTextbookPipeline) + " runs on the CUDA engine only";
-              else if (textbook && force != ForceMode::Boids)
+              else if (textbook && !core::runsLocalRule(force))
                 c.skipReason = std::string(kTextbookPipeline) + " is a boids baseline";
               else if (n > 0)
                 c.skipReason = sizeLimitReason(engine, force, pipeline, n);

@@ -11,6 +11,7 @@
 #include "core/cpu_engine.h"
 #include "core/errors.h"
 #include "core/format.h"
+#include "core/rule_table.h"
 
 #if defined(MURMUR_HAVE_CUDA)
 #include "cuda/cuda_engine.h"
@@ -120,7 +121,7 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& paramsIn,
   const size_t avail = hostAvailableBytes();
   if (avail > 0 && host.total > avail) {
     std::string what = "--n " + std::to_string(n);
-    if (host.grid > host.total / 2 && params.force == core::ForceMode::Boids) {
+    if (host.grid > host.total / 2 && core::runsLocalRule(params)) {
       // The world's size as the user set it: the dense scenario derives it from --neighbours.
       char h[96];
       if (dense)

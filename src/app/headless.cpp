@@ -25,6 +25,7 @@
 #include "core/format.h"
 #include "core/metrics.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "core/scenarios.h"
 #include "dist/dist_factory.h"
 #include "dist/launch.h"
@@ -85,7 +86,7 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   const core::EngineKind fitKind = ranks ? core::EngineKind::Cpu : o.engine;
   const bool fromFile = o.scenario.name.rfind("file:", 0) == 0;
   const bool inShares = ranks && core::scenarioMakesShares(o.scenario.name);
-  if (inShares && params.force == core::ForceMode::Boids)
+  if (inShares && core::runsLocalRule(params))
     checkFitsInShares(o.scenario.n, params, o.scenario, dist::launchedRanks(), dist::launchedLocalRanks());
   else if (!fromFile)
     checkFits(fitKind, o.scenario.n, params, &o.scenario);
@@ -127,7 +128,7 @@ class HeadlessPictures {
 #if defined(MURMUR_HAVE_RENDER)
     // Collective: rank 0's view frames gravity from every body, gathered once here (boids are
     // framed by the world alone).
-    if (o.render && ranks && engine.params().force != core::ForceMode::Boids) engine.readBodies();
+    if (o.render && ranks && !core::runsLocalRule(engine.params())) engine.readBodies();
     if (o.render && speaker) {
       std::string why;
       view_ = createOffscreenView(o, engine, &why);

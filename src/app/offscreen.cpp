@@ -6,6 +6,7 @@
 
 #include "app/draw_source.h"
 #include "app/view_setup.h"
+#include "core/rule_table.h"
 #include "render/egl_context.h"
 
 namespace murmur::app {
@@ -19,7 +20,7 @@ class EglOffscreenView final : public OffscreenView {
     // Frame the initial state; the camera then stays put so a video shows the motion. Boids are
     // framed by the world and their count alone, so their state is not read (over ranks it would
     // be gathered to this rank: 36 GB at a billion boids).
-    const bool boids = engine.params().force == core::ForceMode::Boids;
+    const bool boids = core::runsLocalRule(engine.params());
     const core::Bodies b = boids ? core::Bodies{} : engine.readBodies();
     style_ = defaultStyle(engine.params(), engine.numBodies(), b, o.drawMode, o.colourMode);
     applySplatOptions(style_, o.slab, o.fog, o.edl, o.warpReduce);

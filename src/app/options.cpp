@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "core/scenarios.h"
 
 namespace murmur::app {
@@ -90,7 +91,7 @@ void checkSweepPipelines(const Options& o, const BenchPreset* preset) {
   const auto& forces = o.bench.forces.empty() && preset ? preset->forces : o.bench.forces;
   const bool gravity = std::find(forces.begin(), forces.end(), core::ForceMode::Gravity) != forces.end();
   for (core::Pipeline p : o.bench.pipelines)
-    if (!core::serves(p, core::ForceMode::Boids) && !gravity)
+    if (!core::serves(p, core::localRuleForce()) && !gravity)
       throw UsageError(std::string("--pipeline ") + core::toString(p) + ": " + core::gravityOnlyMessage() +
                        "; add --force gravity");
 }
@@ -100,8 +101,9 @@ void checkScenarioOptions(const cli::CommandLine& cl, const Options& o) {
   // Options that only the dense scenario reads are refused with any other rather than ignored.
   const std::string& scen = o.mode == Mode::Bench ? o.bench.scenario : o.scenario.name;
   // A sweep with no scenario of its own runs boids in the default world, dense.
-  const bool benchBoids = o.bench.forces.empty() || std::find(o.bench.forces.begin(), o.bench.forces.end(),
-                                                               core::ForceMode::Boids) != o.bench.forces.end();
+  const bool benchBoids =
+      o.bench.forces.empty() || std::any_of(o.bench.forces.begin(), o.bench.forces.end(),
+                                            [](core::ForceMode f) { return core::runsLocalRule(f); });
   const bool denseDefault = o.mode == Mode::Bench && scen.empty() && o.bench.defaultDense && benchBoids;
   if (cl.has("--neighbours") && scen != "dense" && !denseDefault)
     throw UsageError("--neighbours " + cl.text("--neighbours") + " applies to --scenario dense only (the scenario is " +
@@ -155,7 +157,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
   // against boids only then (resolveDefaults); every other rule is checked here, against the
   // parameters as given.
   core::SimParams check = o.params;
-  if (!o.forceSet && !core::serves(check.pipeline, core::ForceMode::Boids)) check.force = core::ForceMode::Gravity;
+  if (!o.forceSet && !core::serves(check.pipeline, core::localRuleForce())) check.force = core::ForceMode::Gravity;
   const std::string err = core::validateParams(check);
   if (!err.empty()) throw UsageError(err);
   return true;
@@ -173,8 +175,7 @@ void resolveDefaults(Options& o) {
   if (!o.forceSet && o.mode != Mode::Bench &&
       (o.fileForce.empty() || !core::parse(o.fileForce, o.params.force)))
     o.params.force = core::naturalForce(o.scenario.name);
-  if (o.mode != Mode::Bench && o.params.force == core::ForceMode::Boids &&
-      !core::serves(o.params.pipeline, core::ForceMode::Boids))
+  if (o.mode != Mode::Bench && core::runsLocalRule(o.params) && !core::serves(o.params.pipeline, o.params.force))
     throw UsageError(std::string("--pipeline ") + core::toString(o.params.pipeline) + ": " + core::gravityOnlyMessage());
   if (o.dt > 0) core::activeDt(o.params) = o.dt;
   checkOptionsApply(o);

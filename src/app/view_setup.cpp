@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/rule_table.h"
+
 namespace murmur::app {
 
 ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, const std::string& drawName,
@@ -14,7 +16,7 @@ ViewStyle defaultStyle(const core::SimParams& p, const core::Bodies& bodies, con
 ViewStyle defaultStyle(const core::SimParams& p, size_t n, const core::Bodies& bodies, const std::string& drawName,
                        const std::string& colourName) {
   ViewStyle s;
-  if (p.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(p)) {
     s.draw = render::DrawMode::Boids;
     s.colour = render::ColourMode::Velocity;
     // A glyph 0.4 of the mean spacing of the boids long: a flock reads as a swarm of arrows at
@@ -45,10 +47,10 @@ ViewStyle defaultStyle(const core::SimParams& p, size_t n, const core::Bodies& b
   // The splat renderer keeps the nearest body per pixel: right for flocks, where the surfaces of
   // the flocks are the picture. Gravity stays on additive sprites at every N: a galaxy is a
   // density, and nearest-body splats of a million bodies show only the halo in front of it.
-  if (p.force == core::ForceMode::Boids && n >= kSplatDefaultMinBodies) s.draw = render::DrawMode::Splat;
+  if (core::runsLocalRule(p) && n >= kSplatDefaultMinBodies) s.draw = render::DrawMode::Splat;
   // A splat body a sixth of the separation radius across: one pixel from the default distance,
   // a shaded disc when the camera comes close.
-  s.splat.bodySize = p.force == core::ForceMode::Boids ? p.boids.separationRadius / 6.0f : s.bodySize;
+  s.splat.bodySize = core::runsLocalRule(p) ? p.boids.separationRadius / 6.0f : s.bodySize;
   if (!drawName.empty()) render::parse(drawName, s.draw);
   if (!colourName.empty()) render::parse(colourName, s.colour);
   return s;
@@ -87,7 +89,7 @@ void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewSty
     style.speedScale = hi;
   } else {
     style.speedFloor = 0.0f;
-    style.speedScale = p.force == core::ForceMode::Boids ? p.boids.maxSpeed : std::max(1e-3f, 2.0f * hi);
+    style.speedScale = core::runsLocalRule(p) ? p.boids.maxSpeed : std::max(1e-3f, 2.0f * hi);
   }
 }
 
@@ -98,7 +100,7 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
     camera.setPitch(0.0f);
   }
   style.boxHalfDepth = plane ? 0.0f : -1.0f;
-  if (p.force == core::ForceMode::Boids || bodies.size() == 0) {
+  if (core::runsLocalRule(p) || bodies.size() == 0) {
     // The cube's half-diagonal for depth dimming. The camera sees the cube from above and to the
     // side, so that its box reads as a box and flocks at different depths fall apart on screen
     // (face-on, the depth axis collapses and the flocks of the front and back layers overlap), as

@@ -25,6 +25,7 @@
 #include "core/csv.h"
 #include "core/engine.h"
 #include "core/observables.h"
+#include "core/rule_table.h"
 #include "core/scenarios.h"
 #include "render/camera.h"
 #include "render/renderer.h"
@@ -73,7 +74,7 @@ struct Viewer {
   double simMs = 0, frameMs = 0, fps = 0, stepsPerS = 0, renderMs = 0;
   // The world the window opened on and its force: G twice comes back to it (worldForForce).
   core::ScenarioSpec startWorld;
-  core::ForceMode startForce = core::ForceMode::Boids;
+  core::ForceMode startForce = core::localRuleForce();
   // The stage times of the step simMs times (the same step, read on the stepping thread).
   core::StepProfile simProfile;
   std::vector<double> secondSimMs, secondRenderMs;

@@ -10,6 +10,7 @@
 #include "app/viewer.h"
 #include "app/viewer_state.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 
 namespace murmur::app::viewer {
 
@@ -45,7 +46,7 @@ std::vector<std::pair<std::string, std::string>> helpRows() {
 // cluster does not flock), so the scenario follows the force when it was the other mode's own;
 // the starting world comes back with its force (worldForForce).
 void Viewer::toggleForce() {
-  params.force = params.force == core::ForceMode::Boids ? core::ForceMode::Gravity : core::ForceMode::Boids;
+  params.force = core::runsLocalRule(params) ? core::ForceMode::Gravity : core::localRuleForce();
   paramsDirty = true;
   const core::ScenarioSpec next = worldForForce(scenario, startWorld, startForce, params.force);
   const bool changed = next.name != scenario.name || next.n != scenario.n || next.seed != scenario.seed ||

@@ -238,7 +238,7 @@ void Viewer::drawObservablesSection() {
   if (!observedOnce) return;
   using core::Obs;
   const core::Observables& o = obsLast;
-  if (params.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(params)) {
     ImGui::Text("polarization %.3f  speed %.3f", o[Obs::Polarization], o[Obs::MeanSpeed]);
     ImGui::Text("neighbours %.2f  nearest %.3f", o[Obs::NeighboursCohesion], o[Obs::NearestDistance]);
     if (o.has(Obs::Flocks))

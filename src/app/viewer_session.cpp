@@ -16,6 +16,7 @@
 #include "app/git_sha.h"
 #include "app/summary.h"
 #include "app/viewer.h"
+#include "core/rule_table.h"
 #include "render/screenshot.h"
 
 namespace murmur::app::viewer {
@@ -51,7 +52,7 @@ void Viewer::resetScenario() {
   // Fresh sizes and scales for the new bodies; the chosen draw and colour modes stay, except
   // oriented boids, which give way to the default when the force is gravity.
   ViewStyle fresh = defaultStyle(params, bodies, "", "");
-  if (drawChosen && !(style.draw == render::DrawMode::Boids && params.force != core::ForceMode::Boids))
+  if (drawChosen && !(style.draw == render::DrawMode::Boids && !core::runsLocalRule(params)))
     fresh.draw = style.draw;
   fresh.colour = style.colour;
   const float bodySize = fresh.splat.bodySize;
@@ -76,12 +77,12 @@ void Viewer::clearObservables() {
 }
 
 const char* Viewer::plottedName() const {
-  if (params.force == core::ForceMode::Boids) return "polarization";
+  if (core::runsLocalRule(params)) return "polarization";
   return obsLast.has(core::Obs::EnergyDrift) ? "energy drift" : "kinetic energy";
 }
 
 double Viewer::plottedValue(const core::Observables& o) const {
-  if (params.force == core::ForceMode::Boids) return o[core::Obs::Polarization];
+  if (core::runsLocalRule(params)) return o[core::Obs::Polarization];
   return o.has(core::Obs::EnergyDrift) ? o[core::Obs::EnergyDrift] : o[core::Obs::Kinetic];
 }
 
@@ -91,7 +92,7 @@ void Viewer::observeIfDue() {
   if (!observing || (observedOnce && stepsDone - lastObserved < uint64_t(opts.observeEvery))) return;
   try {
     core::ObserveRequest req;
-    req.flocks = opts.observeFlocks && params.force == core::ForceMode::Boids;
+    req.flocks = opts.observeFlocks && core::runsLocalRule(params);
     // The window waits for a sample: on the CPU engine the all-pairs potential stops at
     // kViewerCpuPotentialMaxN bodies (a fraction of a second on a few cores).
     if (engine->kind() == core::EngineKind::Cpu) req.potentialMaxN = kViewerCpuPotentialMaxN;

@@ -42,6 +42,8 @@ void selectRule(SimParams& p, const RuleInfo& r);
 // Whether a step of force f runs a local rule (the boids pipelines' loops, the boids grid, the
 // slabs over ranks) rather than a field rule: the kind of the rows that run f.
 bool runsLocalRule(ForceMode f);
+// The kind of the rules that run force f (local: runsLocalRule(f)).
+inline RuleKind ruleKind(ForceMode f) { return runsLocalRule(f) ? RuleKind::Local : RuleKind::Field; }
 // Whether p's force is a local rule.
 inline bool runsLocalRule(const SimParams& p) { return runsLocalRule(p.force); }
 // The force mode a step of every local rule runs (the table checks that they share one).

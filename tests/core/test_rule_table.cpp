@@ -35,6 +35,13 @@ TEST(RuleTable, LocalRulesAreTheRuleSetsInOrder) {
   EXPECT_EQ(g->force, ForceMode::Gravity);
 }
 
+// ruleKind(f) is the kind of the rows that run f: boids local, gravity field.
+TEST(RuleTable, RuleKindIsTheKindOfTheForcesRows) {
+  EXPECT_EQ(ruleKind(ForceMode::Boids), RuleKind::Local);
+  EXPECT_EQ(ruleKind(ForceMode::Gravity), RuleKind::Field);
+  for (const RuleInfo& r : ruleTable()) EXPECT_EQ(ruleKind(r.force), r.kind) << r.name;
+}
+
 // The reach the pipelines plan with is the rule's: the largest of the three boids radii, whichever
 // it is, and it follows a change of the parameters.
 TEST(RuleTable, SearchRadiusIsTheActiveRulesReach) {
