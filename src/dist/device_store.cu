@@ -29,6 +29,7 @@
 
 #include "core/errors.h"
 #include "core/format.h"
+#include "core/rule_table.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_engine.h"
 #include "cuda/grid_build.h"
@@ -120,7 +121,7 @@ void DeviceStore::checkFits(size_t owned, size_t total, const core::SimParams& p
   // drift; the grid's start/end. Gravity: owned state and accelerations plus every position.
   // Rows: the integrated positions too, and one offset per cell instead of two.
   size_t need = 0;
-  if (p.force == core::ForceMode::Boids) {
+  if (core::runsLocalRule(p)) {
     const core::GridSpec g = rankGrid(p, total);
     const size_t cells = g.numCells;
     // Rows: the counting sort's counts over the rank's share of the cells and the planes its
@@ -158,7 +159,7 @@ void DeviceStore::setOwned(const core::Bodies& owned, const std::vector<uint64_t
   total_ = total;
   crowded_ = lastCounted_ = false;
   edgesFor_.valid = false;
-  if (params_.force != core::ForceMode::Boids || n == 0) return;
+  if (!core::runsLocalRule(params_) || n == 0) return;
   const cuda::LaunchConfig lc = launch();
   ensureWork(n);
   ensureGrid(g.numCells);

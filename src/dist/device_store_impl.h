@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,11 @@
 #include "core/engine.h"
 #include "core/grid.h"
 #include "core/params.h"
+#include "core/pipeline_table.h"
 #include "core/splat.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_engine.h"
+#include "cuda/cuda_pipeline.h"
 #include "cuda/device_buffer.h"
 #include "cuda/grid_build.h"
 #include "cuda/launch.h"
@@ -57,7 +60,10 @@ class DeviceStore final : public LocalStore {
 
   core::EngineKind kind() const override { return core::EngineKind::Cuda; }
   std::string deviceName() const override { return name_; }
-  void setParams(const core::SimParams& p) override { params_ = p; }
+  void setParams(const core::SimParams& p) override {
+    if (!pipeline_ || p.pipeline != params_.pipeline) pipeline_ = cuda::makeCudaPipeline(p.pipeline);
+    params_ = p;
+  }
   void setProfiling(bool on) override { profile_ = on; }
   core::DeviceInfo deviceInfo() const override { return cuda::deviceInfo(); }
 
@@ -111,6 +117,10 @@ class DeviceStore final : public LocalStore {
 
  private:
   cuda::LaunchConfig launch() const { return cuda::LaunchConfig{params_.blockSize, stream_}; }
+  const cuda::CudaPipeline& pipeline() {
+    if (!pipeline_) pipeline_ = cuda::makeCudaPipeline(params_.pipeline);
+    return *pipeline_;
+  }
 
   // The rows pipeline's counting sort of the local set over the local cells [fromCell, endCell)
   // (see device_store_step.cu), into the reordered arrays, the sorted keys and the cell offsets.
@@ -121,7 +131,8 @@ class DeviceStore final : public LocalStore {
   bool countedSort(const LocalSet& set, uint32_t m, uint32_t n, const SlabLayout& l, const core::GridSpec& g, int me,
                    uint32_t fromCell, uint32_t endCell, Lap& lap, core::StepProfile& prof);
 
-  static bool rows(const core::SimParams& p) { return p.pipeline == core::Pipeline::Rows; }
+  // The rows grids (a local set sorted on finer cells, offsets in cellFirst) or the coherent grid.
+  static bool rows(const core::SimParams& p) { return core::pipelineInfo(p.pipeline).rowGrid; }
 
   // The first slot of every cell from the sorted keys [0, n): cellStart/cellEnd on the coherent
   // grid, cellFirst on the rows grid.
@@ -158,6 +169,7 @@ class DeviceStore final : public LocalStore {
   cudaStream_t stream_;
   std::string name_;
   core::SimParams params_{};
+  std::unique_ptr<cuda::CudaPipeline> pipeline_;  // the boids force pass of params_.pipeline
   bool profile_ = false;
   int me_ = 0;
   // pos_/vel_/id_ hold n_ bodies; [ownedBegin_, ownedEnd_) are this rank's (gravity: all).

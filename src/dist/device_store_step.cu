@@ -24,7 +24,7 @@
 
 #include "core/format.h"
 #include "core/physics.h"
-#include "cuda/boids_kernels.h"
+#include "cuda/cuda_pipeline.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_utils.cuh"
 #include "cuda/grid_build.h"
@@ -266,25 +266,28 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   ownedRangeKernel<<<1, 4, 0, stream_>>>(keys_[sorted_].get(), n, bounds, ctl_.get());
   MURMUR_CUDA_LAUNCH_CHECK();
   // Forces for every body in the local set; the halo's results are dropped (it is a few planes
-  // of many, and skipping them would cost a branch per thread in the hot kernel).
-  const float radius = core::searchRadius(params_);
-  if (rows(params_)) {
-    // The one-GPU rows kernel, integrating into rPos_; the loop and the flat loop's table as one
-    // GPU picks them for the whole count (cuda/pipelines/rows.cpp).
-    const core::RowLoop loop = core::rowLoop(params_, total_);
-    const int flatRows = loop == core::RowLoop::Flat ? cuda::rowsFlatTableRows(g, radius) : 0;
-    cuda::RowsStepOut out;
-    out.posOut = rPos_.get();
-    out.dt = core::localDt(params_);
-    out.halfSize = params_.halfSize;
-    cuda::launchBoidsRows(aPos_.get(), aVel_.get(), n, gridSpec_.get(), cellFirst_.get(), params_, radius,
-                          loop, flatRows, velNew_.get(), out, lc);
+  // of many, and skipping them would cost a branch per thread in the hot kernel). The pipeline's
+  // own force pass, the one a single GPU runs (CudaPipeline::localForce): its kernel, loop and
+  // arguments planned in its file for the whole world's count, over the local set.
+  cuda::LocalForcePass pass;
+  pass.params = &params_;
+  pass.total = total_;
+  pass.n = n;
+  pass.pos = aPos_.get();
+  pass.vel = aVel_.get();
+  pass.velOut = velNew_.get();
+  pass.posOut = rPos_.get();
+  pass.grid = dg;
+  pass.d_rowGrid = gridSpec_.get();
+  pass.cellFirst = cellFirst_.get();
+  pass.lc = lc;
+  const cuda::CudaPipeline& pipeline = this->pipeline();
+  if (pipeline.localForce(pass)) {
     std::swap(aPos_, rPos_);  // the integrated positions are the new state below
     lap(prof.forceMs);
   } else {
-    cuda::launchBoidsGrid(true, aPos_.get(), aVel_.get(), n, dg, params_, radius, velNew_.get(), lc);
     lap(prof.forceMs);
-    cuda::launchBoidsIntegrate(aPos_.get(), velNew_.get(), n, core::localDt(params_), params_.halfSize, lc);
+    pipeline.localIntegrate(pass);
   }
   // The new state is the local set in cell order; its owned slots are one range, the halo
   // around it stays until the next step reads only that range.

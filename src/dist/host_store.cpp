@@ -14,6 +14,7 @@
 #include "core/cpu_pipeline.h"
 #include "core/format.h"
 #include "core/physics.h"
+#include "core/pipeline_table.h"
 #include "core/row_search.h"
 #include "core/rule_table.h"
 #include "core/splat.h"
@@ -147,7 +148,7 @@ class HostStore final : public LocalStore {
     if (profile_) prof.labelMs = msSince(t0), t0 = std::chrono::steady_clock::now();
     core::sortByCell(g, keys_, counts_, sortedKeys_, sortedIndex_);
     core::findCellBounds(g, sortedKeys_, cellStart_, cellEnd_);
-    const bool rows = params_.pipeline == core::Pipeline::Rows;
+    const bool rows = core::pipelineInfo(params_.pipeline).rowGrid;  // else the coherent grid
     if (rows) core::findCellFirst(g, sortedKeys_, cellFirst_);
     if (profile_) prof.sortMs = msSince(t0), t0 = std::chrono::steady_clock::now();
     reorderBySortedIndex();
