@@ -38,12 +38,26 @@ using core::Vec4;
 
 struct CudaEngine::Impl {
   DeviceState s;
+  // One instance of every pipeline run so far, each with the buffers it owns (cuda_pipeline.h),
+  // made on first use; destroyed before s.
+  std::unique_ptr<CudaPipeline> pipelines[core::enumCount<Pipeline>()];
   // The method a step of the current force runs (core::effectivePipeline): its boids step or
   // gravity forces, its neighbour statistics and its cycle.
-  std::unique_ptr<CudaPipeline> stepper;
+  CudaPipeline* stepper = nullptr;
   // The gravity method of the current pipeline, for gravity steps and computeAccelerations (which
   // boids parameters may call too).
-  std::unique_ptr<CudaPipeline> gravity;
+  CudaPipeline* gravity = nullptr;
+
+  CudaPipeline& pipeline(Pipeline p) {
+    std::unique_ptr<CudaPipeline>& slot = pipelines[static_cast<int>(p)];
+    if (!slot) slot = makeCudaPipeline(p);
+    return *slot;
+  }
+  // What every pipeline keeps across steps describes a state or parameters that changed.
+  void invalidatePipelines() {
+    for (auto& p : pipelines)
+      if (p) p->invalidate();
+  }
   // The observables' scratch buffers (cuda/observables.h), made on the first sample.
   std::unique_ptr<DeviceObserver> observer;
 
@@ -95,7 +109,9 @@ core::StepProfile CudaEngine::lastProfile() const { return impl_->s.profile; }
 
 int CudaEngine::stepsPerCycle() const { return impl_->stepper->stepsPerCycle(impl_->s); }
 
-void CudaEngine::debugSetListCapacity(uint32_t entries) { impl_->s.lists.fixCapacity(entries, impl_->s.n); }
+void CudaEngine::debugSetListCapacity(uint32_t entries) {
+  impl_->pipeline(impl_->s.params.pipeline).fixListCapacity(entries, impl_->s.n);
+}
 
 void CudaEngine::debugSetGridSort(GridSort mode) { impl_->s.rowSort.mode = mode; }
 
@@ -110,17 +126,17 @@ void CudaEngine::setParams(const SimParams& p) {
   if (err.empty()) err = core::validateGridFor(p, s.n);
   if (!err.empty()) throw std::invalid_argument(err);
   s.dropPendingStep();
-  std::unique_ptr<CudaPipeline> stepper = makeCudaPipeline(core::effectivePipeline(p.pipeline, p.force));
-  std::unique_ptr<CudaPipeline> gravity = makeCudaPipeline(core::effectivePipeline(p.pipeline, ForceMode::Gravity));
+  CudaPipeline& stepper = m.pipeline(core::effectivePipeline(p.pipeline, p.force));
+  CudaPipeline& gravity = m.pipeline(core::effectivePipeline(p.pipeline, ForceMode::Gravity));
   // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
   // so that the next step does not allocate.
   if (s.n > 0 && usesGrid(p.pipeline)) s.ensureGrid(gridCells(p, p.force, s.n), usesRowGrid(p, p.force), p.force);
-  if (s.n > 0 && p.pipeline == Pipeline::Tree) s.tree.reserve(s.n);
+  m.pipeline(p.pipeline).reserve(s.n);
   if (core::forceFieldChanged(s.params, p)) s.accValid = false;
   s.params = p;
-  m.stepper = std::move(stepper);
-  m.gravity = std::move(gravity);
-  s.lists.invalidate();
+  m.stepper = &stepper;
+  m.gravity = &gravity;
+  m.invalidatePipelines();
   s.rowSort.restart();
   // The boids grid depends only on the parameters: store it once here, not every step.
   launchStoreGrid(s.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), s.launch());
@@ -141,6 +157,8 @@ void CudaEngine::reset(const core::Bodies& bodies) {
                            std::to_string(INT_MAX) + " bodies");
   s.dropPendingStep();
   s.releaseBodies();
+  for (auto& pl : impl_->pipelines)
+    if (pl) pl->release();
   s.rowSort.restart();
   s.accValid = false;
   s.profile = core::StepProfile{};
@@ -166,7 +184,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
     s.ensureGrid(gridCells(s.params, s.params.force, n), usesRowGrid(s.params, s.params.force), s.params.force,
                  false);
   launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(s.params, n), s.launch());
-  if (s.params.pipeline == Pipeline::Tree) s.tree.reserve(s.n);
+  impl_->pipeline(s.params.pipeline).reserve(s.n);
   MURMUR_CUDA_CHECK(cudaMemcpy(s.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(s.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(s.id[0].get(), bodies.id.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
@@ -274,7 +292,7 @@ void CudaEngine::scatterById(const Vec4* d_pos, const Vec4* d_vel) {
   s.dropPendingStep();
   if (d_pos) s.commonMass = c.commonMass;
   s.accValid = false;
-  s.lists.invalidate();
+  impl_->invalidatePipelines();
   s.rowSort.restart();
 }
 

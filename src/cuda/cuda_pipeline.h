@@ -1,10 +1,11 @@
 // One pipeline of the CUDA engine (a row of core/pipeline_table.h): the stages it runs on the
 // engine's device state. The engine owns the step loop and the integration order (leapfrog or
 // damped Euler for gravity); a pipeline supplies the parts that differ. Each pipeline is one file
-// under pipelines/, and pipelines/registry.cpp maps core::Pipeline to it. Pipelines keep no state
-// of their own: what must survive a step lives in DeviceState, so that switching pipelines with
-// setParams keeps every buffer. How to add a pipeline:
-// docs/design.md#the-pipeline-table-and-how-to-add-a-pipeline.
+// under pipelines/, and pipelines/registry.cpp maps core::Pipeline to it. The state every pipeline
+// shares (the bodies, the grid buffers, the rows grids' sort) lives in DeviceState; what only one
+// pipeline uses (the tree's buffers, the verlet lists) it owns itself. The engine keeps one
+// instance of each pipeline it has run, so switching pipelines with setParams keeps every buffer.
+// How to add a pipeline: docs/design.md#the-pipeline-table-and-how-to-add-a-pipeline.
 #pragma once
 
 #include "cuda/module_guard.h"
@@ -71,6 +72,17 @@ class CudaPipeline {
   virtual bool localForce(const LocalForcePass&) const;
   // The integration of a pass whose localForce did not integrate: pos in place, from velOut.
   virtual void localIntegrate(const LocalForcePass&) const;
+
+  // The pipeline's own buffers. reserve: room for n bodies before the next step (setParams and
+  // reset call it for the selected pipeline; it may throw core::UsageError, which leaves the
+  // engine as it was). invalidate: the state or the parameters changed, so what the pipeline
+  // keeps across steps (lists) must be made again. release: its per-body buffers (reset).
+  virtual void reserve(uint32_t /*n*/) {}
+  virtual void invalidate() {}
+  virtual void release() {}
+  // debugSetListCapacity: a pipeline with lists gives them room for `entries` per body from the
+  // next step on; the others have none to fix.
+  virtual void fixListCapacity(uint32_t /*entries*/, uint32_t /*n*/) {}
 };
 
 // The pipeline that runs method p on the CUDA engine (pipelines/registry.cpp). Throws

@@ -21,7 +21,6 @@ void DeviceState::create() {
   gridSpecs.allocate(kNumGridSlots);
   boundsPartials.allocate((gravityGridScratchBytes() + sizeof(Vec4) - 1) / sizeof(Vec4));
   counts.allocate(2);
-  lists.create();
   rowSort.create(stream);
 }
 
@@ -40,8 +39,6 @@ void DeviceState::releaseBodies() {
   cellFirst.release();
   rowSort.releaseCounts();
   monopole.release();
-  tree.release();
-  lists.release();
   n = 0;
 }
 

@@ -33,8 +33,6 @@
 #include "cuda/launch.h"
 #include "cuda/row_grid_sort.h"
 #include "cuda/stage_timer.h"
-#include "cuda/tree_build.h"
-#include "cuda/verlet_lists.h"
 
 namespace murmur::cuda {
 
@@ -66,9 +64,7 @@ struct DeviceState {
   DeviceBuffer<core::Vec4> boundsPartials;
   DeviceBuffer<unsigned long long> counts;  // neighbour statistics: candidates, neighbours
 
-  TreeBuffers tree;         // allocated while the pipeline is `tree`
-  VerletListState lists;    // the verlet pipeline's lists
-  RowGridSort rowSort;      // the rows grids' sort
+  RowGridSort rowSort;      // the rows grids' sort (rows, verlet and clusters sort with it)
   int flatTableRowsCap = 0;  // debugSetFlatTableRows; 0: rowsFlatTableRows
 
   StageTimer timer;

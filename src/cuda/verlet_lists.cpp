@@ -49,8 +49,7 @@ VerletLists VerletListState::view() const {
                      capacity};
 }
 
-void sizeLists(DeviceState& s, const core::GridSpec* d_grid, const LaunchConfig& lc) {
-  VerletListState& L = s.lists;
+void sizeLists(DeviceState& s, VerletListState& L, const core::GridSpec* d_grid, const LaunchConfig& lc) {
   if (L.fixed) return;
   const uint32_t n = s.n;
   uint32_t want = L.capacity;
@@ -84,8 +83,7 @@ void sizeLists(DeviceState& s, const core::GridSpec* d_grid, const LaunchConfig&
   L.capacity = want;
 }
 
-void buildLists(DeviceState& s) {
-  VerletListState& L = s.lists;
+void buildLists(DeviceState& s, VerletListState& L) {
   const LaunchConfig lc = s.launch();
   L.plan = L.fresh ? core::verletPlanFor(s.params, 1) : core::verletPlan(s.params);
   const core::GridSpec g = core::rowGridForRadius(s.params, s.n, L.plan.radius);
@@ -101,7 +99,7 @@ void buildLists(DeviceState& s) {
     L.overflow.allocate(s.n);
   }
   s.rowSort.sort(s, d_grid, g.numCells, lc);
-  sizeLists(s, d_grid, lc);
+  sizeLists(s, L, d_grid, lc);
   s.timer.stage(core::Stage::List, [&] {
     MURMUR_CUDA_CHECK(cudaMemsetAsync(L.scalars.get(), 0, 4 * sizeof(uint32_t), s.stream));
     launchVerletBuild(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), L.plan, s.params.halfSize, L.view(), lc);

@@ -25,7 +25,7 @@ struct VerletListState {
   VerletListState(const VerletListState&) = delete;
   VerletListState& operator=(const VerletListState&) = delete;
 
-  // The scalars, their pinned copy and the stats event. Called once, by the engine's constructor.
+  // The scalars, their pinned copy and the stats event. Called once, by the verlet pipeline.
   void create();
   // The per-body buffers (reset): the next build sizes the lists again and lists for one step.
   void release();
@@ -61,10 +61,10 @@ struct VerletListState {
 // more than three times the mean (and 32): one clump must not size the lists of every body. A
 // list longer than the room sends its body to the overflow queue, whose bodies search the
 // build's grid again (verlet_kernels.h), exactly and without lists.
-void sizeLists(DeviceState& s, const core::GridSpec* d_grid, const LaunchConfig& lc);
+void sizeLists(DeviceState& s, VerletListState& L, const core::GridSpec* d_grid, const LaunchConfig& lc);
 
 // A verlet build: labelCells -> sortByCell -> findCellFirst -> reorderBodies on the list grid
 // (row_grid_sort.h), then the lists of the current positions.
-void buildLists(DeviceState& s);
+void buildLists(DeviceState& s, VerletListState& L);
 
 }  // namespace murmur::cuda

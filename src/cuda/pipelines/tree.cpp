@@ -15,7 +15,7 @@ class TreePipeline final : public CudaPipeline {
   void gravityForces(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
     const core::GravityParams& gp = s.params.gravity;
-    TreeBuffers& tree = s.tree;
+    TreeBuffers& tree = tree_;
     s.timer.stage(Stage::Bounds, [&] { launchTreeBounds(s.pos[s.cur].get(), s.n, tree, lc); });
     s.timer.stage(Stage::Label, [&] { launchTreeKeys(s.pos[s.cur].get(), s.n, tree, lc); });
     int sel = 0;
@@ -31,6 +31,14 @@ class TreePipeline final : public CudaPipeline {
 
   // The gravity grid of the current force mode, as the CPU engine counts it.
   core::NeighbourStats neighbourStats(DeviceState& s) override { return s.classicGridStats(); }
+
+  void reserve(uint32_t n) override {
+    if (n > 0) tree_.reserve(n);
+  }
+  void release() override { tree_.release(); }
+
+ private:
+  TreeBuffers tree_;  // keys, nodes, moments: allocated while the pipeline runs
 };
 
 }  // namespace

@@ -21,9 +21,9 @@ using core::Vec4;
 class VerletPipeline final : public CudaPipeline {
  public:
   void boidsStep(DeviceState& s) override {
-    VerletListState& L = s.lists;
+    VerletListState& L = lists();
     const LaunchConfig lc = s.launch();
-    if (!L.valid || L.age >= L.plan.steps) buildLists(s);
+    if (!L.valid || L.age >= L.plan.steps) buildLists(s, L);
     ++L.age;
     Vec4* velNew = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force, [&] {
@@ -48,13 +48,27 @@ class VerletPipeline final : public CudaPipeline {
     launchStoreGrid(d_grid, core::verletGrid(s.params, s.n), lc);
     // The lists' grid and offsets are overwritten (the overflow path searches them): the next
     // step builds again.
-    s.lists.gridKnown = false;
-    s.lists.valid = false;
+    lists().gridKnown = false;
+    lists().valid = false;
     const int sel = sortIndexByRowGrid(s, d_grid, cells, lc);
     launchVerletStats(s.pos[s.cur].get(), s.n, d_grid, s.cellFirst.get(), s.index[sel].get(), plan,
                       s.params.halfSize, radius * radius, s.counts.get(), lc);
     return s.neighbourMeans(true);
   }
+
+  void invalidate() override { lists_.invalidate(); }
+  void release() override { lists_.release(); }
+  void fixListCapacity(uint32_t entries, uint32_t n) override { lists().fixCapacity(entries, n); }
+
+ private:
+  // The lists, their scalars and event made on first use (a store over ranks makes pipelines it
+  // never steps with lists).
+  VerletListState& lists() {
+    if (!created_) lists_.create(), created_ = true;
+    return lists_;
+  }
+  VerletListState lists_;
+  bool created_ = false;
 };
 
 }  // namespace
