@@ -136,6 +136,7 @@ void CudaEngine::setParams(const SimParams& p) {
   s.params = p;
   m.stepper = &stepper;
   m.gravity = &gravity;
+  m.stepper->plan(p, s.n);
   m.invalidatePipelines();
   s.rowSort.restart();
   // The boids grid depends only on the parameters: store it once here, not every step.
@@ -185,6 +186,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
                  false);
   launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(s.params, n), s.launch());
   impl_->pipeline(s.params.pipeline).reserve(s.n);
+  impl_->stepper->plan(s.params, s.n);
   MURMUR_CUDA_CHECK(cudaMemcpy(s.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(s.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   MURMUR_CUDA_CHECK(cudaMemcpy(s.id[0].get(), bodies.id.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));

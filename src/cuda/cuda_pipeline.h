@@ -73,6 +73,12 @@ class CudaPipeline {
   // The integration of a pass whose localForce did not integrate: pos in place, from velOut.
   virtual void localIntegrate(const LocalForcePass&) const;
 
+  // What the pipeline's steps need that follows from the parameters and the world's body count
+  // alone (its grid, its reach, its loop), worked out once here rather than in every stage: the
+  // engine calls it for the selected pipeline on setParams and reset, the store over ranks when
+  // its parameters or its world's count change.
+  virtual void plan(const core::SimParams& /*p*/, size_t /*total*/) {}
+
   // The pipeline's own buffers. reserve: room for n bodies before the next step (setParams and
   // reset call it for the selected pipeline; it may throw core::UsageError, which leaves the
   // engine as it was). invalidate: the state or the parameters changed, so what the pipeline

@@ -157,6 +157,7 @@ void DeviceStore::setOwned(const core::Bodies& owned, const std::vector<uint64_t
   ownedBegin_ = 0, ownedEnd_ = n;
   numLow_ = numHigh_ = numGone_ = 0;
   total_ = total;
+  if (pipeline_) pipeline_->plan(params_, total_);  // the loop follows the world's count
   crowded_ = lastCounted_ = false;
   edgesFor_.valid = false;
   if (!core::runsLocalRule(params_) || n == 0) return;

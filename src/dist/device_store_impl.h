@@ -63,6 +63,7 @@ class DeviceStore final : public LocalStore {
   void setParams(const core::SimParams& p) override {
     if (!pipeline_ || p.pipeline != params_.pipeline) pipeline_ = cuda::makeCudaPipeline(p.pipeline);
     params_ = p;
+    pipeline_->plan(params_, total_);
   }
   void setProfiling(bool on) override { profile_ = on; }
   core::DeviceInfo deviceInfo() const override { return cuda::deviceInfo(); }
@@ -117,8 +118,12 @@ class DeviceStore final : public LocalStore {
 
  private:
   cuda::LaunchConfig launch() const { return cuda::LaunchConfig{params_.blockSize, stream_}; }
+  // The pipeline of params_, planned for the world's count total_.
   const cuda::CudaPipeline& pipeline() {
-    if (!pipeline_) pipeline_ = cuda::makeCudaPipeline(params_.pipeline);
+    if (!pipeline_) {
+      pipeline_ = cuda::makeCudaPipeline(params_.pipeline);
+      pipeline_->plan(params_, total_);
+    }
     return *pipeline_;
   }
 

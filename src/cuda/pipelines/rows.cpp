@@ -38,28 +38,36 @@ class RowsPipeline final : public CudaPipeline {
     s.pending.active = true;
   }
 
-  // The force kernel over a sorted set, integrating into posOut as it goes: the loop (and the flat
-  // loop's table) the density of the whole world asks for (core::rowLoop), the same on one GPU and
-  // on every rank.
+  // The grid, the reach and the loop of the world's count: the loop (and the flat loop's table)
+  // the density of the whole world asks for (core::rowLoop), the same on one GPU and on every rank.
+  void plan(const core::SimParams& p, size_t total) override {
+    plan_ = Plan{};
+    if (total == 0) return;  // no step runs on an empty world
+    plan_.cells = rowGridCells(p, total);
+    plan_.radius = core::searchRadius(p);
+    plan_.loop = core::rowLoop(p, total);
+    plan_.flatRows = plan_.loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(p, total), plan_.radius) : 0;
+    plan_.dt = core::localDt(p);
+  }
+
+  // The force kernel over a sorted set (of the planned world), integrating into posOut as it goes.
   bool localForce(const LocalForcePass& p) const override {
-    const float radius = core::searchRadius(*p.params);
-    const core::RowLoop loop = core::rowLoop(*p.params, p.total);
-    int flatRows = loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(*p.params, p.total), radius) : 0;
+    int flatRows = plan_.flatRows;
     if (flatRows > 0 && p.flatTableRowsCap > 0) flatRows = std::min(flatRows, p.flatTableRowsCap);
     RowsStepOut out = p.rows;
     out.posOut = p.posOut;
-    out.dt = core::localDt(*p.params);
+    out.dt = plan_.dt;
     out.halfSize = p.params->halfSize;
-    launchBoidsRows(p.pos, p.vel, p.n, p.d_rowGrid, p.cellFirst, *p.params, radius, loop, flatRows, p.velOut, out,
-                    p.lc);
+    launchBoidsRows(p.pos, p.vel, p.n, p.d_rowGrid, p.cellFirst, *p.params, plan_.radius, plan_.loop, flatRows,
+                    p.velOut, out, p.lc);
     return true;
   }
 
   // The rows search over a sorted index of the current state (no reorder: state untouched).
   core::NeighbourStats neighbourStats(DeviceState& s) override {
     const LaunchConfig lc = s.launch();
-    const float radius = core::searchRadius(s.params);
-    const uint32_t cells = rowGridCells(s.params, s.n);
+    const float radius = plan_.radius;
+    const uint32_t cells = plan_.cells;
     s.ensureRowGrid(cells);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
     const int sel = sortIndexByRowGrid(s, d_grid, cells, lc);
@@ -72,10 +80,10 @@ class RowsPipeline final : public CudaPipeline {
   // Everything of a step up to its results in the other state buffers: the sort (which reorders
   // the current state), the force kernel and, sampled, the nearest distances the kernel could not
   // settle and the sample's end. The state the pass read stays current.
-  static void forcePass(DeviceState& s, const BoidSampleSums& sample) {
+  void forcePass(DeviceState& s, const BoidSampleSums& sample) {
     RowGridSort& sort = s.rowSort;
     const LaunchConfig lc = s.launch();
-    const uint32_t cells = rowGridCells(s.params, s.n);
+    const uint32_t cells = plan_.cells;
     s.ensureRowGrid(cells);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
     const bool countNext = sort.countingWanted(cells);  // this step's sort and the next one's count
@@ -104,13 +112,21 @@ class RowsPipeline final : public CudaPipeline {
     pass.flatTableRowsCap = s.flatTableRowsCap;
     pass.lc = lc;
     sort.recycleCounts();  // the zeroing overlaps the force kernel
-    s.timer.stage(Stage::Force, [&] { RowsPipeline{}.localForce(pass); });
-    const float radius = core::searchRadius(s.params);
+    s.timer.stage(Stage::Force, [&] { localForce(pass); });
     if (sample.sums)
-      launchRowsNearestBeyond(s.pos[s.cur].get(), s.id[s.idCur].get(), s.n, d_grid, s.cellFirst.get(), radius, sample,
-                              lc);
+      launchRowsNearestBeyond(s.pos[s.cur].get(), s.id[s.idCur].get(), s.n, d_grid, s.cellFirst.get(), plan_.radius,
+                              sample, lc);
     s.pending.countsNext = countNext;
   }
+
+  // What plan() worked out for the parameters and count of the last setParams or reset.
+  struct Plan {
+    uint32_t cells = 0;   // the rows grid's cells
+    float radius = 0;     // the local rule's reach
+    core::RowLoop loop{};  // the loop for the world's density
+    int flatRows = 0;     // the flat loop's table rows (0 for the other loops)
+    float dt = 0;         // the rule's time step, for the integration in the kernel
+  } plan_;
 };
 
 }  // namespace
