@@ -361,6 +361,29 @@ TEST_F(DistCpu, GravityTreeMatchesOneRankToTheBit) {
   runCase(core::EngineKind::Cpu, {"galaxies", 3000, 6, kGravity, core::Pipeline::Tree}, single);
 }
 
+// A change of the gravity method between steps (all pairs, then the tree at another theta):
+// several ranks drop the leapfrog's kept accelerations as one engine does (core::forceFieldChanged),
+// so the first kick after the change already uses the tree's field, and the runs stay equal.
+TEST_F(DistCpu, AChangeOfTheGravityMethodBetweenStepsMatchesOneRank) {
+  core::Bodies bodies;
+  const core::SimParams p = paramsFor({"plummer", 1001, 0, kGravity, onRanks(kGravity)}, bodies);
+  core::SimParams tree = p;
+  tree.pipeline = core::Pipeline::Tree;
+  tree.gravity.theta = 0.4f;
+  auto engine = createDistEngine(core::EngineKind::Cpu, p);
+  auto* d = dynamic_cast<DistEngine*>(engine.get());
+  ASSERT_NE(d, nullptr);
+  std::unique_ptr<core::Engine> single = core::createCpuEngine(p);
+  for (core::Engine* e : {engine.get(), single.get()}) {
+    e->reset(bodies);
+    e->step(3);
+    e->setParams(tree);
+    e->step(3);
+  }
+  const core::Bodies got = engine->readBodies();
+  if (d->rank() == 0) expectIdentical(single->readBodies(), got, "all pairs, then the tree, over ranks");
+}
+
 TEST_F(DistCpu, CompositedFrameIsOneImageOfEveryBody) {
   expectCompositeIsOneImage(core::EngineKind::Cpu, {"uniform", 6000, 10, kBoids, onRanks(kBoids)});
   expectCompositeIsOneImage(core::EngineKind::Cpu, {"plummer", 2001, 2, kGravity, onRanks(kGravity)});
