@@ -144,7 +144,7 @@ class Simulation {
     if (fromFile) checkFits(o_.engine, scenario.bodies.size(), params, &o_.scenario);
     engine_ = app::makeEngine(o_.engine, params);
     engine_->reset(scenario.bodies);
-    stepCount_ = o_.startStep;
+    engine_->setStepCount(o_.startStep);
   }
 
   // Steps with the GIL released; Ctrl-C (a pending signal) stops between steps and raises. The
@@ -162,7 +162,6 @@ class Simulation {
       nb::gil_scoped_release release;
       for (long long i = 0; i < k; ++i) {
         engine_->step(1);
-        ++stepCount_;
         if ((i + 1) % 32 == 0) engine_->synchronize();
         nb::gil_scoped_acquire acquire;
         if (PyErr_CheckSignals() != 0) {
@@ -238,7 +237,9 @@ class Simulation {
       if (vel) std::memcpy(&b.vel[i].x, vel->data() + 3 * i, 3 * sizeof(float));
       if (mass) b.pos[i].w = mass->data()[i];
     }
+    const uint64_t steps = engine_->stepCount();
     engine_->reset(b);
+    engine_->setStepCount(steps);  // new values of the same bodies: the count goes on
 #if defined(MURMUR_HAVE_CUDA)
     idFresh_ = handedOut_ = false;
 #endif
@@ -335,13 +336,13 @@ class Simulation {
     core::StateHeader h;
     h.force = core::toString(engine_->params().force);
     h.halfSize = engine_->params().halfSize;
-    h.step = stepCount_;
+    h.step = engine_->stepCount();
     h.paramsJson = app::paramsToJson(engine_->params(), -1);
     core::writeBodiesFile(path, b, h);
   }
 
   size_t n() const { return engine_->numBodies(); }
-  uint64_t stepCount() const { return stepCount_; }
+  uint64_t stepCount() const { return engine_->stepCount(); }
   std::string engine() const { return core::toString(engine_->kind()); }
   std::string device() const { return engine_->deviceName(); }
   std::string pipeline() const { return core::toString(engine_->params().pipeline); }
@@ -426,7 +427,6 @@ class Simulation {
 
   app::Options o_;
   std::unique_ptr<core::Engine> engine_;
-  uint64_t stepCount_ = 0;
   bool busy_ = false;  // step() is running with the GIL released
 #if defined(MURMUR_HAVE_CUDA)
   cuda::DeviceBuffer<core::Vec4> posById_, velById_;

@@ -104,6 +104,7 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
     core::Scenario share = core::makeScenarioShare(o.scenario, params, first, last);
     const double scenarioS = core::msSince(ts) / 1000.0;
     ra.resetShare(share.bodies, o.scenario.n);
+    engine->setStepCount(o.startStep);
     reportStart(o, *engine, speaker, scenarioS, core::msSince(t0) / 1000.0 - scenarioS, "share");
     return engine;
   }
@@ -115,6 +116,7 @@ std::unique_ptr<core::Engine> prepareEngine(const Options& o, core::SimParams& p
   auto engine = ranks ? dist::createDistEngine(o.engine, params) : makeEngine(o.engine, params);
   engine->setProfiling(o.profile);
   engine->reset(scenario.bodies);
+  engine->setStepCount(o.startStep);  // a saved state goes on from the step it was written at
   scenario.bodies = core::Bodies{};  // the engine has its own copy
   reportStart(o, *engine, speaker, scenarioS, core::msSince(t0) / 1000.0 - scenarioS, ranks ? "all" : "");
   return engine;
@@ -272,9 +274,8 @@ void writeHeadlessOutputs(const Options& o, const core::SimParams& params, core:
     core::StateHeader h;
     h.force = core::toString(params.force);
     h.halfSize = params.halfSize;
-    // Every step the state has taken: the warm-up's too.
-    h.step = o.startStep + static_cast<uint64_t>(o.warmup) +
-             static_cast<uint64_t>(r.done) * static_cast<uint64_t>(o.stepsPerFrame);
+    // Every step the state has taken (the warm-up's too), as the engine counts them.
+    h.step = engine.stepCount();
     h.paramsJson = paramsToJson(params, -1);
     core::writeBodiesFile(o.out, r.final, h);
   }

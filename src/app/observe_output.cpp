@@ -42,7 +42,7 @@ ObserveOutput::ObserveOutput(const Options& o, const core::SimParams& params, bo
 }
 
 void ObserveOutput::atStep(core::Engine& engine, uint64_t localSteps) {
-  const uint64_t step = o_.startStep + localSteps;
+  const uint64_t step = engine.stepCount();  // the state's own count: a saved state's steps included
   const double time = double(step) * double(core::activeDt(params_));
   if (observe_ && localSteps >= nextObserve_) {
     const auto t0 = std::chrono::steady_clock::now();

@@ -174,6 +174,7 @@ void CpuEngine::reset(const Bodies& bodies) {
   const size_t n = bodies.size();
   const std::string grid = validateGridFor(s_.params, n);
   if (!grid.empty()) throw std::invalid_argument(grid);
+  stepCount_ = 0;
   s_.pos = bodies.pos;
   s_.vel = bodies.vel;
   s_.id = bodies.id;
@@ -193,7 +194,7 @@ void CpuEngine::reset(const Bodies& bodies) {
 void CpuEngine::step(int numSteps) {
   // Only steps are timed: computeAccelerations and the grid views run the same stages untimed.
   s_.timing = profiling_;
-  for (int s = 0; s < numSteps; ++s) stepOnce();
+  for (int s = 0; s < numSteps; ++s) stepOnce(), ++stepCount_;
   s_.timing = false;
 }
 

@@ -147,6 +147,12 @@ class Engine {
   // Advances numSteps steps with the current parameters. May return before the work is done
   // (the CUDA engine queues it on its stream); synchronize() waits for it.
   virtual void step(int numSteps = 1) = 0;
+
+  // The steps the state has taken: reset sets 0, every step adds one, and a state that comes
+  // with its step (a state file's header, a trajectory frame) sets it with setStepCount. The one
+  // count state files, trajectories, Python and a rule's random draws (core/random.h) read.
+  uint64_t stepCount() const { return stepCount_; }
+  void setStepCount(uint64_t steps) { stepCount_ = steps; }
   virtual void synchronize() {}
 
   // Steps of the pipeline's cycle: 1, or the steps a verlet neighbour list serves (one of them
@@ -180,6 +186,9 @@ class Engine {
   virtual DeviceAccess* deviceAccess() { return nullptr; }
   virtual const RankAccess* rankAccess() const { return nullptr; }
   virtual RankAccess* rankAccess() { return nullptr; }
+
+ protected:
+  uint64_t stepCount_ = 0;  // stepCount(): each engine's reset zeroes it and its step adds to it
 
  protected:
   bool profiling_ = false;

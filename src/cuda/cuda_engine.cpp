@@ -156,6 +156,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   if (n > static_cast<size_t>(INT_MAX))
     throw core::UsageError("--n " + std::to_string(n) + ": the CUDA engine handles at most " +
                            std::to_string(INT_MAX) + " bodies");
+  stepCount_ = 0;
   s.dropPendingStep();
   s.releaseBodies();
   for (auto& pl : impl_->pipelines)
@@ -196,6 +197,7 @@ void CudaEngine::step(int numSteps) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   for (int k = 0; k < numSteps; ++k) {
+    ++stepCount_;
     if (s.pending.active) {  // its pass ran in observe(), timed there: commit it
       m.stepper->boidsStep(s);
       s.profile = s.pending.profile;

@@ -119,6 +119,7 @@ void DistEngine::agreed(F&& f) {
 
 void DistEngine::startReset(size_t n) {
   total_ = n;
+  stepCount_ = 0;
   stats_ = CommStats{};
   profile_ = core::StepProfile{};
   accValid_ = false;
@@ -266,6 +267,7 @@ void DistEngine::resetShare(const core::Bodies& share, size_t n) {
 void DistEngine::step(int numSteps) {
   store_->setProfiling(profiling());
   for (int s = 0; s < numSteps; ++s) {
+    ++stepCount_;
     profile_ = core::StepProfile{};
     gathered_ = false;
     if (total_ == 0) continue;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include "app/engine_factory.h"
 #include "app/progress.h"
@@ -187,6 +188,21 @@ TEST(Cli, EveryForceAndPipelineRunsHeadless) {
       EXPECT_NE(r.out.find("checksum="), std::string::npos);
     }
   }
+}
+
+// The engine's step count goes on from a saved state's: 5 steps, then 3 more from the file, is a
+// state at step 8 (warm-up steps count too).
+TEST(Cli, AStateFromAFileGoesOnFromItsStep) {
+  const std::string out1 = ::testing::TempDir() + "murmur_steps1.txt";
+  const std::string out2 = ::testing::TempDir() + "murmur_steps2.txt";
+  ASSERT_EQ(run(kHeadless + "--n 300 --steps 5 --out " + out1).status, 0);
+  const Result b = run(kHeadless + "--warmup 1 --steps 2 --scenario file:" + out1 + " --out " + out2);
+  ASSERT_EQ(b.status, 0) << b.out;
+  std::ifstream f1(out1), f2(out2);
+  const std::string text1((std::istreambuf_iterator<char>(f1)), std::istreambuf_iterator<char>());
+  const std::string text2((std::istreambuf_iterator<char>(f2)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text1.find("# step: 5\n"), std::string::npos) << text1.substr(0, 200);
+  EXPECT_NE(text2.find("# step: 8\n"), std::string::npos) << text2.substr(0, 200);
 }
 
 TEST(Cli, OutThenFileScenarioRoundTrips) {

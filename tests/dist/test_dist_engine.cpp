@@ -381,6 +381,8 @@ TEST_F(DistCpu, AChangeOfTheGravityMethodBetweenStepsMatchesOneRank) {
     e->step(3);
   }
   const core::Bodies got = engine->readBodies();
+  EXPECT_EQ(engine->stepCount(), 6u);  // every rank counts the steps, as one engine does
+  EXPECT_EQ(single->stepCount(), 6u);
   if (d->rank() == 0) expectIdentical(single->readBodies(), got, "all pairs, then the tree, over ranks");
 }
 
