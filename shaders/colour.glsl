@@ -11,6 +11,7 @@ uniform float u_speedFloor;  // |v| that maps to the cold end (0 unless the spee
 uniform float u_depthNear;   // view distance at which depth dimming starts (world units)
 uniform float u_depthRange;  // distance over which it reaches full strength; <= 0 turns it off
 uniform float u_fog;         // 0..1: how much the far side of the scene fades (the splat's --fog)
+uniform int u_plane;         // 1: a 2D world (--dims 2), headings coloured by their direction in the plane
 
 // A dark blue -> cyan -> green -> yellow -> red ramp; slow bodies stay visible on the background.
 vec3 speedRamp(float t) {
@@ -36,6 +37,13 @@ vec3 hueToRgb(float h) {
   return clamp(k - 1.0, 0.0, 1.0);
 }
 
+// The hue of a unit direction u of a plane: three primaries 120 degrees apart mixed by the cosine
+// to each, stretched so the strongest is full: the whole hue circle (core/splat.h directionHue).
+vec3 directionHue(vec2 u) {
+  vec3 c = clamp(0.5 + 1.2 * vec3(u.x, -0.5 * u.x + 0.8660254 * u.y, -0.5 * u.x - 0.8660254 * u.y), 0.0, 1.0);
+  return c / max(c.r, max(c.g, c.b));
+}
+
 vec3 bodyColour(vec3 velocity, uint id) {
   if (u_colourMode == kColourSpeed) {
     return speedRamp((length(velocity) - u_speedFloor) / max(u_speedScale - u_speedFloor, 1e-20));
@@ -43,6 +51,11 @@ vec3 bodyColour(vec3 velocity, uint id) {
   if (u_colourMode == kColourId) {
     // Desaturate a little: pure primaries look harsh at high density.
     return mix(vec3(1.0), hueToRgb(float(hashId(id) & 0xffffu) / 65536.0), 0.75);
+  }
+  if (u_plane != 0) {
+    // The plane: the heading's direction all the way round the hue circle.
+    float planar = length(velocity.xy);
+    return planar > 0.0 ? directionHue(velocity.xy / planar) : vec3(0.6);
   }
   float speed = length(velocity);
   // A body at rest has no heading; grey keeps it visible.

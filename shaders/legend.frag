@@ -5,6 +5,8 @@
 //             eye by sqrt(1 - x^2 - y^2) has the colour of a body flying that way, seen from the
 //             camera as it is now: a boid that crosses the screen to the right has the colour of
 //             the ball's right edge, one that comes at the eye the colour of its centre.
+//             In the plane (u_plane): a flat colour wheel, the hue of a body flying in the
+//             screen direction from the centre, white at the centre.
 //   speed:    the ramp from u_speedFloor (left) to u_speedScale (right).
 //   id:       a row of the hues that ids hash to (the colour names one body, nothing more).
 
@@ -23,7 +25,10 @@ void main() {
     vec2 d = v_uv * 2.0 - 1.0;
     float r2 = dot(d, d);
     if (r2 > 1.0) discard;
-    colour = bodyColour(mat3(u_viewToWorld) * vec3(d, sqrt(1.0 - r2)), 0u);
+    if (u_plane != 0)
+      colour = mix(vec3(1.0), bodyColour(mat3(u_viewToWorld) * vec3(d, 0.0), 0u), smoothstep(0.0, 0.45, sqrt(r2)));
+    else
+      colour = bodyColour(mat3(u_viewToWorld) * vec3(d, sqrt(1.0 - r2)), 0u);
   } else if (u_colourMode == kColourSpeed) {
     colour = bodyColour(vec3(mix(u_speedFloor, u_speedScale, v_uv.x), 0.0, 0.0), 0u);
   } else {

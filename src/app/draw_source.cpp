@@ -60,6 +60,7 @@ void DrawSource::fillSplat(core::Engine& engine, const render::Camera& camera, c
   s.colour = static_cast<core::SplatColour>(style.colour);
   s.speedScale = style.speedScale;
   s.speedFloor = style.speedFloor;
+  s.plane = style.plane;
   splatSource_->fill(engine, render::makeSplatView(camera, width, height, style.worldRadius, s), style.warpReduce);
   lastWasSplat_ = true;
 }

@@ -33,6 +33,7 @@ class EglOffscreenView final : public OffscreenView {
     renderer_->setOffscreenTarget(width_, height_, style_.draw == render::DrawMode::Splat ? 1 : 4);
     source_ = std::make_unique<DrawSource>(*renderer_, ctx_->isNvidia());
     renderer_->setSpeedScale(style_.speedScale);
+    renderer_->setPlane(style_.plane);
     renderer_->setSpriteAlpha(style_.spriteAlpha);
   }
 

@@ -74,6 +74,7 @@ render::OverlayStyle overlayStyle(const ViewStyle& style) {
   o.colour = style.colour;
   o.speedFloor = style.speedFloor;
   o.speedScale = style.speedScale;
+  o.plane = style.plane;
   return o;
 }
 
@@ -100,6 +101,7 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
     camera.setPitch(0.0f);
   }
   style.boxHalfDepth = plane ? 0.0f : -1.0f;
+  style.plane = plane;
   if (core::runsLocalRule(p) || bodies.size() == 0) {
     // The cube's half-diagonal for depth dimming. The camera sees the cube from above and to the
     // side, so that its box reads as a box and flocks at different depths fall apart on screen

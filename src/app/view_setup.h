@@ -31,6 +31,7 @@ struct ViewStyle {
   bool box = true;
   float boxHalfSize = 0;     // world units; 0: no box
   float boxHalfDepth = -1;   // z half-extent when >= 0 (0: a 2D world's square), else boxHalfSize
+  bool plane = false;        // a 2D world: headings coloured by their direction in the plane
   bool legend = true;        // the colour mode's legend in the bottom-right corner
 };
 

@@ -65,6 +65,7 @@ void Viewer::resetScenario() {
   frameScene(camera, bodies, params, style);
   camera.setDistance(camera.distance() / opts.zoom);
   renderer->setSpeedScale(style.speedScale);
+  renderer->setPlane(style.plane);
   renderer->setSpriteAlpha(style.spriteAlpha);
 }
 
@@ -205,6 +206,7 @@ bool Viewer::betweenSteps() {
     fitSpeedRange(engine->readBodies(), params, style);
     renderer->setSpeedScale(style.speedScale);
     renderer->setSpeedFloor(style.speedFloor);
+    renderer->setPlane(style.plane);
     speedFitTime = Clock::now();
   }
   if (splat()) {

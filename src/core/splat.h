@@ -23,7 +23,7 @@ namespace murmur::core {
 constexpr uint64_t kSplatEmpty = ~uint64_t(0);
 
 enum class SplatColour : int {
-  Heading = 0,  // hue from the horizontal heading, lighter climbing, darker diving
+  Heading = 0,  // hue from the horizontal heading, lighter climbing, darker diving (the plane: its direction)
   Speed = 1,    // blue -> cyan -> green -> yellow -> red over |v| / speedScale
   Id = 2,       // a hue hashed from the body's id
 };
@@ -48,6 +48,7 @@ struct SplatView {
   SplatColour colour = SplatColour::Heading;
   float speedScale = 1.0f;   // |v| at the hot end of the speed ramp
   float speedFloor = 0.0f;   // |v| at its cold end
+  bool plane = false;        // a 2D world (--dims 2): heading colours from the direction in the plane
   // Slab: only bodies whose view depth lies in [slabNear, slabFar] are drawn; slabFar <= slabNear
   // draws all.
   float slabNear = 0.0f, slabFar = 0.0f;
@@ -82,9 +83,35 @@ MURMUR_HD uint64_t splatKey(float depth, uint32_t rgba) {
   return (static_cast<uint64_t>(bits) << 32) | rgba;
 }
 
-// Heading colour that stays saturated: three primaries 120 degrees apart on the horizontal plane,
-// mixed by the heading's cosine to each, stretched so the strongest channel is full. Bodies flying
-// the same way share a hue, so a flock is one colour and its neighbour another; climbing
+// The hue of a unit direction (ux, uz) of a plane: three primaries 120 degrees apart, mixed by the
+// direction's cosine to each, stretched so the strongest channel is full. The whole hue circle,
+// saturated, with no trigonometry (the same bits on every executor).
+MURMUR_HD void directionHue(float ux, float uz, float& r, float& g, float& b) {
+  // cos(theta - 0), cos(theta - 120 deg), cos(theta - 240 deg).
+  const float c0 = ux;
+  const float c1 = -0.5f * ux + 0.8660254f * uz;
+  const float c2 = -0.5f * ux - 0.8660254f * uz;
+  r = clamp01(0.5f + 1.2f * c0);
+  g = clamp01(0.5f + 1.2f * c1);
+  b = clamp01(0.5f + 1.2f * c2);
+  const float m = r > g ? (r > b ? r : b) : (g > b ? g : b);
+  r /= m, g /= m, b /= m;
+}
+
+// The plane's heading colour (--dims 2): the hue of the direction in the plane, all the way round
+// the circle; grey at rest.
+MURMUR_HD void planeHeadingColour(float vx, float vy, float& r, float& g, float& b) {
+  const float s2 = vx * vx + vy * vy;
+  if (!(s2 > 0.0f)) {
+    r = g = b = 0.6f;
+    return;
+  }
+  const float inv = 1.0f / sqrtf(s2);
+  directionHue(vx * inv, vy * inv, r, g, b);
+}
+
+// Heading colour that stays saturated: the hue of the horizontal heading (directionHue). Bodies
+// flying the same way share a hue, so a flock is one colour and its neighbour another; climbing
 // lightens, diving darkens, so vertical motion reads too.
 MURMUR_HD void headingColour(float vx, float vy, float vz, float& r, float& g, float& b) {
   const float s2 = vx * vx + vy * vy + vz * vz;
@@ -98,16 +125,7 @@ MURMUR_HD void headingColour(float vx, float vy, float vz, float& r, float& g, f
   float cr = 0.5f, cg = 0.5f, cb = 0.5f;
   if (h2 > 0.0f) {
     const float ih = 1.0f / sqrtf(h2);
-    const float ux = hx * ih, uz = hz * ih;
-    // cos(theta - 0), cos(theta - 120 deg), cos(theta - 240 deg) without trigonometry.
-    const float c0 = ux;
-    const float c1 = -0.5f * ux + 0.8660254f * uz;
-    const float c2 = -0.5f * ux - 0.8660254f * uz;
-    cr = clamp01(0.5f + 1.2f * c0);
-    cg = clamp01(0.5f + 1.2f * c1);
-    cb = clamp01(0.5f + 1.2f * c2);
-    const float m = cr > cg ? (cr > cb ? cr : cb) : (cg > cb ? cg : cb);
-    cr /= m, cg /= m, cb /= m;
+    directionHue(hx * ih, hz * ih, cr, cg, cb);
     // The horizontal part fades as the heading turns vertical.
     const float w = sqrtf(h2);
     cr = 0.7f + (cr - 0.7f) * w, cg = 0.7f + (cg - 0.7f) * w, cb = 0.7f + (cb - 0.7f) * w;
@@ -182,6 +200,8 @@ MURMUR_HD bool splatProject(const SplatView& v, const Vec4& p, const Vec4& vel, 
   }
   else if (v.colour == SplatColour::Id)
     idColour(id, r, g, b);
+  else if (v.plane)
+    planeHeadingColour(vel.x, vel.y, r, g, b);
   else
     headingColour(vel.x, vel.y, vel.z, r, g, b);
   if (v.fogRange > 0.0f) {

@@ -224,6 +224,7 @@ void Renderer::drawOverlay(const Camera& camera, const OverlayStyle& style, int 
     legendProgram_.set("u_projection", pixels);
     legendProgram_.set("u_viewToWorld", glm::mat4(glm::transpose(glm::mat3(camera.view()))));
     legendProgram_.set("u_colourMode", static_cast<int>(style.colour));
+    legendProgram_.set("u_plane", style.plane ? 1 : 0);
     legendProgram_.set("u_speedScale", style.speedScale);
     legendProgram_.set("u_speedFloor", std::min(style.speedFloor, style.speedScale));
     legendProgram_.set("u_idSwatches", kIdSwatches);

@@ -260,6 +260,7 @@ void Renderer::draw(const Camera& camera, DrawMode drawMode, ColourMode colourMo
   program.set("u_view", view);
   program.set("u_projection", projection);
   program.set("u_colourMode", static_cast<int>(colourMode));
+  program.set("u_plane", plane_ ? 1 : 0);
   program.set("u_speedScale", speedScale_);
   program.set("u_speedFloor", std::min(speedFloor_, speedScale_));
   program.set("u_pointSize", pointSize);

@@ -68,6 +68,7 @@ struct OverlayStyle {
   bool legend = false;
   ColourMode colour = ColourMode::Velocity;
   float speedFloor = 0.0f, speedScale = 1.0f;  // the speed ramp's ends (draw()'s speed scale and floor)
+  bool plane = false;  // a 2D world: the velocity legend is a flat colour wheel (draw()'s setPlane)
 };
 
 // Where drawOverlay puts the legend's colour swatch in a width x height drawn area: x0, y0, x1, y1
@@ -144,6 +145,8 @@ class Renderer {
   // Depth cue (0..1, default 0.55, as the splat's fog): bodies on the far side of the scene sphere
   // are drawn at (1 - fog) of their brightness; 0 turns it off.
   void setFog(float fog) { fog_ = fog; }
+  // A 2D world (--dims 2): headings coloured by their direction in the plane, the whole hue circle.
+  void setPlane(bool plane) { plane_ = plane; }
   float fog() const { return fog_; }
 
   // Where the drawn area starts in the window, in pixels from the bottom-left corner: the window
@@ -207,6 +210,7 @@ class Renderer {
   float speedFloor_ = 0.0f;
   float spriteAlpha_ = 0.8f;
   float fog_ = 0.55f;
+  bool plane_ = false;
   int viewportX_ = 0, viewportY_ = 0;
 };
 

@@ -35,6 +35,7 @@ core::SplatView makeSplatView(const Camera& camera, int width, int height, float
   v.colour = s.colour;
   v.speedScale = s.speedScale;
   v.speedFloor = std::min(s.speedFloor, s.speedScale);
+  v.plane = s.plane;
   if (s.slabHalfWidth > 0.0f) {
     // View depth (clip w) of a point is its distance along the view direction; the target sits at
     // camera.distance().

@@ -31,6 +31,7 @@ struct SplatStyle {
   core::SplatColour colour = core::SplatColour::Heading;
   float speedScale = 1.0f;      // |v| at the hot end of the speed ramp
   float speedFloor = 0.0f;      // |v| at its cold end
+  bool plane = false;           // a 2D world: headings from the direction in the plane
 };
 
 // The per-frame view for the splat kernels: camera matrices, frame size, fog over the scene

@@ -170,6 +170,38 @@ TEST(Splat, HeadingColourIsSaturatedAndDistinguishesDirections) {
   EXPECT_EQ(headingRgba(0.1f, 0.0f, 0.0f), headingRgba(5.0f, 0.0f, 0.0f));
 }
 
+// The plane's headings (--dims 2): every direction of the plane has a hue of its own, round the
+// whole circle, saturated; a 3D heading colour would give the plane's directions only the reds,
+// yellows and greens of its xz hue and y lightness. A splat view of the plane colours by it.
+TEST(Splat, PlaneHeadingColourGoesRoundTheHueCircle) {
+  std::vector<uint32_t> seen;
+  int sectors[6] = {};
+  for (int k = 0; k < 36; ++k) {
+    const float a = 6.2831853f * float(k) / 36.0f;
+    float r, g, b;
+    planeHeadingColour(2.0f * std::cos(a), 2.0f * std::sin(a), r, g, b);
+    EXPECT_FLOAT_EQ(std::max(r, std::max(g, b)), 1.0f) << k;
+    EXPECT_LT(std::min(r, std::min(g, b)), 0.75f) << "washed out: " << k;
+    const uint32_t c = packRgba(r, g, b);
+    for (uint32_t other : seen) EXPECT_NE(c, other) << "direction " << k * 10 << " degrees";
+    seen.push_back(c);
+    const int hi = r >= g && r >= b ? 0 : (g >= b ? 1 : 2);
+    const int lo = r <= g && r <= b ? 0 : (g <= b ? 1 : 2);
+    ++sectors[hi * 2 + (lo == (hi + 1) % 3 ? 1 : 0)];
+  }
+  for (int s6 = 0; s6 < 6; ++s6) EXPECT_GT(sectors[s6], 0) << "hue sector " << s6;
+  float r, g, b;
+  planeHeadingColour(0.0f, 0.0f, r, g, b);  // at rest: grey
+  EXPECT_EQ(packRgba(r, g, b), packRgba(0.6f, 0.6f, 0.6f));
+
+  SplatView v = simpleView(100, 100);
+  v.plane = true;
+  SplatBody body;
+  ASSERT_TRUE(splatProject(v, Vec4{0, 0, -3, 1}, Vec4{0, -1, 0, 0}, 0, body));
+  planeHeadingColour(0.0f, -1.0f, r, g, b);
+  EXPECT_EQ(packRgba(body.r, body.g, body.b), packRgba(r, g, b));
+}
+
 TEST(Splat, ParallelResolveEqualsTheNearestBodyPerPixel) {
   SplatView v = simpleView(160, 90);
   v.bodySize = 0.03f;  // discs up to a few pixels for the nearest bodies

@@ -263,6 +263,35 @@ TEST_F(OverlayTest, HeadingLegendIsABallOfHeadingColoursSeenFromTheCamera) {
   EXPECT_LT(sideCentre[1] + sideCentre[2], 40);
 }
 
+// In the plane (--dims 2) the heading legend is a flat colour wheel: the rim's colour at screen
+// direction a is the hue of a body flying that way in the plane (core::planeHeadingColour), all the
+// way round, and the centre is white.
+TEST_F(OverlayTest, PlaneHeadingLegendIsAColourWheel) {
+  Camera camera;  // from +z, the plane's view: x right, y up
+  camera.fitBounds(glm::vec3(0.0f), 5.0f);
+  OverlayStyle style;
+  style.legend = true;
+  style.plane = true;
+  const Frame f = boxOnly(camera, style);
+  const auto centre = swatchAt(f, ColourMode::Velocity, 0.5f, 0.5f);
+  EXPECT_GT(std::min({centre[0], centre[1], centre[2]}), 230);
+  int hues[6] = {};
+  for (int k = 0; k < 24; ++k) {
+    const float a = 6.2831853f * float(k) / 24.0f;
+    const auto rim = swatchAt(f, ColourMode::Velocity, 0.5f + 0.45f * std::cos(a), 0.5f + 0.45f * std::sin(a));
+    float r, g, b;
+    core::planeHeadingColour(std::cos(a), std::sin(a), r, g, b);
+    EXPECT_NEAR(rim[0], 255.0f * r, 40.0f) << "direction " << k * 15 << " degrees";
+    EXPECT_NEAR(rim[1], 255.0f * g, 40.0f) << "direction " << k * 15 << " degrees";
+    EXPECT_NEAR(rim[2], 255.0f * b, 40.0f) << "direction " << k * 15 << " degrees";
+    // Which of the six hue sectors the rim's colour falls in (the strongest and the weakest channel).
+    const int hi = rim[0] >= rim[1] && rim[0] >= rim[2] ? 0 : (rim[1] >= rim[2] ? 1 : 2);
+    const int lo = rim[0] <= rim[1] && rim[0] <= rim[2] ? 0 : (rim[1] <= rim[2] ? 1 : 2);
+    ++hues[hi * 2 + (lo == (hi + 1) % 3 ? 1 : 0)];
+  }
+  for (int sector = 0; sector < 6; ++sector) EXPECT_GT(hues[sector], 0) << "hue sector " << sector;
+}
+
 TEST_F(OverlayTest, SpeedLegendIsTheRampFromFloorToScale) {
   Camera camera;
   OverlayStyle style;

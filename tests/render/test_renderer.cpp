@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "core/splat.h"
 #include "gl_test_context.h"
 
 namespace murmur::render {
@@ -103,6 +105,47 @@ TEST_F(RendererTest, VelocityColourIsTheHeading) {
   const uint8_t* green = f.at(x, y);
   EXPECT_GT(green[1], 100);
   EXPECT_LT(green[0], 20);
+}
+
+// The plane (--dims 2, setPlane): twelve bodies on a ring in z = 0, each flying in its own
+// direction of the plane, take the plane's hue of that direction (core::planeHeadingColour) and
+// between them all six sectors of the hue circle; the 3D heading colour of the same bodies (|v|
+// per axis, no z) never makes blue the strongest channel.
+TEST_F(RendererTest, PlaneHeadingsTakeTheWholeHueCircle) {
+  Scene s;
+  s.pos.clear(), s.vel.clear(), s.id.clear();
+  for (int k = 0; k < 12; ++k) {
+    const float a = 6.2831853f * float(k) / 12.0f;
+    s.add({3.5f * std::cos(a), 3.5f * std::sin(a), 0.0f}, {std::cos(a + 1.0f), std::sin(a + 1.0f), 0.0f});
+  }
+  const auto sectorsOf = [&](bool plane, bool checkHue) {
+    Renderer r;
+    r.setPlane(plane);
+    r.upload(s.pos.data(), s.vel.data(), s.id.data(), s.pos.size());
+    const Frame f = render(r, s.camera, DrawMode::Points, ColourMode::Velocity, 6.0f);
+    std::vector<int> sectors(6, 0);
+    for (size_t i = 0; i < s.pos.size(); ++i) {
+      int x = 0, y = 0;
+      EXPECT_TRUE(projectToPixel(s.camera, s.position(i), kSize, kSize, x, y));
+      const uint8_t* c = f.at(x, y);
+      const int hi = c[0] >= c[1] && c[0] >= c[2] ? 0 : (c[1] >= c[2] ? 1 : 2);
+      const int lo = c[0] <= c[1] && c[0] <= c[2] ? 0 : (c[1] <= c[2] ? 1 : 2);
+      ++sectors[size_t(hi * 2 + (lo == (hi + 1) % 3 ? 1 : 0))];
+      if (!checkHue) continue;
+      float r0, g0, b0;
+      core::planeHeadingColour(s.vel[i].x, s.vel[i].y, r0, g0, b0);
+      // The same hue, dimmed alike in all three channels by the depth cue.
+      const float m = std::max({float(c[0]), float(c[1]), float(c[2])});
+      EXPECT_NEAR(c[0] / m, r0, 0.08f) << "body " << i;
+      EXPECT_NEAR(c[1] / m, g0, 0.08f) << "body " << i;
+      EXPECT_NEAR(c[2] / m, b0, 0.08f) << "body " << i;
+    }
+    return sectors;
+  };
+  const std::vector<int> plane = sectorsOf(true, true);
+  for (int k = 0; k < 6; ++k) EXPECT_GT(plane[size_t(k)], 0) << "hue sector " << k << " in the plane";
+  const std::vector<int> flat = sectorsOf(false, false);
+  EXPECT_EQ(flat[4] + flat[5], 0) << "the 3D colour makes blue the strongest channel without a z";
 }
 
 // Depth cue: of two bodies alike but for their distance, the far one is darker, in every GL mode,
