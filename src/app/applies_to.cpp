@@ -203,8 +203,14 @@ void checkOptionsApply(const Options& o) {
   if (o.mode == Mode::Viewer) {
     if (!o.observables.empty()) throw UsageError("--observables " + o.observables + " applies to headless runs only (--headless)");
     if (!o.trajectory.empty()) throw UsageError("--trajectory " + o.trajectory + " applies to headless runs only (--headless)");
+    if (!o.out.empty()) throw UsageError("--out " + o.out + " applies to headless runs only (--headless)");
+    // The window takes --steps (it closes after them), --frames, --record (a video from the
+    // start), --csv (its FPS log from the start) and --screenshot; the rest shape headless runs.
     for (const auto& [name, value] : o.typed)
-      if (name == "--checksum") throw UsageError(name + " " + value + " applies to headless runs only (--headless)");
+      if (name == "--checksum" || name == "--warmup" || name == "--steps-per-frame" || name == "--record-every")
+        throw UsageError(name + " " + value + " applies to headless runs only (--headless)");
+    if (!o.record.empty() && o.record.find('%') != std::string::npos)
+      throw UsageError("--record " + o.record + ": the window records a video (F.mp4); numbered PNG frames need --headless");
   }
   if (o.mode != Mode::Headless && o.mode != Mode::Bench) return;
   const bool bench = o.mode == Mode::Bench;

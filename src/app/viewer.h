@@ -119,6 +119,9 @@ struct Viewer {
   void applyParams();
   void toggleFpsLog();
   void toggleVideo();
+  // --csv and --record given to the window: the FPS log and the video from the first frame; a
+  // path that cannot be written (or no ffmpeg) throws core::UsageError naming the option.
+  void startOutputsAsked();
   void logSecond();
   void frame();
   void observeIfDue();

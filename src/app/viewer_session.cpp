@@ -16,6 +16,7 @@
 #include "app/git_sha.h"
 #include "app/summary.h"
 #include "app/viewer.h"
+#include "core/errors.h"
 #include "core/rule_table.h"
 #include "render/screenshot.h"
 
@@ -159,6 +160,23 @@ void Viewer::toggleVideo() {
         " steps per second of video)");
   } catch (const std::exception& e) {
     say(std::string("video: ") + e.what());
+  }
+}
+
+void Viewer::startOutputsAsked() {
+  if (!opts.csv.empty()) {
+    try {
+      fpsLog = std::make_unique<core::CsvWriter>(opts.csv, true);
+    } catch (const std::exception& e) {
+      throw core::UsageError("--csv " + opts.csv + ": " + e.what());
+    }
+    say("FPS log: " + opts.csv);
+  }
+  if (!opts.record.empty()) {
+    if (!render::VideoRecorder::ffmpegAvailable())
+      throw core::UsageError("--record " + opts.record + ": ffmpeg not found; install it with apt-get install ffmpeg");
+    toggleVideo();
+    if (!video) throw core::UsageError("--record " + opts.record + ": " + message);
   }
 }
 

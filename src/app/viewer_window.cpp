@@ -139,17 +139,24 @@ int runViewer(const Options& o) {
   viewer::installCallbacks(v);  // before ImGui, so that its backend chains to them
   viewer::ImGuiLayer imgui(v.window);
   std::fprintf(stderr, "murmur: %s, GL %s; press H for keys\n", v.engine->deviceName().c_str(), v.glRenderer.c_str());
+  v.startOutputsAsked();
   // --frames K closes the window after K frames (with --screenshot, of the last one): the
-  // viewer's own smoke test, and a way to script a picture of the real window.
+  // viewer's own smoke test, and a way to script a picture of the real window. --steps N closes
+  // it once N steps are done.
+  bool stepsGiven = false;
+  for (const auto& typed : o.typed) stepsGiven = stepsGiven || typed.first == "--steps";
   long frames = 0;
   while (!glfwWindowShouldClose(v.window)) {
     glfwPollEvents();
     if (o.frames > 0 && frames + 1 == o.frames && !o.screenshot.empty()) v.screenshotPending = true;
     v.frame();
     if (o.frames > 0 && ++frames >= o.frames) glfwSetWindowShouldClose(v.window, GLFW_TRUE);
+    if (stepsGiven && v.stepsDone >= static_cast<uint64_t>(o.steps)) glfwSetWindowShouldClose(v.window, GLFW_TRUE);
   }
   v.stepper.wait();  // the engine outlives its last step
   if (v.video) v.video->close();  // a video is kept only on a clean close
+  std::fprintf(stderr, "murmur: window closed after %llu steps%s%s\n", static_cast<unsigned long long>(v.stepsDone),
+               v.fpsLog ? ", FPS log " : "", v.fpsLog ? v.fpsLog->path().c_str() : "");
   return 0;
 }
 

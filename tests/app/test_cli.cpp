@@ -338,6 +338,29 @@ TEST(Cli, WindowViewerRunsUnderAVirtualDisplay) {
   EXPECT_EQ(head, std::string("\x89PNG\r\n\x1a\n", 8));
 }
 
+// The window does what its options say: --steps closes it once they are done, --csv logs from
+// the first frame; options only a headless run can honour are refused in one line.
+TEST(Cli, TheWindowTakesStepsAndCsvAndRefusesHeadlessOptions) {
+  for (const char* opt : {"--out x.txt", "--warmup 5", "--steps-per-frame 2", "--record-every 3", "--checksum off",
+                          "--record frames/f%04d.png"}) {
+    const Result r = run(std::string("--engine cpu --n 500 ") + opt);
+    EXPECT_EQ(r.status, 2) << opt << ": " << r.out;
+    EXPECT_EQ(lineCount(r.out), 1) << opt << ": " << r.out;
+    EXPECT_NE(r.out.find(std::string(opt).substr(0, std::string(opt).find(' '))), std::string::npos) << r.out;
+  }
+  if (test::runCommand("command -v xvfb-run").status != 0) GTEST_SKIP() << "xvfb-run not installed (package xvfb)";
+  const std::string csv = ::testing::TempDir() + "murmur_window_fps.csv";
+  std::remove(csv.c_str());
+  const Result r = test::runCommand("timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' " + test::murmurExe() +
+                                    " --engine cpu --n 800 --steps 120 --width 320 --height 240 --csv " + csv);
+  ASSERT_EQ(r.status, 0) << r.out;  // closed by itself: timeout would give 124
+  EXPECT_NE(r.out.find("window closed after 120 steps, FPS log " + csv), std::string::npos) << r.out;
+  std::ifstream f(csv);
+  std::string header;
+  std::getline(f, header);
+  EXPECT_EQ(header.rfind("timestamp,git_sha,gpu", 0), 0u) << header;
+}
+
 TEST(Cli, CudaEngineWithoutAGpuSaysSo) {
   if (app::cudaAvailable()) GTEST_SKIP() << "a CUDA device is present";
   const Result r = run("--headless --no-render --engine cuda --n 10 --steps 1");
