@@ -194,9 +194,24 @@ class HeadlessPictures {
   bool composites() const { return composite_; }
   // Whether this rank draws (or helps draw) frames during the run, not only the last one after it.
   bool drawsEveryFrame() const { return composite_ || (active() && !ranks_); }
+  // Whether the frames are the measurement: a run without --record and --screenshot reports their
+  // times (render_ms, fps), so it draws every frame; with either, only the frames they write are
+  // drawn.
+  bool measuresFrames() const { return o_.record.empty() && o_.screenshot.empty(); }
+  // Whether iteration `frame` of `frames` draws: a frame --record keeps (one every --record-every),
+  // the last one for --screenshot, or every one where the frames are the measurement. The same on
+  // every rank (options and iteration alone), so a composited frame has them all.
+  bool drawsFrame(int frame, int frames) const {
+    if (measuresFrames()) return true;
+    if (!o_.record.empty() && frame % o_.recordEvery == 0) return true;
+    return !o_.screenshot.empty() && frame + 1 == frames;
+  }
+  // Whether the state after the run is read as a picture: the screenshot, or the one frame of a
+  // measuring run whose frames could not be drawn during it.
+  bool wantsFinalFrame() const { return measuresFrames() || !o_.screenshot.empty(); }
 
   // Draws the current state (render ms into renderMs); `frame` is the loop's iteration, which
-  // decides whether the frame is recorded.
+  // decides whether the frame is recorded (-1: after the loop, never recorded).
   void draw(core::Engine& engine, int frame, std::vector<double>& renderMs) {
 #if defined(MURMUR_HAVE_RENDER)
     if (composite_ && !speaker_) {  // this rank's share of rank 0's frame
@@ -322,10 +337,10 @@ int runHeadless(const Options& o) {
   const bool ranks = dist::launchedRanks() > 1;
   const bool speaker = dist::launchedRank() == 0;
   std::unique_ptr<core::Engine> engine = prepareEngine(o, params, ranks, speaker);
-  // One frame per iteration (as in the window), after --steps-per-frame steps, except that a run
-  // that only wants a screenshot renders only the last frame (nothing else would be seen).
+  // One iteration per frame (as in the window), after --steps-per-frame steps; a frame is drawn
+  // only where it is used (HeadlessPictures::drawsFrame): the frames --record writes, the last one
+  // for --screenshot, every one in a run that measures its frames.
   const int iterations = o.frames > 0 ? o.frames : o.steps;
-  const bool renderEveryStep = o.screenshot.empty() || !o.record.empty() || o.frames > 0;
   HeadlessPictures pictures(o, *engine, ranks, speaker);
   // Untimed steps first, so the medians describe a settled flock.
   engine->step(o.warmup);
@@ -343,6 +358,7 @@ int runHeadless(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<Progress> progress;  // rank 0's alone over several ranks
   if (speaker) progress.emplace(o.frames > 0 ? "frames" : "steps", iterations);
+  int lastDrawn = -1;  // the last iteration whose frame was drawn
   for (; r.done < iterations && !StopSignal::received(); ++r.done) {
     if (progress) progress->update(r.done);
     const auto a = std::chrono::steady_clock::now();
@@ -354,19 +370,22 @@ int runHeadless(const Options& o) {
       observed.atStep(*engine, static_cast<uint64_t>(o.warmup) + static_cast<uint64_t>(r.done + 1) * o.stepsPerFrame);
     // Over several ranks, splat frames are composited on every rank; other draw modes draw only
     // the final frame, after the loop (from the gathered bodies).
-    if (pictures.drawsEveryFrame() && (renderEveryStep || r.done + 1 == iterations))
+    if (pictures.drawsEveryFrame() && pictures.drawsFrame(r.done, iterations)) {
       pictures.draw(*engine, r.done, r.renderMs);
+      lastDrawn = r.done;
+    }
   }
   if (progress) progress->finish();
   r.interrupted = StopSignal::received() != 0;
   if (r.interrupted)
     std::fprintf(stderr, "murmur: %s: stopping after step %d of %d; writing the outputs (a second signal ends at once)\n",
                  StopSignal::name(), r.done, iterations);
-  // No step ran, several ranks without compositing (frames are drawn only now), or a signal
-  // stopped the run before the last step drew its frame: the picture shows the state as it is now.
-  // Every rank decides alike (no signal stops a run over ranks), so a composited frame has them all.
-  const bool drawNow = (pictures.active() || pictures.composites()) &&
-                       (r.done == 0 || (ranks && !pictures.composites()) || (r.interrupted && !renderEveryStep));
+  // A picture of the final state (the screenshot, or a measuring run's one frame) that the loop
+  // did not draw: no step ran, several ranks without compositing (frames are drawn only now), or a
+  // signal stopped the run after a step that drew nothing. Every rank decides alike (no signal
+  // stops a run over ranks), so a composited frame has them all.
+  const bool drawNow = (pictures.active() || pictures.composites()) && pictures.wantsFinalFrame() &&
+                       (r.done == 0 || (ranks && !pictures.composites()) || (r.interrupted && lastDrawn != r.done - 1));
   // The final state, for the checksum and --out; --checksum off leaves it where it is (at a
   // billion bodies the gather alone moves 36 GB to one host).
   const bool wantFinal = o.checksum || !o.out.empty();

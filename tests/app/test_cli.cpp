@@ -2,11 +2,16 @@
 // and good headless runs print their summary line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
+
 #include "app/engine_factory.h"
 #include "app/progress.h"
 #include "core/pipeline_table.h"
@@ -316,6 +321,8 @@ TEST(Cli, SplatFramesAreRecordedAsNumberedPngs) {
   if (r.out.find("no offscreen OpenGL context") != std::string::npos) GTEST_SKIP() << r.out;
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("render_ms="), std::string::npos) << r.out;
+  // Only the recorded frames are drawn (the splat draw mode too).
+  EXPECT_NE(r.out.find("frames_drawn=3 frames_written=3"), std::string::npos) << r.out;
   for (int i = 0; i < 4; ++i) {
     std::ifstream f(dir + "murmur_splat_" + std::to_string(i) + ".png", std::ios::binary);
     EXPECT_EQ(f.good(), i < 3) << "frame " << i << "\n" << r.out;
@@ -419,10 +426,95 @@ TEST(Cli, AScreenshotRunRendersOnlyTheLastFrame) {
   const Result every = run(base + "--steps 12");
   ASSERT_EQ(every.status, 0) << every.out;
   EXPECT_NE(every.out.find("frames_drawn=12 frames_written=0"), std::string::npos) << every.out;
-  // PNG frames every 5 steps: 12 drawn, 3 written (steps 0, 5 and 10).
+  // PNG frames every 5 steps: only those are drawn, 3 of them (steps 0, 5 and 10).
   const Result rec = run(base + "--steps 12 --record-every 5 --record " + ::testing::TempDir() + "murmur_every_%03d.png");
   ASSERT_EQ(rec.status, 0) << rec.out;
-  EXPECT_NE(rec.out.find("frames_drawn=12 frames_written=3"), std::string::npos) << rec.out;
+  EXPECT_NE(rec.out.find("frames_drawn=3 frames_written=3"), std::string::npos) << rec.out;
+  // With a screenshot too, the last step (11, not a recorded one) is drawn once more for it.
+  const Result both = run(base + "--steps 12 --record-every 5 --record " + ::testing::TempDir() +
+                          "murmur_both_%03d.png --screenshot " + png);
+  ASSERT_EQ(both.status, 0) << both.out;
+  EXPECT_NE(both.out.find("frames_drawn=4 frames_written=4"), std::string::npos) << both.out;
+  // Steps 0..9 with one kept every 3 ends on a recorded frame (9): the screenshot is that frame.
+  const Result last = run(base + "--steps 10 --record-every 3 --record " + ::testing::TempDir() +
+                          "murmur_last_%03d.png --screenshot " + png);
+  ASSERT_EQ(last.status, 0) << last.out;
+  EXPECT_NE(last.out.find("frames_drawn=4 frames_written=5"), std::string::npos) << last.out;
+  // --frames with --steps-per-frame and a screenshot: 5 frames of 3 steps, the last one drawn.
+  const Result spf = run(base + "--frames 5 --steps-per-frame 3 --screenshot " + png);
+  ASSERT_EQ(spf.status, 0) << spf.out;
+  EXPECT_NE(spf.out.find("steps=15 "), std::string::npos) << spf.out;
+  EXPECT_NE(spf.out.find("frames_drawn=1 frames_written=1"), std::string::npos) << spf.out;
+  // Without outputs the frames are the measurement: all 5 are drawn.
+  const Result measured = run(base + "--frames 5 --steps-per-frame 3");
+  ASSERT_EQ(measured.status, 0) << measured.out;
+  EXPECT_NE(measured.out.find("frames_drawn=5 frames_written=0"), std::string::npos) << measured.out;
+}
+
+namespace {
+// The value of `key=` on the summary line, as a number (NaN when absent).
+double summaryValue(const std::string& out, const std::string& key) {
+  const size_t at = out.find(" " + key + "=");
+  if (at == std::string::npos) return std::nan("");
+  return std::strtod(out.c_str() + at + key.size() + 2, nullptr);
+}
+
+// One CSV record's cells, quoted cells unquoted (the gpu column may hold commas).
+std::vector<std::string> csvCells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (quoted && line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (line[i] == '"') {
+      quoted = !quoted;
+    } else if (line[i] == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += line[i];
+    }
+  }
+  return cells;
+}
+}  // namespace
+
+TEST(Cli, RecordEveryDrawsOnlyTheFramesItWrites) {
+  // 12 steps, a PNG every 4: steps 0, 4 and 8 are drawn and written, nothing else is drawn.
+  const std::string dir = ::testing::TempDir();
+  const std::string pattern = dir + "murmur_kept_%04d.png";
+  const auto frame = [&](int i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "murmur_kept_%04d.png", i);
+    return dir + name;
+  };
+  for (int i = 0; i < 13; ++i) std::remove(frame(i).c_str());
+  const std::string csv = dir + "murmur_kept.csv";
+  std::remove(csv.c_str());
+  const Result r = run("--headless --engine cpu --n 500 --width 64 --height 48 --steps 12 --record-every 4 --record " +
+                       pattern + " --csv " + csv);
+  if (r.out.find("no offscreen OpenGL context") != std::string::npos) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("steps=12 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("frames_drawn=3 frames_written=3"), std::string::npos) << r.out;
+  for (int i = 0; i < 13; ++i) {
+    std::ifstream f(frame(i), std::ios::binary);
+    EXPECT_EQ(f.good(), i < 3) << "frame " << i << "\n" << r.out;
+  }
+  // The CSV row's render_ms is the median over the frames drawn: the summary's own.
+  std::ifstream in(csv);
+  std::string header, row;
+  ASSERT_TRUE(std::getline(in, header) && std::getline(in, row)) << r.out;
+  const std::vector<std::string> names = csvCells(header), cells = csvCells(row);
+  ASSERT_EQ(names.size(), cells.size()) << header << "\n" << row;
+  const auto col = std::find(names.begin(), names.end(), "render_ms");
+  ASSERT_NE(col, names.end()) << header;
+  const std::string& cell = cells[static_cast<size_t>(col - names.begin())];
+  ASSERT_FALSE(cell.empty()) << row;
+  const double csvRender = std::stod(cell);
+  const double summaryRender = summaryValue(r.out, "render_ms");
+  ASSERT_GT(summaryRender, 0) << r.out;
+  EXPECT_NEAR(csvRender, summaryRender, 1e-3 + 1e-3 * summaryRender) << header << "\n" << row << "\n" << r.out;
 }
 
 TEST(Cli, SubcommandHelpListsTheOptionsThatApply) {
