@@ -1,5 +1,6 @@
 // `murmur bench`, the run: one engine per kind reused by every configuration, each configuration
-// warmed up and timed per step (step + synchronize, wall clock), the progress line and the ETA.
+// warmed up and timed per step (step + synchronize, wall clock) within its time budget, the
+// progress line and the time-left estimate.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,7 +8,6 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
-#include <tuple>
 #include <utility>
 
 #include "app/bench.h"
@@ -41,15 +41,72 @@ using core::ForceMode;
 using core::Pipeline;
 using core::UsageError;
 
-namespace {
+int budgetedWarmup(const BenchOptions& b, double stepMs) {
+  // The warm-up loop below stops after the step that takes it past a quarter of the budget.
+  const int asked = std::max(1, b.warmup);
+  if (!(stepMs > 0)) return asked;
+  const double past = std::floor(0.25 * b.maxSeconds * 1000.0 / stepMs) + 1;
+  return past < asked ? static_cast<int>(past) : asked;
+}
 
-// Timed steps per repeat: the option's count, fewer when the warm-up shows that the repeats would
-// overrun the configuration's time budget (at least 2, so a median exists).
-int stepsWithinBudget(const BenchOptions& b, double warmMs, double budgetMs) {
-  const double perRepeat = budgetMs / double(b.repeats);
-  if (warmMs > 0 && b.steps * warmMs > perRepeat) return std::max(2, static_cast<int>(perRepeat / warmMs));
+int stepsWithinBudget(const BenchOptions& b, double warmMs) {
+  const double perRepeat = b.maxSeconds * 1000.0 / double(b.repeats);
+  if (warmMs > 0 && b.steps * warmMs > perRepeat)
+    return std::min(b.steps, std::max(2, static_cast<int>(perRepeat / warmMs)));
   return b.steps;
 }
+
+SweepEstimate::SweepEstimate(const BenchOptions& b, int gravityGridDim)
+    : b_(b), gravityCells_(std::pow(double(gravityGridDim), 3.0)) {}
+
+double SweepEstimate::cost(const BenchConfig& c, size_t n) const {
+  const double x = double(std::max<size_t>(n, 1));
+  if (c.reference || core::pipelineInfo(c.pipeline).allPairs) return x * x;
+  return c.force == core::ForceMode::Gravity ? x * std::min(x, gravityCells_) : x;
+}
+
+double SweepEstimate::stepSeconds(double msPerStep) const {
+  const double timed = double(stepsWithinBudget(b_, msPerStep)) * b_.repeats * (b_.observe ? 2 : 1);
+  return (budgetedWarmup(b_, msPerStep) + timed) * msPerStep / 1000.0;
+}
+
+void SweepEstimate::add(const BenchConfig& c, size_t n, double seconds, long stepsRun, double msPerStep) {
+  if (c.n == 0) fileN_ = n;
+  done_.push_back({c, Done{n, msPerStep}});
+  seconds_ += seconds;
+  outside_ += std::max(0.0, seconds - double(stepsRun) * msPerStep / 1000.0);
+}
+
+double SweepEstimate::remaining(const std::vector<BenchConfig>& plan, size_t from) const {
+  if (done_.empty()) return -1;
+  const double count = double(done_.size());
+  const auto same = [](const BenchConfig& a, const BenchConfig& b) {
+    return a.engine == b.engine && a.force == b.force && a.pipeline == b.pipeline && a.textbook == b.textbook &&
+           a.reference == b.reference;
+  };
+  double s = 0;
+  for (size_t i = from; i < plan.size(); ++i) {
+    const BenchConfig& c = plan[i];
+    if (!c.skipReason.empty()) continue;
+    const size_t n = c.n ? c.n : fileN_;
+    // The measured N of the same kind nearest to n (on a log scale): the work per step scales
+    // from there, the nearer the better (a small N's step is mostly fixed costs).
+    const Done* nearest = nullptr;
+    double distance = 0;
+    for (const auto& [dc, d] : done_) {
+      if (!same(dc, c)) continue;
+      const double dist = std::fabs(std::log(double(std::max<size_t>(d.n, 1)) / double(std::max<size_t>(n, 1))));
+      if (!nearest || dist < distance || (dist == distance && d.n > nearest->n)) nearest = &d, distance = dist;
+    }
+    if (nearest)
+      s += stepSeconds(nearest->msPerStep * cost(c, n) / cost(c, nearest->n)) + outside_ / count;
+    else
+      s += seconds_ / count;
+  }
+  return s;
+}
+
+namespace {
 
 using Clock = std::chrono::steady_clock;
 
@@ -115,7 +172,10 @@ Measurement measureReference(const Options& o, const core::Bodies& bodies, Measu
     warmMs = s == 0 ? ms : std::min(warmMs, ms);
     if (m.warmup * warmMs > 0.25 * budgetMs) break;
   }
-  const int steps = stepsWithinBudget(o.bench, warmMs, budgetMs);
+  const int steps = stepsWithinBudget(o.bench, warmMs);
+  m.warmupAsked = o.bench.warmup;
+  m.stepsAsked = o.bench.steps;
+  m.stepsPerRepeat = steps;
   for (int r = 0; r < o.bench.repeats; ++r) {
     std::vector<double> repeatMs;
     for (int s = 0; s < steps; ++s) {
@@ -190,8 +250,9 @@ std::vector<std::vector<double>> timeRepeats(core::Engine& engine, int repeats, 
 // medians. Throws Skip when a signal arrives.
 void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Measurement& m) {
   // Warm-up, and a time budget per configuration: a configuration whose steps take long (naive
-  // at large N) runs fewer timed steps rather than stalling the sweep; the CSV's steps and
-  // warmup_steps columns say how many ran.
+  // at large N) runs fewer warm-up and timed steps rather than stalling the sweep; the CSV's
+  // steps and warmup_steps columns say how many ran, its cut column and the progress line whether
+  // that is fewer than asked.
   const double budgetMs = o.bench.maxSeconds * 1000.0;
   double warmMs = 0;
   for (int s = 0; s < o.bench.warmup || s == 0; ++s) {
@@ -205,7 +266,7 @@ void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Meas
     warmMs = s == 0 ? ms : std::min(warmMs, ms);
     if (m.warmup * warmMs > 0.25 * budgetMs) break;
   }
-  const int steps = stepsWithinBudget(o.bench, warmMs, budgetMs);
+  const int steps = stepsWithinBudget(o.bench, warmMs);
   // Timed in whole cycles of the pipeline (spreadCycleMeans): every sample is the mean step of one
   // cycle, so no sample leaves out a build.
   const int cycle = std::max(1, engine.stepsPerCycle());
@@ -231,6 +292,10 @@ void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Meas
          timeRepeats(engine, o.bench.repeats, steps, cycle, [&] { m.lastObservables = engine.observe(req); }, [] {}))
       m.sampledStepMs.insert(m.sampledStepMs.end(), repeatMs.begin(), repeatMs.end());
   }
+  // What ran of what was asked (a repeat runs whole cycles: it may run more than `steps`).
+  m.warmupAsked = o.bench.warmup;
+  m.stepsAsked = o.bench.steps;
+  m.stepsPerRepeat = static_cast<int>(m.stepMs.size() / static_cast<size_t>(o.bench.repeats));
   const double k = 1.0 / double(m.stepMs.size());
   m.stageMean *= k;
   // The median, like sim_ms_median and the headless summary: a frame that waits on the driver
@@ -278,50 +343,6 @@ Measurement measure(const Options& o, const BenchConfig& c, EngineSlot& slot, Sc
       throw Skip("the state became non-finite (check dt and softening)");
   return m;
 }
-
-// Estimates the rest of the sweep from the time per unit of work measured so far in the same
-// (engine, force, pipeline): all-pairs work grows as N^2, boids grid work as N, gravity grid
-// work as N times the occupied cells (at most gridDim^3).
-class Eta {
- public:
-  explicit Eta(int gravityGridDim) : gravityCells_(std::pow(double(gravityGridDim), 3.0)) {}
-  void add(const BenchConfig& c, size_t n, double seconds) {
-    auto& g = groups_[key(c)];
-    g.first += seconds;
-    g.second += cost(c, n);
-    total_ += seconds;
-    ++count_;
-  }
-  // Seconds for the configurations plan[from..], or -1 when nothing has been measured yet.
-  double remaining(const std::vector<BenchConfig>& plan, size_t from) const {
-    if (count_ == 0) return -1;
-    double s = 0;
-    for (size_t i = from; i < plan.size(); ++i) {
-      const BenchConfig& c = plan[i];
-      if (!c.skipReason.empty()) continue;
-      auto it = groups_.find(key(c));
-      if (it != groups_.end() && it->second.second > 0)
-        s += it->second.first / it->second.second * cost(c, c.n);
-      else
-        s += total_ / count_;
-    }
-    return s;
-  }
-
- private:
-  static std::tuple<int, int, int, bool> key(const BenchConfig& c) {
-    return {int(c.engine), int(c.force), int(c.pipeline), c.textbook};
-  }
-  double cost(const BenchConfig& c, size_t n) const {
-    const double x = double(std::max<size_t>(n, 1));
-    if (core::pipelineInfo(c.pipeline).allPairs) return x * x;
-    return c.force == ForceMode::Gravity ? x * std::min(x, gravityCells_) : x;
-  }
-  double gravityCells_;
-  std::map<std::tuple<int, int, int, bool>, std::pair<double, double>> groups_;  // seconds, cost
-  double total_ = 0;
-  int count_ = 0;
-};
 
 // Engine slots: (engine kind, textbook baseline).
 using SlotKey = std::pair<EngineKind, bool>;
@@ -431,6 +452,7 @@ void addMeasured(json& entry, const Measurement& m, const StepStats& st) {
   entry["sim_ms_median"] = st.median;
   entry["repeat_medians_ms"] = m.repeatMedians;
   entry["steps_per_s"] = 1000.0 / st.median;
+  if (!cutColumn(m).empty()) entry["cut"] = cutColumn(m);
   if (m.hasNeighbours) {
     entry["neighbours_mean"] = m.neighbours.meanNeighbours;
     entry["candidates_mean"] = m.neighbours.meanCandidates;
@@ -470,7 +492,7 @@ int runBench(const Options& o) {
   sidecar.save();
 
   ScenarioCache cache;
-  Eta eta(o.params.gravity.gridDim);
+  SweepEstimate eta(o.bench, o.params.gravity.gridDim);
   int measured = 0, skipped = 0;
   // The CSV and the sidecar are consistent after every configuration; a signal stops the sweep
   // between two of them (the one in progress finishes, or is skipped if it had not started).
@@ -494,8 +516,11 @@ int runBench(const Options& o) {
       ++measured;
       const StepStats st = stepStats(m.stepMs);
       csv.write(makeRow(c, slot.deviceName, slot.info, m, st));
-      eta.add(c, m.n, seconds);
+      // The wall time of a step as the sweep spends it: the step and its wait, and its frame.
+      const size_t stepsRun = static_cast<size_t>(m.warmup) + m.stepMs.size() + m.sampledStepMs.size();
+      eta.add(c, m.n, seconds, static_cast<long>(stepsRun), st.median + (m.rendered ? m.renderMs : 0.0));
       addMeasured(entry, m, st);
+      const std::string cut = cutText(m, o.bench.repeats, o.bench.maxSeconds);
       const double left = eta.remaining(plan, i + 1);
       std::fprintf(stderr, "median %s ms (%s steps/s)", shortNumber(st.median).c_str(),
                    shortNumber(1000.0 / st.median).c_str());
@@ -507,6 +532,7 @@ int runBench(const Options& o) {
         std::fprintf(stderr, ", observe %s ms (%s of a step)", shortNumber(om).c_str(),
                      (shortNumber(100.0 * om / st.median) + "%").c_str());
       }
+      if (!cut.empty()) std::fprintf(stderr, ", %s", cut.c_str());
       std::fprintf(stderr, "  [%s elapsed, ~%s left]\n", clockText(msBetween(sweepStart, Clock::now()) / 1000).c_str(),
                    left < 0 ? "?" : clockText(left).c_str());
     }

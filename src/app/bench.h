@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/options.h"
@@ -103,6 +104,48 @@ struct StepStats {
   double median = 0, min = 0, p90 = 0;
 };
 StepStats stepStats(std::vector<double> ms);
+
+// The time budget per configuration (--max-seconds): the warm-up stops once its steps have taken
+// a quarter of it (at least one step runs), and each repeat runs fewer timed steps when --steps
+// steps at the warm-up's fastest step (warmMs) would overrun the rest of it split over the
+// repeats (at least 2 steps, so a median exists, but never more than --steps).
+// budgetedWarmup: the warm-up steps a configuration runs at stepMs per step.
+int budgetedWarmup(const BenchOptions& b, double stepMs);
+int stepsWithinBudget(const BenchOptions& b, double warmMs);
+
+// The time left of a sweep, from what the configurations done measured. Each (engine, force,
+// pipeline) keeps its configurations' wall time per step (step, wait and frame); another N of it
+// takes the time of the measured N nearest to it, scaled by the work of a step (all pairs N^2, the
+// boids grid N, the gravity grid N times the occupied cells, at most gridDim^3). That time per
+// step runs through the budget above (the warm-up and the timed steps it would cut, the steps
+// again with --observe), and every configuration adds the mean time the ones done spent outside
+// their steps (scenario, reset, checks). A combination not measured yet takes the mean
+// configuration so far.
+class SweepEstimate {
+ public:
+  SweepEstimate(const BenchOptions& b, int gravityGridDim);
+  // A measured configuration: its wall seconds in all, the steps it ran (warm-up, timed and
+  // sampled) and its median wall time per step, ms. `n` is the bodies it ran (a file scenario's
+  // plan says 0).
+  void add(const BenchConfig& c, size_t n, double seconds, long stepsRun, double msPerStep);
+  // Seconds for the configurations plan[from..] (skipped ones take none), or -1 before any
+  // configuration was measured.
+  double remaining(const std::vector<BenchConfig>& plan, size_t from) const;
+  // Seconds of steps one configuration runs at msPerStep under the budget.
+  double stepSeconds(double msPerStep) const;
+
+ private:
+  struct Done {
+    size_t n;
+    double msPerStep;
+  };
+  double cost(const BenchConfig& c, size_t n) const;
+  BenchOptions b_;
+  double gravityCells_;
+  std::vector<std::pair<BenchConfig, Done>> done_;
+  double seconds_ = 0, outside_ = 0;  // sums over the configurations done
+  size_t fileN_ = 0;                  // the bodies a file scenario turned out to hold
+};
 
 // A pipeline whose work repeats over several steps (a verlet list serves k steps, one of which
 // builds it) is summarised in whole cycles: each run of `cycle` consecutive samples (the last may

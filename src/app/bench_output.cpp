@@ -35,6 +35,25 @@ std::string shortNumber(double v) {
   return buf;
 }
 
+std::string cutColumn(const Measurement& m) {
+  const bool warmup = m.warmup < m.warmupAsked, steps = m.stepsPerRepeat < m.stepsAsked;
+  if (warmup && steps) return "warmup+steps";
+  return warmup ? "warmup" : steps ? "steps" : "";
+}
+
+std::string cutText(const Measurement& m, int repeats, double maxSeconds) {
+  std::string parts;
+  if (m.warmup < m.warmupAsked)
+    parts = "warm-up cut to " + std::to_string(m.warmup) + " of " + std::to_string(m.warmupAsked);
+  if (m.stepsPerRepeat < m.stepsAsked)
+    parts += (parts.empty() ? "timed steps cut to " : " and timed steps to ") + std::to_string(m.stepsPerRepeat) +
+             " of " + std::to_string(m.stepsAsked) + (repeats > 1 ? " per repeat" : "");
+  if (parts.empty()) return parts;
+  char limit[48];
+  std::snprintf(limit, sizeof limit, " by --max-seconds %g", maxSeconds);
+  return parts + limit;
+}
+
 Sidecar::Sidecar(std::string path, bool append) : path_(std::move(path)) {
   doc_ = json{{"runs", json::array()}};
   if (!append) return;
@@ -80,6 +99,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   row.set("render", static_cast<long long>(m.rendered ? 1 : 0));
   row.set("warmup_steps", static_cast<long long>(m.warmup));
   row.set("steps", static_cast<long long>(m.stepMs.size()));
+  row.set("cut", cutColumn(m));
   row.set("sim_ms_median", st.median);
   row.set("sim_ms_min", st.min);
   row.set("sim_ms_p90", st.p90);

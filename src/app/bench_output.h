@@ -31,6 +31,10 @@ struct Measurement {
   core::NeighbourStats neighbours;
   core::SimParams params{};
   int warmup = 0;  // warm-up steps actually run
+  // What the time budget (--max-seconds) left of what was asked: the warm-up steps asked
+  // (warmup < warmupAsked: cut), and the timed steps per repeat asked and run (stepsPerRepeat <
+  // stepsAsked: cut). All 0 where no budget applies (a headless run's --csv).
+  int warmupAsked = 0, stepsAsked = 0, stepsPerRepeat = 0;
   // bench --observe: after the timed steps, as many steps again with a sample after each, each
   // step and its sample timed together (sampledStepMs), and the last sample's values
   // (docs/observables.md).
@@ -45,6 +49,14 @@ double observeCostMs(const Measurement& m);
 
 // Three significant digits without an exponent: 0.0123, 1.23, 812, 43210.
 std::string shortNumber(double v);
+
+// The CSV's cut column: "warmup" when the budget cut the warm-up, "steps" when it cut the timed
+// steps, "warmup+steps" when both, "" when nothing was cut.
+std::string cutColumn(const Measurement& m);
+// The same for the progress line, with the counts and the limit: "warm-up cut to 173 of 300 by
+// --max-seconds 3", "timed steps cut to 12 of 30 per repeat by --max-seconds 0.5"; "" when
+// nothing was cut.
+std::string cutText(const Measurement& m, int repeats, double maxSeconds);
 
 // The CSV row of a measured configuration, for `murmur bench` and a headless run's --csv alike.
 // Stages a pipeline does not have stay empty.

@@ -3,6 +3,7 @@
 // script on a committed CSV and on one the bench wrote.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -332,6 +333,7 @@ TEST(BenchRun, TinySweepWritesOneRowPerConfiguration) {
     EXPECT_EQ(row.at("timestamp").size(), 20u) << row.at("timestamp");  // 2025-01-01T00:00:00Z
     EXPECT_EQ(row.at("steps"), "6");
     EXPECT_EQ(row.at("warmup_steps"), "1");
+    EXPECT_EQ(row.at("cut"), "") << "nothing was cut: the warm-up and the steps ran as asked";
     EXPECT_EQ(row.at("render"), "0");
     const double med = std::stod(row.at("sim_ms_median"));
     const double mn = std::stod(row.at("sim_ms_min"));
@@ -355,6 +357,7 @@ TEST(BenchRun, TinySweepWritesOneRowPerConfiguration) {
     }
   }
   EXPECT_EQ(ns, (std::multiset<std::string>{"500", "500", "1000", "1000"}));
+  EXPECT_EQ(r.out.find(" cut to "), std::string::npos) << r.out;
 
   const nlohmann::json side = readJson(csv + ".json");
   ASSERT_EQ(side["runs"].size(), 1u);
@@ -369,6 +372,133 @@ TEST(BenchRun, TinySweepWritesOneRowPerConfiguration) {
     EXPECT_GT(c["candidates_mean"].get<double>(), 0);
     EXPECT_TRUE(c.contains("neighbours_mean"));
   }
+}
+
+TEST(BenchRun, AWarmUpOrRunCutByMaxSecondsSaysSo) {
+  // A warm-up of 100000 steps cannot fit in a quarter of 0.2 s: the row says how many ran and
+  // that they were cut, and so does the progress line.
+  struct Case {
+    std::string args, cut;
+    bool warmupCut, stepsCut;
+  };
+  const Case cases[] = {
+      {"--warmup 100000 --steps 3 --repeats 1", "warmup", true, false},
+      {"--warmup 1 --steps 100000 --repeats 2", "steps", false, true},
+      {"--warmup 100000 --steps 100000 --repeats 1", "warmup+steps", true, true},
+  };
+  for (const Case& c : cases) {
+    const std::string csv = tempPath("cut.csv");
+    const Result r = bench("--n 3000 --pipeline coherent --max-seconds 0.2 " + c.args + " --csv " + csv);
+    ASSERT_EQ(r.status, 0) << c.args << "\n" << r.out;
+    const auto rows = readRows(csv);
+    ASSERT_EQ(rows.size(), 1u) << c.args;
+    const auto& row = rows[0];
+    EXPECT_EQ(row.at("cut"), c.cut) << c.args << "\n" << r.out;
+    const int warmup = std::stoi(row.at("warmup_steps"));
+    if (c.warmupCut) {
+      EXPECT_GE(warmup, 1) << c.args;
+      EXPECT_LT(warmup, 100000) << c.args;
+      EXPECT_NE(r.out.find("warm-up cut to " + std::to_string(warmup) + " of 100000"), std::string::npos)
+          << c.args << "\n" << r.out;
+    } else {
+      EXPECT_EQ(warmup, 1) << c.args;
+      EXPECT_EQ(r.out.find("warm-up cut"), std::string::npos) << c.args << "\n" << r.out;
+    }
+    const int steps = std::stoi(row.at("steps"));
+    if (c.stepsCut) {
+      const int repeats = c.args.find("--repeats 2") != std::string::npos ? 2 : 1;
+      EXPECT_EQ(steps % repeats, 0) << c.args;
+      EXPECT_GE(steps / repeats, 2) << c.args;
+      EXPECT_LT(steps / repeats, 100000) << c.args;
+      const std::string said = "steps" + std::string(c.warmupCut ? "" : " cut") + " to " + std::to_string(steps / repeats) +
+                               " of 100000" + (repeats > 1 ? " per repeat" : "");
+      EXPECT_NE(r.out.find(said), std::string::npos) << said << "\n" << r.out;
+    } else {
+      EXPECT_EQ(steps, 3) << c.args;
+      EXPECT_EQ(r.out.find("steps cut"), std::string::npos) << c.args << "\n" << r.out;
+    }
+    EXPECT_NE(r.out.find(" by --max-seconds 0.2  ["), std::string::npos) << c.args << "\n" << r.out;
+    const auto configs = readJson(csv + ".json")["runs"][0]["configurations"];
+    ASSERT_EQ(configs.size(), 1u);
+    EXPECT_EQ(configs[0].value("cut", std::string()), c.cut) << c.args;
+  }
+}
+
+TEST(BenchBudget, WarmUpAndStepsFollowMaxSeconds) {
+  app::BenchOptions b;
+  b.warmup = 300;
+  b.steps = 30;
+  b.repeats = 3;
+  b.maxSeconds = 3;
+  // 1 ms a step: 300 warm-up steps (0.3 s) and 3 x 30 steps (90 ms) fit.
+  EXPECT_EQ(app::budgetedWarmup(b, 1.0), 300);
+  EXPECT_EQ(app::stepsWithinBudget(b, 1.0), 30);
+  // 10 ms: the warm-up stops after the step that passes 0.75 s; 30 steps a repeat (0.3 s) fit in 1 s.
+  EXPECT_EQ(app::budgetedWarmup(b, 10.0), 76);
+  EXPECT_EQ(app::stepsWithinBudget(b, 10.0), 30);
+  // 100 ms: 8 warm-up steps; 1 s a repeat holds 10 steps.
+  EXPECT_EQ(app::budgetedWarmup(b, 100.0), 8);
+  EXPECT_EQ(app::stepsWithinBudget(b, 100.0), 10);
+  // 2 s: one warm-up step, and 2 steps a repeat for a median.
+  EXPECT_EQ(app::budgetedWarmup(b, 2000.0), 1);
+  EXPECT_EQ(app::stepsWithinBudget(b, 2000.0), 2);
+  // Never more than asked, however slow.
+  b.steps = 1;
+  EXPECT_EQ(app::stepsWithinBudget(b, 2000.0), 1);
+  b.warmup = 0;
+  EXPECT_EQ(app::budgetedWarmup(b, 1.0), 1) << "one warm-up step runs even with --warmup 0";
+}
+
+namespace {
+app::BenchConfig naiveBoids(uint64_t n) {
+  app::BenchConfig c;
+  c.engine = core::EngineKind::Cpu;
+  c.force = core::ForceMode::Boids;
+  c.pipeline = core::Pipeline::Naive;
+  c.scenario = "dense";
+  c.n = n;
+  return c;
+}
+}  // namespace
+
+TEST(BenchEstimate, TimeLeftFollowsTheMeasuredTimePerStepWithinTheBudget) {
+  app::BenchOptions b;
+  b.warmup = 300;
+  b.steps = 30;
+  b.repeats = 3;
+  b.maxSeconds = 3;
+  const std::vector<app::BenchConfig> plan = {naiveBoids(1000), naiveBoids(10000), naiveBoids(100000)};
+  app::SweepEstimate est(b, 16);
+  EXPECT_LT(est.remaining(plan, 1), 0) << "nothing measured yet";
+  // 1k all pairs at 0.1 ms a step; 0.5 s spent outside the steps (the scenario, the reset).
+  const double ms1k = 0.1;
+  const long steps1k = 300 + 90;
+  est.add(plan[0], 1000, 0.5 + steps1k * ms1k / 1000.0, steps1k, ms1k);
+  // A sweep whose steps take what the N^2 work says: 10 ms at 10k (76 warm-up steps, 3 x 30
+  // timed), 1 s at 100k (1 warm-up step, 3 x 2 timed): what the bench's own rules run.
+  const double at10k = (76 + 90) * 0.010, at100k = (1 + 6) * 1.0;
+  EXPECT_NEAR(est.stepSeconds(10.0), at10k, 1e-9);
+  EXPECT_NEAR(est.stepSeconds(1000.0), at100k, 1e-9);
+  const double truth = at10k + at100k + 2 * 0.5;
+  EXPECT_NEAR(est.remaining(plan, 1), truth, 1e-6 * truth);
+  // Not the whole configuration's time scaled by the work (10000 x 0.539 s at 100k: over 5000 s),
+  // which ignores the budget: a warm-up of a quarter of it and one step more, timed steps of all
+  // of it or 2 a repeat (at 1 s a step), and the time outside the steps.
+  const double step100k = 1.0;
+  EXPECT_LE(est.remaining(plan, 2),
+            0.25 * b.maxSeconds + step100k + std::max(b.maxSeconds, 2 * b.repeats * step100k) + 0.5 + 1e-9);
+  // Once 10k is measured (slower than the work says: 20 ms), the last configuration scales from
+  // it, the nearer N, rather than from 1k.
+  est.add(plan[1], 10000, 0.5 + (76 + 90) * 0.020, 76 + 90, 20.0);
+  EXPECT_NEAR(est.remaining(plan, 2), est.stepSeconds(2000.0) + 0.5, 1e-9);
+  // Skipped configurations take no time; a pipeline not measured yet takes the mean configuration.
+  std::vector<app::BenchConfig> more = plan;
+  more[2].skipReason = "too large";
+  EXPECT_DOUBLE_EQ(est.remaining(more, 2), 0.0);
+  app::BenchConfig coherent = naiveBoids(1000);
+  coherent.pipeline = core::Pipeline::Coherent;
+  const double mean = ((0.5 + steps1k * ms1k / 1000.0) + (0.5 + (76 + 90) * 0.020)) / 2;
+  EXPECT_NEAR(est.remaining({coherent}, 0), mean, 1e-9);
 }
 
 TEST(BenchRun, AppendAddsRowsWithoutASecondHeader) {

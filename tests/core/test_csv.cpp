@@ -19,7 +19,7 @@ std::vector<std::string> readLines(const std::string& path) {
 
 TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   const auto& c = benchCsvColumns();
-  ASSERT_EQ(c.size(), 37u);
+  ASSERT_EQ(c.size(), 38u);
   EXPECT_EQ(c.front(), "timestamp");
   EXPECT_EQ(c[10], "n");
   EXPECT_EQ(c[17], "sim_ms_median");
@@ -29,7 +29,8 @@ TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   EXPECT_EQ(c[33], "list_steps");
   EXPECT_EQ(c[34], "observe_ms");  // bench --observe (docs/observables.md)
   EXPECT_EQ(c[35], "observe_flocks");
-  EXPECT_EQ(c.back(), "rule");  // the rule table's row the run ran (docs/design.md#rules-and-how-to-add-a-rule)
+  EXPECT_EQ(c[36], "rule");  // the rule table's row the run ran (docs/design.md#rules-and-how-to-add-a-rule)
+  EXPECT_EQ(c.back(), "cut");  // what --max-seconds cut: warmup, steps, warmup+steps or empty
 }
 
 TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
@@ -51,7 +52,7 @@ TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
   const auto lines = readLines(path);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0].rfind("timestamp,git_sha,gpu", 0), 0u);
-  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 36);
+  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), static_cast<long>(benchCsvColumns().size()) - 1);
   EXPECT_NE(lines[1].find(",cpu,"), std::string::npos);
   EXPECT_NE(lines[1].find(",1000,"), std::string::npos);
   EXPECT_NE(lines[2].find("\"A, \"\"quoted\"\" GPU\""), std::string::npos);
