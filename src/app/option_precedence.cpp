@@ -41,6 +41,13 @@ void applyScenario(const CommandLine& cl, Options& o, bool halfSizeGiven) {
     // A boids sweep's default world is the viewer's (bench_plan.cpp, planBench).
     o.bench.defaultDense = !halfSizeGiven;
     o.bench.neighboursGiven = cl.has("--neighbours");
+  } else if ((o.mode == Mode::Viewer || o.mode == Mode::Headless) && !halfSizeGiven && cl.has("--force") &&
+             cl.text("--force") == core::toString(core::ForceMode::Gravity)) {
+    // Gravity with no --scenario: two disk galaxies colliding, a world where gravity shows (the
+    // boids' default world under gravity is a uniform cloud that barely moves), on the pipeline
+    // the table names for it (the tree: a laptop's CPU steps 20k bodies several times a second).
+    o.scenario.name = "galaxies";
+    if (!cl.has("--pipeline") && !cl.has("--params")) o.params.pipeline = core::gravityWorldPipeline();
   } else if ((o.mode == Mode::Viewer || o.mode == Mode::Headless) && !halfSizeGiven) {
     // With no --scenario (and no world size asked for): a world in which flocks form within a
     // few hundred steps with space between them. At 8 neighbours per boid the flocks fill the

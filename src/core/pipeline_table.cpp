@@ -41,7 +41,7 @@ std::vector<PipelineInfo> makeTable() {
         "exact boids search over pruned rows of finer cells (gravity: coherent)"},
       {Pipeline::Tree,      "tree",      '5', false, true,  Pipeline::Tree,      kGridStages | kReorder | kStepStages,
         true,  true,    false, false,    false,  kOnCpu | kOnCuda | kOnRanksGravity,                                 false,
-        kWalksTree,
+        kWalksTree | kGravityWorld,
         "Barnes-Hut over a radix tree built every step (gravity only)"},
       {Pipeline::Verlet,    "verlet",    '6', true,  true,  Pipeline::Coherent,  kGridStages | kReorder | kList | kStepStages,
         true,  true,    true,  true,     true,   kOnCpu | kOnCuda,                                                   false,
@@ -78,12 +78,14 @@ std::vector<PipelineInfo> makeTable() {
                                    std::pair{kDefaultWorldSmall, "the small default world's pipeline"},
                                    std::pair{kDefaultWorldLarge, "the large default world's pipeline"},
                                    std::pair{kTextbookGrid, "the textbook baseline's grid"},
-                                   std::pair{kBesideReference, "the reference kernel's pipeline"}}) {
+                                   std::pair{kBesideReference, "the reference kernel's pipeline"},
+                                   std::pair{kGravityWorld, "the gravity default world's pipeline"}}) {
     int rows = 0;
     for (const PipelineInfo& r : t) {
       if (!(r.roles & role)) continue;
       ++rows;
-      const bool can = role == kBesideReference ? r.gravity && r.gravityAs == r.id && r.allPairs : r.boids;
+      const bool ownGravity = r.gravity && r.gravityAs == r.id;
+      const bool can = role == kBesideReference ? ownGravity && r.allPairs : role == kGravityWorld ? ownGravity : r.boids;
       if (!can) throw std::logic_error(std::string("pipeline table: ") + r.name + " is " + what + " but cannot be");
     }
     if (rows != 1)
@@ -179,6 +181,7 @@ Pipeline defaultWorldPipeline(size_t n) {
 Pipeline textbookGridPipeline() { return rowWith(kTextbookGrid); }
 
 Pipeline referencePipeline() { return rowWith(kBesideReference); }
+Pipeline gravityWorldPipeline() { return rowWith(kGravityWorld); }
 
 bool gravityWalksTree(Pipeline p) { return (pipelineInfo(pipelineInfo(p).gravityAs).roles & kWalksTree) != 0; }
 

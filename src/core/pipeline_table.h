@@ -42,6 +42,7 @@ enum Role : unsigned {
   kTextbookGrid = 1u << 3,       // the grid the benchmark's textbook baseline is (its rows' pipeline)
   kBesideReference = 1u << 4,    // --reference times NVIDIA's all-pairs gravity kernel beside this row's gravity
   kWalksTree = 1u << 5,          // its gravity walks a Barnes-Hut tree (--theta, --tree-leaf-size)
+  kGravityWorld = 1u << 6,       // the pipeline of the gravity default world (--force gravity, no --scenario)
 };
 
 struct PipelineInfo {
@@ -94,6 +95,9 @@ Pipeline textbookGridPipeline();
 // The pipeline whose gravity rows --reference times NVIDIA's kernel beside: the row marked
 // kBesideReference.
 Pipeline referencePipeline();
+// The pipeline of the gravity default world (--force gravity with no --scenario: two galaxies
+// colliding): the row marked kGravityWorld, a gravity method of its own.
+Pipeline gravityWorldPipeline();
 // Whether a gravity step on p walks a Barnes-Hut tree (its gravityAs row is marked kWalksTree).
 bool gravityWalksTree(Pipeline p);
 // Why a gravity-only pipeline (tree) refuses boids: what a tree buys is a far field summarised by

@@ -368,6 +368,21 @@ TEST(Cli, TheWindowTakesStepsAndCsvAndRefusesHeadlessOptions) {
   EXPECT_EQ(header.rfind("timestamp,git_sha,gpu", 0), 0u) << header;
 }
 
+// Gravity with no --scenario is a world where gravity shows: two galaxies colliding, on the
+// pipeline the table names for it (the tree), unless a pipeline or a world is asked for.
+TEST(Cli, GravityWithNoScenarioIsTwoGalaxies) {
+  const Result r = run(kHeadless + "--force gravity --n 600 --steps 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("force=gravity pipeline=tree scenario=galaxies n=600"), std::string::npos) << r.out;
+  const Result naive = run(kHeadless + "--force gravity --pipeline naive --n 600 --steps 2");
+  ASSERT_EQ(naive.status, 0) << naive.out;
+  EXPECT_NE(naive.out.find("pipeline=naive scenario=galaxies"), std::string::npos) << naive.out;
+  const Result plummer = run(kHeadless + "--force gravity --scenario plummer --n 600 --steps 2");
+  ASSERT_EQ(plummer.status, 0) << plummer.out;
+  EXPECT_NE(plummer.out.find("scenario=plummer"), std::string::npos) << plummer.out;
+  EXPECT_EQ(plummer.out.find("pipeline=tree"), std::string::npos) << plummer.out;
+}
+
 TEST(Cli, CudaEngineWithoutAGpuSaysSo) {
   if (app::cudaAvailable()) GTEST_SKIP() << "a CUDA device is present";
   const Result r = run("--headless --no-render --engine cuda --n 10 --steps 1");

@@ -208,3 +208,14 @@ TEST(PipelineTable, CpuEngineHasNoRanksAndNoDevice) {
   EXPECT_EQ(e.rankAccess(), nullptr);
   EXPECT_EQ(e.deviceAccess(), nullptr);
 }
+
+// The gravity default world's pipeline is one row, a gravity method of its own: the tree.
+TEST(PipelineTable, TheGravityWorldRunsTheTree) {
+  const Pipeline p = gravityWorldPipeline();
+  EXPECT_EQ(p, Pipeline::Tree);
+  EXPECT_TRUE(pipelineInfo(p).gravity);
+  EXPECT_EQ(pipelineInfo(p).gravityAs, p);
+  int rows = 0;
+  for (const PipelineInfo& r : pipelineTable()) rows += (r.roles & kGravityWorld) ? 1 : 0;
+  EXPECT_EQ(rows, 1);
+}
