@@ -424,12 +424,20 @@ TEST(BenchRun, AWarmUpOrRunCutByMaxSecondsSaysSo) {
   }
 }
 
-TEST(BenchBudget, WarmUpAndStepsFollowMaxSeconds) {
+namespace {
+// 300 warm-up steps, 3 repeats of 30 steps, 3 s a configuration.
+app::BenchOptions budgetOptions() {
   app::BenchOptions b;
   b.warmup = 300;
   b.steps = 30;
   b.repeats = 3;
   b.maxSeconds = 3;
+  return b;
+}
+}  // namespace
+
+TEST(BenchBudget, WarmUpAndStepsFollowMaxSeconds) {
+  app::BenchOptions b = budgetOptions();
   // 1 ms a step: 300 warm-up steps (0.3 s) and 3 x 30 steps (90 ms) fit.
   EXPECT_EQ(app::budgetedWarmup(b, 1.0), 300);
   EXPECT_EQ(app::stepsWithinBudget(b, 1.0), 30);
@@ -462,11 +470,7 @@ app::BenchConfig naiveBoids(uint64_t n) {
 }  // namespace
 
 TEST(BenchEstimate, TimeLeftFollowsTheMeasuredTimePerStepWithinTheBudget) {
-  app::BenchOptions b;
-  b.warmup = 300;
-  b.steps = 30;
-  b.repeats = 3;
-  b.maxSeconds = 3;
+  const app::BenchOptions b = budgetOptions();
   const std::vector<app::BenchConfig> plan = {naiveBoids(1000), naiveBoids(10000), naiveBoids(100000)};
   app::SweepEstimate est(b, 16);
   EXPECT_LT(est.remaining(plan, 1), 0) << "nothing measured yet";
