@@ -143,7 +143,7 @@ const std::vector<AppValue>& appValues() {
        "Headless: gather the final state and print its checksum (default on; off skips the gather, for worlds too "
        "large to gather on one host)",
        namesOf(kOffOn), [](Options& o, double v) { o.checksum = v != 0; }, false},
-      {"--record-every", "record every", "Headless: record one frame every K steps (default 1)", core::intRange(1, 1000000),
+      {"--record-every", "record every", "Headless: record every K-th frame: K steps apart, K * --steps-per-frame with it (default 1)", core::intRange(1, 1000000),
        [](Options& o, double v) { o.recordEvery = static_cast<int>(v); }, false},
       {"--observe-every", "observe every", "Sample the observables every K steps: --observables, the viewer's panel (default 10)",
        core::intRange(1, 100000000), [](Options& o, double v) { o.observeEvery = static_cast<int>(v); }, false},
