@@ -56,9 +56,9 @@ std::string validateParams(const SimParams& p) {
     e << "--softening " << g.softening << " is invalid: softening must be at least 1e-15 (gravity.softening in a --params file)";
     return e.str();
   }
-  if (maxRuleRadius(b) > p.halfSize) {
+  if (searchRadius(p) > p.halfSize) {
     e << "--half-size " << p.halfSize << " is invalid: the world half-size must be at least the largest rule radius ("
-      << maxRuleRadius(b) << "; halfSize and boids.*Radius in a --params file)";
+      << searchRadius(p) << "; halfSize and boids.*Radius in a --params file)";
     return e.str();
   }
   // A boid moves at most maxSpeed dt per step. The wrap brings a body that crossed a face back by
@@ -84,9 +84,9 @@ std::string validateParams(const SimParams& p) {
   }
   // The boids grid must stay addressable with 32-bit cell keys. The rows pipelines' cells may be
   // finer, by how crowded n makes the classic cells: validateGridFor, where n is known.
-  const double cells = std::ceil(2.0 * p.halfSize / (maxRuleRadius(b) * p.cellWidthFactor));
+  const double cells = std::ceil(2.0 * p.halfSize / (searchRadius(p) * p.cellWidthFactor));
   if (cells * cells * (p.dims == 2 ? 1.0 : cells) > 4.0e9) {
-    e << "--half-size " << p.halfSize << " is invalid: with rule radius " << maxRuleRadius(b) << " and --cell-width "
+    e << "--half-size " << p.halfSize << " is invalid: with rule radius " << searchRadius(p) << " and --cell-width "
       << p.cellWidthFactor << " the boids grid needs more than 2^32 cells (halfSize in a --params file)";
     return e.str();
   }
@@ -109,13 +109,13 @@ std::string validateGridFor(const SimParams& p, size_t n) {
   if (!runsLocalRule(p) || !pipelineInfo(p.pipeline).rowGrid || p.pipeline == Pipeline::Clusters || n == 0)
     return {};
   const int fine = rowCellsPerRadius(p, n);
-  const double w = double(maxRuleRadius(p.boids)) * p.cellWidthFactor / fine;
+  const double w = double(searchRadius(p)) * p.cellWidthFactor / fine;
   const double d = std::ceil(2.0 * p.halfSize / w);
   // The split along x (rowXSplitFor) never takes the count past 2^31.
   if (d * d * (p.dims == 2 ? 1.0 : d) <= 4.0e9) return {};
   std::ostringstream e;
   e << "--n " << n << " with --half-size " << p.halfSize << ": the " << toString(p.pipeline)
-    << " pipeline's grid (cells of 1/" << fine << " the rule radius " << maxRuleRadius(p.boids)
+    << " pipeline's grid (cells of 1/" << fine << " the rule radius " << searchRadius(p)
     << " at --cell-width " << p.cellWidthFactor << ", for this crowded a world) needs more than 2^32 cells "
     << "(use --cell-width " << 2 * p.cellWidthFactor << " or --pipeline coherent)";
   return e.str();

@@ -139,12 +139,6 @@ inline double ballMeasure(const SimParams& p, double r) {
   return p.dims == 2 ? kPi * r * r : 4.0 / 3.0 * kPi * r * r * r;
 }
 
-// Largest of the three boid rule radii: the neighbour search radius.
-inline float maxRuleRadius(const BoidParams& b) {
-  float r = b.cohesionRadius > b.separationRadius ? b.cohesionRadius : b.separationRadius;
-  return r > b.alignmentRadius ? r : b.alignmentRadius;
-}
-
 // The active force mode's time step: the local rules' or gravity's (core/rule_table.h says which
 // p runs).
 float activeDt(const SimParams& p);

@@ -34,7 +34,7 @@ struct Walk {
 // that every j that the naive test d^2 < r^2 accepts for a member is among them.
 Walk walkClusters(const SimParams& p, const std::vector<Vec4>& pos, const std::string& what) {
   const GridSpec g = clusterGrid(p, pos.size());
-  const float radius = maxRuleRadius(p.boids);
+  const float radius = searchRadius(p);
   const float r2 = radius * radius;
   const size_t n = pos.size();
   const murmur::test::SortedCells sc = murmur::test::sortIntoCells(g, pos);

@@ -150,7 +150,7 @@ TEST(Observables, AHugeSparseWorldUsesCoarserCellsAndStillMatches) {
   const SimParams p = boidParams(h);
   const GridSpec g = observablesGrid(p, 600);
   EXPECT_LE(double(g.numCells), double(1 << 21));
-  EXPECT_GT(g.cellWidth, maxRuleRadius(p.boids));
+  EXPECT_GT(g.cellWidth, searchRadius(p));
   Bodies b = test::randomBodies(300, h, 1, 9);
   const Bodies near = test::randomBodies(300, 12, 1, 10);  // a dense clump in the middle
   for (size_t i = 0; i < near.size(); ++i) {

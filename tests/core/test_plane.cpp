@@ -59,12 +59,12 @@ TEST(Plane, GridsAreOneCellDeepAndASearchVisitsNineCellsOrFour) {
     // A body well inside a cell, away from the faces: 3 x 3 cells at width r, 2 x 2 at 2r.
     const float w = g.cellWidth;
     const Vec3 body{0.3f * w, 0.6f * w, 0.0f};
-    const CellRange r = cellRangeForRadius(g, body, maxRuleRadius(p.boids));
+    const CellRange r = cellRangeForRadius(g, body, searchRadius(p));
     EXPECT_EQ(cellsInRange(r), factor == 1 ? 9u : 4u) << "factor " << factor;
     SimParams cube = p;
     cube.dims = 3;
     const GridSpec g3 = boidGrid(cube);
-    EXPECT_EQ(cellsInRange(cellRangeForRadius(g3, Vec3{0.3f * w, 0.6f * w, 0.5f * w}, maxRuleRadius(p.boids))),
+    EXPECT_EQ(cellsInRange(cellRangeForRadius(g3, Vec3{0.3f * w, 0.6f * w, 0.5f * w}, searchRadius(p))),
               factor == 1 ? 27u : 8u);
   }
 }

@@ -20,10 +20,10 @@ using murmur::test::randomBodies;
 namespace {
 
 // For every i, the sorted slots forEachRow visits, then every j the naive test d^2 < r^2 (the
-// expression boidAccumulate uses) accepts must be among them. Returns mean candidates.
+// expression the boids rule uses) accepts must be among them. Returns mean candidates.
 double checkEveryNeighbourVisited(const SimParams& p, const GridSpec& g, const std::vector<Vec4>& pos,
                                   const std::string& what) {
-  const float radius = maxRuleRadius(p.boids);
+  const float radius = searchRadius(p);
   const float r2 = radius * radius;
   const size_t n = pos.size();
   const murmur::test::SortedCells sc = murmur::test::sortIntoCells(g, pos);
@@ -64,7 +64,7 @@ double classicCandidates(const SimParams& p, const std::vector<Vec4>& pos) {
   for (const Vec4& q : pos) ++count[cellKeyOf(g, xyz(q))];
   double total = 0;
   for (const Vec4& q : pos) {
-    const CellRange cr = cellRangeForRadius(g, xyz(q), maxRuleRadius(p.boids));
+    const CellRange cr = cellRangeForRadius(g, xyz(q), searchRadius(p));
     for (int z = cr.lo.z; z <= cr.hi.z; ++z)
       for (int y = cr.lo.y; y <= cr.hi.y; ++y)
         for (int x = cr.lo.x; x <= cr.hi.x; ++x) total += count[cellKey(g, x, y, z)];
@@ -366,7 +366,7 @@ TEST(RowSearch, ReachPlanesBoundTheRowsAlongZ) {
     p.halfSize = w.halfSize;
     p.cellWidthFactor = w.factor;
     const GridSpec g = rowGrid(p, w.n);
-    const float radius = maxRuleRadius(p.boids);
+    const float radius = searchRadius(p);
     const int k = rowReachPlanes(g, radius);
     const float reach = radius * g.invCellWidth + rowMargin(g);
     EXPECT_GE(k, 1);

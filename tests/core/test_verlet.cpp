@@ -46,14 +46,14 @@ struct Missed {
 };
 
 // Runs `steps` steps of a naive engine from `start` and counts, at every step, the naive
-// neighbour pairs (d^2 < r^2 as boidAccumulate computes it) that lists built at the start lack.
+// neighbour pairs (d^2 < r^2 as the boids rule computes it) that lists built at the start lack.
 Missed missedOverSteps(const SimParams& p, const VerletPlan& plan, const Bodies& start, int steps) {
   const std::vector<std::set<uint32_t>> lists = buildLists(p, plan, start.pos);
   SimParams q = p;
   q.pipeline = Pipeline::Naive;
   CpuEngine naive(q);
   naive.reset(start);
-  const float r = maxRuleRadius(p.boids);
+  const float r = searchRadius(p);
   Missed m;
   for (int s = 0; s < steps; ++s) {
     const Bodies now = naive.readBodies();
@@ -92,7 +92,7 @@ TEST(Verlet, PlanRadiusCoversTheSkinAndFitsTheWorld) {
     const VerletPlan plan = verletPlan(p);
     EXPECT_EQ(plan.steps, k);
     EXPECT_EQ(plan.periodic, k > 1);
-    EXPECT_GE(plan.radius, maxRuleRadius(p.boids) + 2.0f * float(k - 1) * p.boids.maxSpeed * p.boids.dt);
+    EXPECT_GE(plan.radius, searchRadius(p) + 2.0f * float(k - 1) * p.boids.maxSpeed * p.boids.dt);
   }
   // A world narrower than two list radii rebuilds every step, without images.
   p.halfSize = 6.0f;

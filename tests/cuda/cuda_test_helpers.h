@@ -92,7 +92,7 @@ constexpr double kAccFloor = 1e-2;
 // radius, whatever n is (the default 100-unit world would leave small tests without neighbours).
 // Sets p.halfSize; never smaller than the radius, as validateParams requires.
 inline float denseHalfSize(size_t n, const core::SimParams& p, double neighbours = 10.0) {
-  const double r = core::maxRuleRadius(p.boids);
+  const double r = core::searchRadius(p);
   const double side = std::cbrt(double(n) * (4.0 / 3.0) * kPi * r * r * r / neighbours);
   return float(std::max(side / 2.0, r));
 }

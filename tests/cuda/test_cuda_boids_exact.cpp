@@ -37,7 +37,7 @@ float contractedMixed(float x, float y, float z) { return std::fma(z, z, x * x +
 // Pairs on a lattice 4 radii apart (no pair sees another), each at a distance where the CPU and
 // any contraction disagree about d^2 < r^2: both ways round, half each.
 Bodies borderlinePairs(const SimParams& p, size_t pairs) {
-  const float r = core::maxRuleRadius(p.boids);
+  const float r = core::searchRadius(p);
   const float r2 = r * r;
   core::Rng rng(77);
   Bodies b;
