@@ -30,8 +30,7 @@ struct DeviceState;
 // one place, the pipeline's file.
 struct LocalForcePass {
   const core::SimParams* params = nullptr;
-  size_t total = 0;  // bodies of the whole world: the pipeline plans its loop by the world's density
-  uint32_t n = 0;    // bodies of this set
+  uint32_t n = 0;  // bodies of this set (the pipeline planned for the whole world's: CudaPipeline::plan)
   core::Vec4* pos = nullptr;  // this set's positions and velocities, in the grid's order
   const core::Vec4* vel = nullptr;
   core::Vec4* velOut = nullptr;  // the new velocities

@@ -271,7 +271,6 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   // arguments planned in its file for the whole world's count, over the local set.
   cuda::LocalForcePass pass;
   pass.params = &params_;
-  pass.total = total_;
   pass.n = n;
   pass.pos = aPos_.get();
   pass.vel = aVel_.get();

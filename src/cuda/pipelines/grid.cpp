@@ -25,7 +25,7 @@ class GridPipeline final : public CudaPipeline {
     pass.lc = s.launch();
     pass.grid = s.buildGrid(core::localRuleForce(), coherent_);  // may flip the buffers
     pass.params = &s.params;
-    pass.total = pass.n = s.n;
+    pass.n = s.n;
     pass.pos = s.pos[s.cur].get();
     pass.vel = s.vel[s.velCur].get();
     pass.velOut = s.vel[1 - s.velCur].get();

@@ -94,7 +94,6 @@ class RowsPipeline final : public CudaPipeline {
     sort.countsReady = false;
     LocalForcePass pass;
     pass.params = &s.params;
-    pass.total = s.n;
     pass.n = s.n;
     pass.pos = s.pos[s.cur].get();
     pass.vel = s.vel[s.velCur].get();
