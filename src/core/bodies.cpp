@@ -16,6 +16,9 @@ std::string checkPlane(const Bodies& b, int dims) {
 std::string checkBodies(const Bodies& b, int dims) {
   const size_t n = b.pos.size();
   if (b.vel.size() != n || b.id.size() != n) return "pos, vel and id sizes differ";
+  if (!b.species.empty() && b.species.size() != n)
+    return "species has " + std::to_string(b.species.size()) + " entries for " + std::to_string(n) +
+           " bodies (one per body, or none for species 0)";
   const std::string plane = checkPlane(b, dims);
   if (!plane.empty()) return plane;
   std::vector<bool> seen(n, false);
@@ -42,13 +45,37 @@ std::vector<Vec4> inIdOrder(const std::vector<Vec4>& values, const std::vector<u
   return out;
 }
 
-Bodies bodiesInIdOrder(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, const std::vector<uint32_t>& id) {
+void withDefaults(Bodies& b) {
+  if (b.species.empty()) b.species.assign(b.size(), Species{0});
+}
+
+void gatherBodiesInto(const Bodies& src, const uint32_t* index, size_t count, Bodies& dst) {
+  const size_t n = src.size();
+  for (size_t k = 0; k < count; ++k)
+    if (index[k] >= n) throw std::logic_error("gatherBodies: index " + std::to_string(index[k]) + " of " + std::to_string(n));
+  src.forEachWith(dst, [&](const char*, const auto& in, auto& out) {
+    out.resize(count);
+    if (in.size() != n) throw std::logic_error("gatherBodies: attribute sizes differ");
+    const long m = static_cast<long>(count);
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < m; ++k) out[static_cast<size_t>(k)] = in[index[k]];
+  });
+}
+
+Bodies gatherBodies(const Bodies& src, const std::vector<uint32_t>& index) {
   Bodies out;
-  out.pos = inIdOrder(pos, id);
-  out.vel = inIdOrder(vel, id);
-  out.id.resize(pos.size());
-  for (size_t i = 0; i < out.id.size(); ++i) out.id[i] = static_cast<uint32_t>(i);
+  gatherBodiesInto(src, index.data(), index.size(), out);
   return out;
+}
+
+Bodies bodiesInIdOrder(const Bodies& current) {
+  const size_t n = current.size();
+  std::vector<uint32_t> where(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (current.id[k] >= n) throw std::logic_error("body id out of range (corrupt engine state)");
+    where[current.id[k]] = static_cast<uint32_t>(k);
+  }
+  return gatherBodies(current, where);
 }
 
 }  // namespace murmur::core

@@ -59,17 +59,6 @@ void findCellFirst(const GridSpec& g, const std::vector<uint32_t>& sortedKeys, s
     for (; next <= sortedKeys[k]; ++next) first[next] = static_cast<uint32_t>(k);
 }
 
-namespace {
-
-template <typename T>
-void gather(const std::vector<T>& src, const std::vector<uint32_t>& index, std::vector<T>& dst) {
-  const long n = static_cast<long>(index.size());
-  dst.resize(index.size());
-#pragma omp parallel for schedule(static)
-  for (long k = 0; k < n; ++k) dst[k] = src[index[k]];
-}
-
-}  // namespace
 
 // ---- The state's shared stages ----
 
@@ -87,12 +76,8 @@ void CpuState::buildGrid(const GridSpec& g, bool reorder) {
 }
 
 void CpuState::reorderBySortedIndex() {
-  gather(pos, sortedIndex, posAlt);
-  gather(vel, sortedIndex, velAlt);
-  gather(id, sortedIndex, idAlt);
-  std::swap(pos, posAlt);
-  std::swap(vel, velAlt);
-  std::swap(id, idAlt);
+  gatherBodiesInto(body, sortedIndex.data(), sortedIndex.size(), alt);
+  body.forEachWith(alt, [](const char*, auto& a, auto& b) { a.swap(b); });
 }
 
 GridSpec CpuState::gravityGrid() const {
@@ -175,13 +160,10 @@ void CpuEngine::reset(const Bodies& bodies) {
   const std::string grid = validateGridFor(s_.params, n);
   if (!grid.empty()) throw std::invalid_argument(grid);
   stepCount_ = 0;
-  s_.pos = bodies.pos;
-  s_.vel = bodies.vel;
-  s_.id = bodies.id;
+  s_.body.forEachWith(bodies, [](const char*, auto& mine, const auto& given) { mine = given; });
+  withDefaults(s_.body);
   s_.acc.assign(n, Vec4{0, 0, 0, 0});
-  s_.posAlt.resize(n);
-  s_.velAlt.resize(n);
-  s_.idAlt.resize(n);
+  s_.alt.resize(n);
   s_.keys.resize(n);
   s_.sortedKeys.resize(n);
   s_.sortedIndex.resize(n);
@@ -257,7 +239,7 @@ void CpuEngine::stepGravity() {
   }
 }
 
-Bodies CpuEngine::readBodies() { return bodiesInIdOrder(s_.pos, s_.vel, s_.id); }
+Bodies CpuEngine::readBodies() { return bodiesInIdOrder(s_.body); }
 
 std::vector<Vec4> CpuEngine::computeAccelerations() {
   if (s_.pos.empty()) return {};

@@ -58,12 +58,15 @@ inline NeighbourStats neighbourMeans(double candidates, double neighbours, long 
 struct CpuState {
   SimParams params{};
   StepProfile profile;
-  // Body state in its current order (cell order after a pipeline that reorders).
-  std::vector<Vec4> pos, vel, acc;
-  std::vector<uint32_t> id;
-  // Second buffers: velocities ping-pong for boids; gather targets for the reorder.
-  std::vector<Vec4> posAlt, velAlt;
-  std::vector<uint32_t> idAlt;
+  // Body state in its current order (cell order after a pipeline that reorders), every attribute
+  // of core/bodies.h; pos, vel and id name its arrays for the physics. alt: the reorder's gather
+  // target (reorderBySortedIndex swaps the two), and velAlt the boids' velocity ping-pong.
+  Bodies body, alt;
+  std::vector<Vec4>& pos = body.pos;
+  std::vector<Vec4>& vel = body.vel;
+  std::vector<uint32_t>& id = body.id;
+  std::vector<Vec4>& velAlt = alt.vel;
+  std::vector<Vec4> acc;
   // Grid buffers of the last grid build.
   GridSpec grid{};
   std::vector<uint32_t> keys, sortedKeys, sortedIndex, cellStart, cellEnd, counts;

@@ -71,33 +71,41 @@ struct NeighbourStats {
 // splat renderer, the Python module's device arrays.
 class DeviceAccess {
  public:
-  struct Bodies {
-    const Vec4* pos = nullptr;
-    const Vec4* vel = nullptr;
-    const uint32_t* id = nullptr;
+  // The current arrays (every attribute of core/bodies.h), their count, and the engine's threads
+  // per block: kernels that read the state launch with it.
+  struct Bodies : ConstBodyPointers {
     size_t n = 0;
-    int blockSize = 0;  // the engine's threads per block: kernels that read the state launch with it
+    int blockSize = 0;
   };
   virtual ~DeviceAccess() = default;
   // The current state on the device, in its current (possibly cell) order, for kernels that read
   // it in place. Valid until the next step, reset or setParams.
   virtual Bodies deviceBodies() const = 0;
-  // Copies the current state, in its current order, into device buffers of numBodies() float4
-  // positions, float4 velocities and uint32 ids (mapped interop buffers); a null pointer skips
-  // that array. Queued on the engine's stream, no host sync.
-  virtual void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) = 0;
+  // Copies the current state, in its current order, into device arrays of numBodies() entries
+  // (the mapped interop buffers): every attribute whose pointer in `out` is not null. Queued on
+  // the engine's stream, no host sync.
+  virtual void writeDrawBuffers(const BodyPointers& out) = 0;
+  void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
+    writeDrawBuffers(BodyPointers{static_cast<Vec4*>(d_pos), static_cast<Vec4*>(d_vel), static_cast<uint32_t*>(d_id),
+                                  nullptr});
+  }
 
   // The state in id order on the device (the Python module's zero-copy arrays). gatherById writes
-  // position (w = mass) and velocity of body i to d_pos[i] and d_vel[i], arrays of numBodies()
-  // float4 the caller owns; a null pointer skips that array. One kernel on the engine's stream, no
+  // every attribute of body i whose array in `out` is not null to its entry i (arrays of
+  // numBodies() entries the caller owns; position w = mass). One kernel on the engine's stream, no
   // host sync.
-  virtual void gatherById(Vec4* d_pos, Vec4* d_vel) = 0;
+  virtual void gatherById(const BodyPointers& out) = 0;
+  void gatherById(Vec4* d_pos, Vec4* d_vel) { gatherById(BodyPointers{d_pos, d_vel, nullptr, nullptr}); }
   // The reverse: replaces the state from id-ordered device arrays laid out as gatherById writes
-  // them (a null pointer keeps that array), scattered by id into the engine's current order on its
-  // stream. Ids and order stay; what the engine carries from one step to the next (lists, cell
-  // counts, the leapfrog's accelerations, the common mass) is rebuilt by the next step. Throws
-  // std::invalid_argument, the state unchanged, when a value is not finite or a mass is negative.
-  virtual void scatterById(const Vec4* d_pos, const Vec4* d_vel) = 0;
+  // them (a null pointer keeps that attribute; ids stay, so `in.id` must be null), scattered by id
+  // into the engine's current order on its stream. What the engine carries from one step to the
+  // next (lists, cell counts, the leapfrog's accelerations, the common mass) is rebuilt by the
+  // next step. Throws std::invalid_argument, the state unchanged, when a value is not finite or a
+  // mass is negative.
+  virtual void scatterById(const ConstBodyPointers& in) = 0;
+  void scatterById(const Vec4* d_pos, const Vec4* d_vel) {
+    scatterById(ConstBodyPointers{d_pos, d_vel, nullptr, nullptr});
+  }
 };
 
 // One simulation over several ranks: who this is, what the run's summary says of them, and the

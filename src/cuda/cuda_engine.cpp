@@ -176,6 +176,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
     s.pos[k].allocate(n);
     s.vel[k].allocate(n);
     s.id[k].allocate(n);
+    s.species[k].allocate(n);
     s.keys[k].allocate(n);
     s.index[k].allocate(n);
   }
@@ -188,9 +189,14 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(s.params, n), s.launch());
   impl_->pipeline(s.params.pipeline).reserve(s.n);
   impl_->stepper->plan(s.params, s.n);
-  MURMUR_CUDA_CHECK(cudaMemcpy(s.pos[0].get(), bodies.pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
-  MURMUR_CUDA_CHECK(cudaMemcpy(s.vel[0].get(), bodies.vel.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
-  MURMUR_CUDA_CHECK(cudaMemcpy(s.id[0].get(), bodies.id.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  // Every attribute; one the bodies leave out (empty: optional) is its default, 0 (core::withDefaults).
+  s.current().forEachWith(bodies, [&](const char*, auto* d, const auto& h) {
+    const size_t bytes = n * sizeof(*d);
+    if (h.empty())
+      MURMUR_CUDA_CHECK(cudaMemset(d, 0, bytes));
+    else
+      MURMUR_CUDA_CHECK(cudaMemcpy(d, h.data(), bytes, cudaMemcpyHostToDevice));
+  });
 }
 
 void CudaEngine::step(int numSteps) {
@@ -219,8 +225,9 @@ void CudaEngine::synchronize() { MURMUR_CUDA_CHECK(cudaStreamSynchronize(impl_->
 core::Bodies CudaEngine::readBodies() {
   const DeviceState& s = impl_->s;
   if (s.n == 0) return core::Bodies{};
-  return core::bodiesInIdOrder(s.download(s.pos[s.cur].get(), s.n), s.download(s.vel[s.velCur].get(), s.n),
-                               s.download(s.id[s.idCur].get(), s.n));
+  core::Bodies current;
+  current.forEachWith(s.current(), [&](const char*, auto& h, auto* d) { h = s.download(d, s.n); });
+  return core::bodiesInIdOrder(current);
 }
 
 std::vector<Vec4> CudaEngine::computeAccelerations() {
@@ -264,25 +271,27 @@ core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   return m.observer->observe(deviceBodies(), s.params, r, s.stream);
 }
 
-void CudaEngine::writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) {
+void CudaEngine::writeDrawBuffers(const core::BodyPointers& out) {
   const DeviceState& s = impl_->s;
-  launchDrawCopy(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n, d_pos, d_vel, d_id, s.launch());
+  launchDrawCopy(core::readOnly(s.current()), s.n, out, s.launch());
 }
 
 core::DeviceAccess::Bodies CudaEngine::deviceBodies() const {
   const DeviceState& s = impl_->s;
-  return core::DeviceAccess::Bodies{s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n,
-                                    s.params.blockSize};
+  return core::DeviceAccess::Bodies{core::readOnly(s.current()), s.n, s.params.blockSize};
 }
 
-void CudaEngine::gatherById(Vec4* d_pos, Vec4* d_vel) {
+void CudaEngine::gatherById(const core::BodyPointers& out) {
   const DeviceState& s = impl_->s;
-  launchGatherById(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.id[s.idCur].get(), s.n, d_pos, d_vel, s.launch());
+  launchGatherById(core::readOnly(s.current()), s.n, out, s.launch());
 }
 
-void CudaEngine::scatterById(const Vec4* d_pos, const Vec4* d_vel) {
+void CudaEngine::scatterById(const core::ConstBodyPointers& in) {
   DeviceState& s = impl_->s;
-  if (s.n == 0 || (!d_pos && !d_vel)) return;
+  if (in.id) throw std::invalid_argument("scatterById: ids stay as they are (pass no id array)");
+  const Vec4* d_pos = in.pos;
+  const Vec4* d_vel = in.vel;
+  if (s.n == 0 || (!d_pos && !d_vel && !in.species)) return;
   const IdStateCheck c = checkIdState(d_pos, d_vel, s.n, s.launch());
   if (c.nonFinite > 0)
     throw std::invalid_argument("the state has " + std::to_string(c.nonFinite) + " values that are not finite");
@@ -291,7 +300,7 @@ void CudaEngine::scatterById(const Vec4* d_pos, const Vec4* d_vel) {
   if (s.params.dims == 2 && c.offPlane > 0)
     throw std::invalid_argument("the state has " + std::to_string(c.offPlane) +
                                 " bodies off the plane (a 2D world, dims 2, needs z = 0 and vz = 0)");
-  launchScatterById(d_pos, d_vel, s.id[s.idCur].get(), s.n, s.pos[s.cur].get(), s.vel[s.velCur].get(), s.launch());
+  launchScatterById(in, s.id[s.idCur].get(), s.n, s.current(), s.launch());
   // What the last step (or a sample's pass) left for the next one describes the old state.
   s.dropPendingStep();
   if (d_pos) s.commonMass = c.commonMass;

@@ -91,17 +91,16 @@ class CudaEngine final : public core::Engine, public core::DeviceAccess {
 
   // The state on the device (core::DeviceAccess): the engine hands out itself.
   core::DeviceAccess* deviceAccess() override { return this; }
-  // Copies the current state, in its current (possibly cell) order, into device buffers of
-  // numBodies() float4 positions, float4 velocities and uint32 ids (the mapped CUDA-GL interop
-  // buffers, see gl_interop.h); a null pointer skips that array. One kernel on the engine's
-  // stream, which is the stream the interop buffers are mapped on; no host sync.
-  void writeDrawBuffers(void* d_pos, void* d_vel, void* d_id) override;
-  // The current state on the device, in its current (possibly cell) order, for kernels that read
-  // it in place (the splat renderer). Valid until the next step, reset or setParams.
+  // The DeviceAccess functions (core/engine.h): the copy into the renderer's buffers (the mapped
+  // CUDA-GL interop buffers, see gl_interop.h, on the engine's stream, which is the stream they
+  // are mapped on), the state in place, and the state in id order (kernels in id_order.h).
+  void writeDrawBuffers(const core::BodyPointers& out) override;
   core::DeviceAccess::Bodies deviceBodies() const override;
-  // The state in id order (core::DeviceAccess; kernels in id_order.h).
-  void gatherById(core::Vec4* d_pos, core::Vec4* d_vel) override;
-  void scatterById(const core::Vec4* d_pos, const core::Vec4* d_vel) override;
+  void gatherById(const core::BodyPointers& out) override;
+  void scatterById(const core::ConstBodyPointers& in) override;
+  using core::DeviceAccess::gatherById;
+  using core::DeviceAccess::scatterById;
+  using core::DeviceAccess::writeDrawBuffers;
 
  private:
   friend GridSnapshot snapshotGrid(CudaEngine& engine);

@@ -29,6 +29,7 @@ void DeviceState::releaseBodies() {
     pos[k].release();
     vel[k].release();
     id[k].release();
+    species[k].release();
     keys[k].release();
     index[k].release();
   }
@@ -117,8 +118,7 @@ int DeviceState::labelAndSort(const GridSpec* d_grid, uint32_t cells, const Laun
 
 void DeviceState::reorderBodies(const uint32_t* sortedIndex, const LaunchConfig& lc) {
   timer.stage(Stage::Reorder, [&] {
-    launchReorderBodies(sortedIndex, n, pos[cur].get(), vel[velCur].get(), id[idCur].get(), pos[1 - cur].get(),
-                        vel[1 - velCur].get(), id[1 - idCur].get(), lc);
+    launchReorderBodies(sortedIndex, n, core::readOnly(current()), other(), lc);
   });
   flipState();
 }

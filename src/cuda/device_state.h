@@ -4,10 +4,13 @@
 // (cuda_pipeline.h) run their stages on it.
 //
 // Buffers (all allocated by reset(), never per step):
-//   pos[2], vel[2], id[2]  body state; `cur`, `velCur` and `idCur` pick the current buffers.
-//                          Boids ping-pong the velocities (every boid reads the old state); the
-//                          grid pipelines gather pos/vel/id into the other buffers, and the rows
-//                          step writes the new positions into the other one (ids stay).
+//   pos[2], vel[2], id[2], species[2]
+//                          body state, every attribute of core/bodies.h; `cur`, `velCur` and
+//                          `idCur` (id and the attributes that never change in a step) pick the
+//                          current buffers. Boids ping-pong the velocities (every boid reads the
+//                          old state); the grid pipelines gather every attribute into the other
+//                          buffers (current() into other()), and the rows step writes the new
+//                          positions into the other one (ids stay).
 //   acc                    gravity accelerations in the current body order (leapfrog keeps them
 //                          between steps while accValid).
 //   keys[2], index[2]      labelCells output and the radix sort's double buffers.
@@ -53,6 +56,7 @@ struct DeviceState {
 
   DeviceBuffer<core::Vec4> pos[2], vel[2], acc;
   DeviceBuffer<uint32_t> id[2], keys[2], index[2];
+  DeviceBuffer<core::Species> species[2];
   DeviceBuffer<unsigned char> sortTemp;
   int cur = 0, velCur = 0, idCur = 0;
   bool accValid = false;
@@ -103,8 +107,15 @@ struct DeviceState {
   DeviceGrid buildGrid(core::ForceMode mode, bool reorder);
   // labelCells -> sortByCell on d_grid: returns which of keys/index holds the sorted order.
   int labelAndSort(const core::GridSpec* d_grid, uint32_t cells, const LaunchConfig& lc);
-  // The bodies (pos, vel, id) gathered into sorted order in the other buffers, which become current.
+  // The bodies (every attribute) gathered into sorted order in the other buffers, which become current.
   void reorderBodies(const uint32_t* sortedIndex, const LaunchConfig& lc);
+  // The body arrays of the current state, and the other buffers (the gather target of a reorder).
+  core::BodyPointers current() const {
+    return core::BodyPointers{pos[cur].get(), vel[velCur].get(), id[idCur].get(), species[idCur].get()};
+  }
+  core::BodyPointers other() const {
+    return core::BodyPointers{pos[1 - cur].get(), vel[1 - velCur].get(), id[1 - idCur].get(), species[1 - idCur].get()};
+  }
   void flipState() {
     cur = 1 - cur;
     velCur = 1 - velCur;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/bodies.h"
 #include "core/grid.h"
 #include "core/hd.h"
 
@@ -31,6 +32,27 @@ __device__ __forceinline__ core::Vec4 ld4(const core::Vec4* p) {
 }
 __device__ __forceinline__ void st4(core::Vec4* p, const core::Vec4& v) {
   *reinterpret_cast<float4*>(p) = toFloat4(v);
+}
+
+// One attribute value from a buffer the kernel does not write: 128 bits for a Vec4, else __ldg.
+__device__ __forceinline__ core::Vec4 loadValue(const core::Vec4* p) { return ldg4(p); }
+template <typename T>
+__device__ __forceinline__ T loadValue(const T* p) {
+  return __ldg(p);
+}
+__device__ __forceinline__ void storeValue(core::Vec4* p, const core::Vec4& v) { st4(p, v); }
+template <typename T>
+__device__ __forceinline__ void storeValue(T* p, const T& v) {
+  *p = v;
+}
+
+// Body k of `out` becomes body j of `in`, every attribute of core/bodies.h (a reorder's gather).
+// An attribute whose input or output pointer is null is skipped (a copy of some arrays only).
+__device__ __forceinline__ void moveBody(const core::BodyPointers& out, uint32_t k, const core::ConstBodyPointers& in,
+                                         uint32_t j) {
+  out.forEachWith(in, [&](const char*, auto* o, const auto* i) {
+    if (o && i) storeValue(o + k, loadValue(i + j));
+  });
 }
 
 __device__ __forceinline__ uint32_t globalThreadIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }

@@ -5,13 +5,13 @@
 
 #include <cstdint>
 
-#include "core/hd.h"
+#include "core/bodies.h"
 #include "cuda/launch.h"
 
 namespace murmur::cuda {
 
-// One kernel; any output pointer may be null to skip that array. No host sync.
-void launchDrawCopy(const core::Vec4* d_pos, const core::Vec4* d_vel, const uint32_t* d_id, uint32_t n,
-                    void* d_posOut, void* d_velOut, void* d_idOut, const LaunchConfig& lc);
+// One kernel: out.x[i] = in.x[i] for every attribute whose output is not null. No host sync.
+void launchDrawCopy(const core::ConstBodyPointers& in, uint32_t n, const core::BodyPointers& out,
+                    const LaunchConfig& lc);
 
 }  // namespace murmur::cuda

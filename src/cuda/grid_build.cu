@@ -171,15 +171,11 @@ __global__ void __launch_bounds__(1024)
 // coalesce, and the random side is a read that the read-only cache can absorb. The id travels
 // with the body so that it keeps its identity in cell order.
 __global__ void __launch_bounds__(1024)
-    reorderBodiesKernel(const uint32_t* __restrict__ index, uint32_t n, const Vec4* __restrict__ posIn,
-                        const Vec4* __restrict__ velIn, const uint32_t* __restrict__ idIn,
-                        Vec4* __restrict__ posOut, Vec4* __restrict__ velOut, uint32_t* __restrict__ idOut) {
+    reorderBodiesKernel(const uint32_t* __restrict__ index, uint32_t n, const core::ConstBodyPointers in,
+                        const core::BodyPointers out) {
   const uint32_t k = globalThreadIndex();
   if (k >= n) return;
-  const uint32_t j = index[k];
-  st4(posOut + k, ldg4(posIn + j));
-  st4(velOut + k, ldg4(velIn + j));
-  idOut[k] = idIn[j];
+  moveBody(out, k, in, __ldg(index + k));
 }
 
 // One warp per cell: a dense cell (the core of a Plummer sphere) can hold a large share of all
@@ -285,11 +281,10 @@ void launchFindCellBoundsIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t f
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
-void launchReorderBodies(const uint32_t* d_sortedIndex, uint32_t n, const Vec4* d_posIn, const Vec4* d_velIn,
-                         const uint32_t* d_idIn, Vec4* d_posOut, Vec4* d_velOut, uint32_t* d_idOut,
-                         const LaunchConfig& lc) {
-  reorderBodiesKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedIndex, n, d_posIn, d_velIn, d_idIn,
-                                                                    d_posOut, d_velOut, d_idOut);
+void launchReorderBodies(const uint32_t* d_sortedIndex, uint32_t n, const core::ConstBodyPointers& in,
+                         const core::BodyPointers& out, const LaunchConfig& lc) {
+  if (n == 0) return;
+  reorderBodiesKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedIndex, n, in, out);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

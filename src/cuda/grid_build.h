@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/bodies.h"
 #include "core/grid.h"
 #include "cuda/launch.h"
 
@@ -73,11 +74,11 @@ void launchFindCellBounds(const uint32_t* d_sortedKeys, uint32_t n, uint32_t num
 void launchFindCellBoundsIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t fromCell, uint32_t endCell,
                             uint32_t* d_cellStart, uint32_t* d_cellEnd, const LaunchConfig& lc);
 
-// reorderBodies. Input body arrays and d_sortedIndex. Output the arrays gathered into cell order:
-// out[k] = in[d_sortedIndex[k]]. In and out must not alias.
-void launchReorderBodies(const uint32_t* d_sortedIndex, uint32_t n, const core::Vec4* d_posIn,
-                         const core::Vec4* d_velIn, const uint32_t* d_idIn, core::Vec4* d_posOut,
-                         core::Vec4* d_velOut, uint32_t* d_idOut, const LaunchConfig& lc);
+// reorderBodies. Input the body arrays (every attribute of core/bodies.h) and d_sortedIndex.
+// Output the arrays gathered into cell order: out.x[k] = in.x[d_sortedIndex[k]]. In and out must
+// not alias.
+void launchReorderBodies(const uint32_t* d_sortedIndex, uint32_t n, const core::ConstBodyPointers& in,
+                         const core::BodyPointers& out, const LaunchConfig& lc);
 
 // Gravity monopoles. Input positions (through d_sortedIndex for the scattered pipeline, or
 // nullptr when the positions are already in cell order) and the cell bounds. Output d_monopole[c]

@@ -10,24 +10,17 @@ namespace murmur::cuda {
 
 namespace {
 
-__global__ void gatherByIdKernel(const core::Vec4* __restrict__ pos, const core::Vec4* __restrict__ vel,
-                                 const uint32_t* __restrict__ id, uint32_t n, core::Vec4* __restrict__ posOut,
-                                 core::Vec4* __restrict__ velOut) {
+__global__ void gatherByIdKernel(const core::ConstBodyPointers in, uint32_t n, const core::BodyPointers out) {
   const uint32_t k = globalThreadIndex();
   if (k >= n) return;
-  const uint32_t i = id[k];
-  if (posOut) st4(posOut + i, ldg4(pos + k));
-  if (velOut) st4(velOut + i, ldg4(vel + k));
+  moveBody(out, __ldg(in.id + k), in, k);
 }
 
-__global__ void scatterByIdKernel(const core::Vec4* __restrict__ posIn, const core::Vec4* __restrict__ velIn,
-                                  const uint32_t* __restrict__ id, uint32_t n, core::Vec4* __restrict__ pos,
-                                  core::Vec4* __restrict__ vel) {
+__global__ void scatterByIdKernel(const core::ConstBodyPointers in, const uint32_t* __restrict__ id, uint32_t n,
+                                  const core::BodyPointers out) {
   const uint32_t k = globalThreadIndex();
   if (k >= n) return;
-  const uint32_t i = id[k];
-  if (posIn) st4(pos + k, ldg4(posIn + i));
-  if (velIn) st4(vel + k, ldg4(velIn + i));
+  moveBody(out, k, in, __ldg(id + k));
 }
 
 // counts[0]: non-finite values; counts[1]: negative masses; counts[2]: masses unlike body 0's;
@@ -65,17 +58,17 @@ __global__ void packColumnsKernel(const float* __restrict__ src, int64_t rowStri
 
 }  // namespace
 
-void launchGatherById(const core::Vec4* d_pos, const core::Vec4* d_vel, const uint32_t* d_id, uint32_t n,
-                      core::Vec4* d_posOut, core::Vec4* d_velOut, const LaunchConfig& lc) {
-  if (n == 0 || (!d_posOut && !d_velOut)) return;
-  gatherByIdKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, d_id, n, d_posOut, d_velOut);
+void launchGatherById(const core::ConstBodyPointers& in, uint32_t n, const core::BodyPointers& out,
+                      const LaunchConfig& lc) {
+  if (n == 0) return;
+  gatherByIdKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(in, n, out);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
-void launchScatterById(const core::Vec4* d_posIn, const core::Vec4* d_velIn, const uint32_t* d_id, uint32_t n,
-                       core::Vec4* d_pos, core::Vec4* d_vel, const LaunchConfig& lc) {
-  if (n == 0 || (!d_posIn && !d_velIn)) return;
-  scatterByIdKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_posIn, d_velIn, d_id, n, d_pos, d_vel);
+void launchScatterById(const core::ConstBodyPointers& in, const uint32_t* d_id, uint32_t n,
+                       const core::BodyPointers& out, const LaunchConfig& lc) {
+  if (n == 0) return;
+  scatterByIdKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(in, d_id, n, out);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

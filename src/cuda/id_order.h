@@ -8,18 +8,21 @@
 
 #include <cstdint>
 
+#include "core/bodies.h"
 #include "core/hd.h"
 #include "cuda/launch.h"
 
 namespace murmur::cuda {
 
-// out[id[k]] = in[k] for position and velocity; a null output skips that array. No host sync.
-void launchGatherById(const core::Vec4* d_pos, const core::Vec4* d_vel, const uint32_t* d_id, uint32_t n,
-                      core::Vec4* d_posOut, core::Vec4* d_velOut, const LaunchConfig& lc);
+// out.x[in.id[k]] = in.x[k] for every attribute of core/bodies.h whose output is not null. No
+// host sync.
+void launchGatherById(const core::ConstBodyPointers& in, uint32_t n, const core::BodyPointers& out,
+                      const LaunchConfig& lc);
 
-// pos[k] = in[id[k]] (and vel); a null input keeps that array. No host sync.
-void launchScatterById(const core::Vec4* d_posIn, const core::Vec4* d_velIn, const uint32_t* d_id, uint32_t n,
-                       core::Vec4* d_pos, core::Vec4* d_vel, const LaunchConfig& lc);
+// out.x[k] = in.x[id[k]] for every attribute whose input is not null (the others keep their
+// values). No host sync.
+void launchScatterById(const core::ConstBodyPointers& in, const uint32_t* d_id, uint32_t n,
+                       const core::BodyPointers& out, const LaunchConfig& lc);
 
 // What checkIdState found: values that are not finite (x, y, z of either array, and the mass),
 // negative masses, bodies off the plane z = 0 (position z or velocity z not 0: a 2D world refuses

@@ -14,8 +14,9 @@
 
 namespace murmur::cuda {
 
-// Body arrays: pos[2], vel[2], acc (Vec4) and id[2], keys[2], index[2] (uint32): 104 bytes.
-constexpr size_t kBytesPerBody = 5 * sizeof(core::Vec4) + 6 * sizeof(uint32_t);
+// Body arrays: pos[2], vel[2], acc (Vec4), id[2], keys[2], index[2] (uint32) and species[2]:
+// 106 bytes.
+constexpr size_t kBytesPerBody = 5 * sizeof(core::Vec4) + 6 * sizeof(uint32_t) + 2 * sizeof(core::Species);
 // The sort scratch is sized for full 32-bit keys so that no grid ever needs more.
 constexpr int kSortBitsAllocated = 32;
 

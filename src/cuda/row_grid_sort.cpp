@@ -125,9 +125,8 @@ void RowGridSort::placeCounted(DeviceState& s, uint32_t cells, const LaunchConfi
     launchPlaceByCell(s.keys[0].get(), s.index[0].get(), s.n, s.cellFirst.get(), s.index[1].get(), lc);
   });
   s.timer.stage(Stage::Reorder, [&] {
-    launchReorderPlaced(s.keys[0].get(), s.index[1].get(), s.n, s.cellFirst.get(), s.pos[s.cur].get(),
-                        s.vel[s.velCur].get(), s.id[s.idCur].get(), s.pos[1 - s.cur].get(), s.vel[1 - s.velCur].get(),
-                        s.id[1 - s.idCur].get(), lc);
+    launchReorderPlaced(s.keys[0].get(), s.index[1].get(), s.n, s.cellFirst.get(), core::readOnly(s.current()),
+                        s.other(), lc);
   });
   s.flipState();
   if (!crowdedPending) {

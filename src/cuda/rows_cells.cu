@@ -65,9 +65,8 @@ __global__ void __launch_bounds__(1024)
 // the engine then sorts with the radix sort).
 __global__ void __launch_bounds__(1024)
     reorderPlacedKernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ placed, uint32_t n,
-                        const uint32_t* __restrict__ cellFirst, const Vec4* __restrict__ posIn,
-                        const Vec4* __restrict__ velIn, const uint32_t* __restrict__ idIn,
-                        Vec4* __restrict__ posOut, Vec4* __restrict__ velOut, uint32_t* __restrict__ idOut) {
+                        const uint32_t* __restrict__ cellFirst, const core::ConstBodyPointers in,
+                        const core::BodyPointers out) {
   const uint32_t p = globalThreadIndex();
   if (p >= n) return;
   const uint32_t q = __ldg(placed + p);
@@ -79,9 +78,7 @@ __global__ void __launch_bounds__(1024)
     for (uint32_t t = s; t < e; ++t) r += __ldg(placed + t) < q ? 1u : 0u;
     dst = s + r;
   }
-  st4(posOut + dst, ldg4(posIn + q));
-  st4(velOut + dst, ldg4(velIn + q));
-  idOut[dst] = __ldg(idIn + q);
+  moveBody(out, dst, in, q);
 }
 
 }  // namespace
@@ -128,10 +125,9 @@ void launchPlaceByCell(const uint32_t* d_keys, const uint32_t* d_rank, uint32_t 
 }
 
 void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint32_t n, const uint32_t* d_cellFirst,
-                         const Vec4* d_posIn, const Vec4* d_velIn, const uint32_t* d_idIn, Vec4* d_posOut,
-                         Vec4* d_velOut, uint32_t* d_idOut, const LaunchConfig& lc) {
-  reorderPlacedKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_keys, d_placed, n, d_cellFirst, d_posIn,
-                                                                   d_velIn, d_idIn, d_posOut, d_velOut, d_idOut);
+                         const core::ConstBodyPointers& in, const core::BodyPointers& out, const LaunchConfig& lc) {
+  if (n == 0) return;
+  reorderPlacedKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_keys, d_placed, n, d_cellFirst, in, out);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/bodies.h"
 #include "core/grid.h"
 #include "core/params.h"
 #include "core/row_search.h"
@@ -38,7 +39,7 @@ void launchFindCellFirstIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t fr
 //   launchScanCellCounts: d_cellFirst = exclusive sum of d_counts[0, numCells] (launchFindCellFirst's
 //     output). d_temp holds at least cellScanTempBytes(numCells) bytes.
 //   launchPlaceByCell: d_placed[0, n) = body per sorted slot, in the atomics' order inside a cell.
-//   launchReorderPlaced: the bodies gathered into cell order (out[slot] = in[body]), stable inside
+//   launchReorderPlaced: the bodies (every attribute) gathered into cell order (out[slot] = in[body]), stable inside
 //     every cell of at most kStableCellMax bodies (a body's slot in its cell is the number of the
 //     cell's bodies with a lower current index; larger cells keep the atomics' order).
 // countingSortFits: whether the scan can count numCells + 1 items (an int).
@@ -52,8 +53,7 @@ void launchScanCellCounts(const uint32_t* d_counts, uint32_t numCells, uint32_t*
 void launchPlaceByCell(const uint32_t* d_keys, const uint32_t* d_rank, uint32_t n, const uint32_t* d_cellFirst,
                        uint32_t* d_placed, const LaunchConfig& lc);
 void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint32_t n, const uint32_t* d_cellFirst,
-                         const core::Vec4* d_posIn, const core::Vec4* d_velIn, const uint32_t* d_idIn,
-                         core::Vec4* d_posOut, core::Vec4* d_velOut, uint32_t* d_idOut, const LaunchConfig& lc);
+                         const core::ConstBodyPointers& in, const core::BodyPointers& out, const LaunchConfig& lc);
 
 // What the rows force kernel does after a boid's new velocity: it integrates (core::boidIntegrate
 // into posOut, in the same order, so that no integrate kernel reads the state again) and, with

@@ -70,8 +70,7 @@ struct NeededBy {
 // (cellBegin: the first slot of every occupied cell, the coherent grid's cellStart or the rows
 // grid's cellFirst).
 __global__ void packRecordsKernel(const uint32_t* __restrict__ idx, const Control* __restrict__ ctl, int peer,
-                                  int me, const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
-                                  const uint32_t* __restrict__ id, const uint32_t* __restrict__ sortedKeys,
+                                  int me, const core::ConstBodyPointers cur, const uint32_t* __restrict__ sortedKeys,
                                   const uint32_t* __restrict__ cellBegin, BodyRecord* __restrict__ send) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= ctl->perRank[peer]) return;
@@ -79,7 +78,7 @@ __global__ void packRecordsKernel(const uint32_t* __restrict__ idx, const Contro
   for (int q = 0; q < peer; ++q)
     if (q != me) at += ctl->perRank[q];
   const uint32_t i = idx[k], key = sortedKeys[i];
-  send[at + k] = BodyRecord{pos[i], vel[i], (static_cast<uint64_t>(key) << 32) | (i - cellBegin[key]), id[i], 0};
+  send[at + k] = recordOf(cur, i, (static_cast<uint64_t>(key) << 32) | (i - cellBegin[key]));
 }
 
 // The owned slots the selection reads: [begin, begin + numLow) and then [highBegin, ...).
@@ -116,7 +115,7 @@ DeviceStore::~DeviceStore() {
 }
 
 void DeviceStore::checkFits(size_t owned, size_t total, const core::SimParams& p) {
-  // Boids: the local set twice (current and reordered: 36 B), the integrated and new
+  // Boids: the local set twice (current and reordered: 37 B, every attribute), the integrated and new
   // velocities, sort keys and indices twice, the selection; a quarter of room for halo and
   // drift; the grid's start/end. Gravity: owned state and accelerations plus every position.
   // Rows: the integrated positions too, and one offset per cell instead of two.
@@ -129,8 +128,8 @@ void DeviceStore::checkFits(size_t owned, size_t total, const core::SimParams& p
     const size_t perPlane = size_t(g.dims.x) * size_t(g.dims.y);
     const size_t local = std::min(cells, size_t(double(cells) * double(owned) / double(std::max<size_t>(total, 1))) +
                                              4 * size_t(rankHaloPlanes(p, g)) * perPlane);
-    need = rows(p) ? (owned + owned / 4) * (2 * 36 + 16 + 16 + 16 + 4) + (cells + 1) * 4 + (local + local / 4) * 4
-                   : (owned + owned / 4) * (2 * 36 + 16 + 16 + 4) + cells * 8;
+    need = rows(p) ? (owned + owned / 4) * (2 * 37 + 16 + 16 + 16 + 4) + (cells + 1) * 4 + (local + local / 4) * 4
+                   : (owned + owned / 4) * (2 * 37 + 16 + 16 + 4) + cells * 8;
   } else {
     need = owned * 48 + total * 16;
     // The tree over ranks: every rank builds the whole tree; two more positions and two orders per
@@ -148,10 +147,13 @@ void DeviceStore::checkFits(size_t owned, size_t total, const core::SimParams& p
 void DeviceStore::setOwned(const core::Bodies& owned, const std::vector<uint64_t>& /*tags: the order given*/,
                            const core::GridSpec& g, size_t total) {
   const size_t n = owned.size();
-  ensure(pos_, n), ensure(vel_, n), ensure(id_, n), ensure(acc_, n);
-  upload(pos_.get(), owned.pos.data(), n);
-  upload(vel_.get(), owned.vel.data(), n);
-  upload(id_.get(), owned.id.data(), n);
+  ensure(pos_, n), ensure(vel_, n), ensure(id_, n), ensure(species_, n), ensure(acc_, n);
+  current().forEachWith(owned, [&](const char*, auto* d, const auto& h) {
+    if (h.empty())
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(d, 0, n * sizeof(*d), stream_));  // an optional attribute's default
+    else
+      upload(d, h.data(), n);
+  });
   n_ = n;
   treeOrderFor_ = 0;  // one engine's state starts in the order given
   ownedBegin_ = 0, ownedEnd_ = n;
@@ -168,11 +170,9 @@ void DeviceStore::setOwned(const core::Bodies& owned, const std::vector<uint64_t
   cuda::launchLabelCells(pos_.get(), static_cast<uint32_t>(n), gridSpec_.get(), keys_[0].get(), idx_[0].get(), lc);
   sorted_ = cuda::sortByCell(sortBuffers(), static_cast<uint32_t>(n), cuda::keyBitsFor(g.numCells), lc);
   findCellBegins(keys_[sorted_].get(), static_cast<uint32_t>(n), 0, g.numCells, lc);
-  cuda::launchReorderBodies(idx_[sorted_].get(), static_cast<uint32_t>(n), pos_.get(), vel_.get(), id_.get(),
-                            aPos_.get(), aVel_.get(), aId_.get(), lc);
-  std::swap(pos_, aPos_);
-  std::swap(vel_, aVel_);
-  std::swap(id_, aId_);
+  cuda::launchReorderBodies(idx_[sorted_].get(), static_cast<uint32_t>(n), core::readOnly(current()), gatherTarget(),
+                            lc);
+  swapWithGatherTarget();
   synchronize();
 }
 
@@ -180,9 +180,7 @@ core::Bodies DeviceStore::readOwned() {
   const size_t n = numOwned();
   core::Bodies b;
   b.resize(n);
-  download(b.pos.data(), pos_.get() + ownedBegin_, n);
-  download(b.vel.data(), vel_.get() + ownedBegin_, n);
-  download(b.id.data(), id_.get() + ownedBegin_, n);
+  b.forEachWith(current(), [&](const char*, auto& h, auto* d) { download(h.data(), d + ownedBegin_, n); });
   return b;
 }
 
@@ -231,8 +229,7 @@ std::vector<uint64_t> DeviceStore::packOutgoing(const SlabLayout& l, const core:
              NeededBy{pos_.get(), l, g, p});
     if (p == me) continue;
     packRecordsKernel<<<lc.blocksFor(selected), lc.block, 0, stream_>>>(
-        peerIdx_.get(), ctl_.get(), p, me, pos_.get(), vel_.get(), id_.get(), keys_[sorted_].get(),
-        cellBegin(), send_.get());
+        peerIdx_.get(), ctl_.get(), p, me, core::readOnly(current()), keys_[sorted_].get(), cellBegin(), send_.get());
     MURMUR_CUDA_LAUNCH_CHECK();
   }
   readControl();

@@ -169,6 +169,13 @@ class DeviceStore final : public LocalStore {
   }
   // The scratch buffers of a local step over m bodies.
   void ensureWork(size_t m);
+  core::BodyPointers current() const { return core::BodyPointers{pos_.get(), vel_.get(), id_.get(), species_.get()}; }
+  core::BodyPointers gatherTarget() const {
+    return core::BodyPointers{aPos_.get(), aVel_.get(), aId_.get(), aSpecies_.get()};
+  }
+  void swapWithGatherTarget() {
+    std::swap(pos_, aPos_), std::swap(vel_, aVel_), std::swap(id_, aId_), std::swap(species_, aSpecies_);
+  }
   void ensureGrid(uint32_t cells);
 
   cudaStream_t stream_;
@@ -177,7 +184,9 @@ class DeviceStore final : public LocalStore {
   std::unique_ptr<cuda::CudaPipeline> pipeline_;  // the boids force pass of params_.pipeline
   bool profile_ = false;
   int me_ = 0;
-  // pos_/vel_/id_ hold n_ bodies; [ownedBegin_, ownedEnd_) are this rank's (gravity: all).
+  // pos_/vel_/id_/species_ (every attribute of core/bodies.h: current()) hold n_ bodies;
+  // [ownedBegin_, ownedEnd_) are this rank's (gravity: all). The a-buffers are a reorder's target
+  // (gatherTarget()).
   size_t n_ = 0, ownedBegin_ = 0, ownedEnd_ = 0, sortTempFor_ = 0;
   size_t total_ = 0;  // bodies over all ranks (the rows loop is chosen for the whole count)
   // The next local step's arrivals from lower and higher ranks, and the owned bodies that left.
@@ -203,6 +212,7 @@ class DeviceStore final : public LocalStore {
   cuda::DeviceBuffer<Control> ctl_;
   cuda::DeviceBuffer<core::Vec4> pos_, vel_, acc_, all_, aPos_, aVel_, velNew_, rPos_;
   cuda::DeviceBuffer<uint32_t> id_, aId_, selected_, peerIdx_, keys_[2], idx_[2], cellStart_, cellEnd_, cellFirst_;
+  cuda::DeviceBuffer<core::Species> species_, aSpecies_;
   cuda::DeviceBuffer<unsigned long long> hist_;
   cuda::DeviceBuffer<unsigned char> sortTemp_, selectTemp_;
   cuda::DeviceBuffer<BodyRecord> send_, recv_;

@@ -37,9 +37,7 @@ namespace murmur::dist {
 // In this order it is the global cell order of the last step restricted to this rank.
 struct LocalSet {
   const BodyRecord* recv;
-  const core::Vec4* pos;
-  const core::Vec4* vel;
-  const uint32_t* id;
+  core::ConstBodyPointers cur;  // the current arrays, every attribute
   uint32_t numLow, ownedBegin, numOwn;
 
   // Slot of element v in recv (true) or in the current arrays (false).
@@ -51,19 +49,16 @@ struct LocalSet {
   // The cell of g that element v's position lies in.
   __device__ core::Int3 cellOfElement(uint32_t v, const core::GridSpec& g) const {
     uint32_t at = 0;
-    const core::Vec4 p = inRecv(v, at) ? recv[at].pos : pos[at];
+    const core::Vec4 p = inRecv(v, at) ? recv[at].pos : cur.pos[at];
     return core::cellOf(g, core::xyz(p));
   }
-  // Element v's position, velocity and id into slot k of the output arrays.
-  __device__ void copyElement(uint32_t v, uint32_t k, core::Vec4* __restrict__ oPos, core::Vec4* __restrict__ oVel,
-                              uint32_t* __restrict__ oId) const {
+  // Element v, every attribute, into slot k of the output arrays.
+  __device__ void copyElement(uint32_t v, uint32_t k, const core::BodyPointers& out) const {
     uint32_t at = 0;
-    if (inRecv(v, at)) {
-      const BodyRecord& r = recv[at];
-      oPos[k] = r.pos, oVel[k] = r.vel, oId[k] = r.id;
-    } else {
-      oPos[k] = pos[at], oVel[k] = vel[at], oId[k] = id[at];
-    }
+    if (inRecv(v, at))
+      storeRecord(recv[at], out, k);
+    else
+      cuda::moveBody(out, k, cur, at);
   }
 };
 
@@ -88,10 +83,10 @@ __global__ void labelLocalKernel(LocalSet s, uint32_t m, SlabLayout l, int me, c
 
 // reorderBodies over the local set: out[k] = element sortedIndex[k].
 __global__ void reorderLocalKernel(LocalSet s, const uint32_t* __restrict__ sortedIndex, uint32_t n,
-                                   Vec4* __restrict__ oPos, Vec4* __restrict__ oVel, uint32_t* __restrict__ oId) {
+                                   const core::BodyPointers out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  s.copyElement(sortedIndex[k], k, oPos, oVel, oId);
+  s.copyElement(sortedIndex[k], k, out);
 }
 
 // The owned slots, the sorted keys of this rank's slab [bound[0], bound[3]), and the slots where
@@ -139,16 +134,15 @@ __global__ void placeLocalKernel(const uint32_t* __restrict__ keys, const uint32
 // the local set gives (no cell holds more than kStableCellMax here); its global key goes with it.
 __global__ void reorderCountedKernel(LocalSet s, const uint32_t* __restrict__ keys,
                                      const uint32_t* __restrict__ placed, uint32_t n,
-                                     const uint32_t* __restrict__ cellFirst, uint32_t base, Vec4* __restrict__ oPos,
-                                     Vec4* __restrict__ oVel, uint32_t* __restrict__ oId,
-                                     uint32_t* __restrict__ oKey) {
+                                     const uint32_t* __restrict__ cellFirst, uint32_t base,
+                                     const core::BodyPointers out, uint32_t* __restrict__ oKey) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const uint32_t v = placed[k], key = keys[v];
   const uint32_t first = cellFirst[key], end = cellFirst[key + 1];
   uint32_t dst = first;
   for (uint32_t t = first; t < end; ++t) dst += placed[t] < v ? 1u : 0u;
-  s.copyElement(v, dst, oPos, oVel, oId);
+  s.copyElement(v, dst, out);
   oKey[dst] = key + base;
 }
 
@@ -199,8 +193,7 @@ bool DeviceStore::countedSort(const LocalSet& set, uint32_t m, uint32_t n, const
   MURMUR_CUDA_LAUNCH_CHECK();
   lap(prof.sortMs);
   reorderCountedKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, keys_[0].get(), idx_[1].get(), n, cellFirst,
-                                                                  fromCell, aPos_.get(), aVel_.get(), aId_.get(),
-                                                                  keys_[1].get());
+                                                                  fromCell, gatherTarget(), keys_[1].get());
   MURMUR_CUDA_LAUNCH_CHECK();
   sorted_ = 1;  // keys_[1]: the sorted global keys (idx_[1] is no sorted index: nothing reads it)
   lastCounted_ = true;
@@ -212,7 +205,7 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   const size_t numOwn = numOwned();
   const uint32_t m = static_cast<uint32_t>(numLow_ + numOwn + numHigh_);
   const uint32_t n = static_cast<uint32_t>(m - numGone_);  // the bodies this rank needs
-  const LocalSet set{recv_.get(), pos_.get(), vel_.get(), id_.get(), static_cast<uint32_t>(numLow_),
+  const LocalSet set{recv_.get(), core::readOnly(current()), static_cast<uint32_t>(numLow_),
                      static_cast<uint32_t>(ownedBegin_), static_cast<uint32_t>(numOwn)};
   numLow_ = numHigh_ = numGone_ = 0;
   edgesFor_.valid = false;
@@ -248,8 +241,7 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
     lap(prof.sortMs);
     findCellBegins(keys_[sorted_].get(), n, fromCell, endCell, lc);
     lap(prof.boundsMs);
-    reorderLocalKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, idx_[sorted_].get(), n, aPos_.get(),
-                                                                  aVel_.get(), aId_.get());
+    reorderLocalKernel<<<lc.blocksFor(n), lc.block, 0, stream_>>>(set, idx_[sorted_].get(), n, gatherTarget());
     MURMUR_CUDA_LAUNCH_CHECK();
     lap(prof.reorderMs);
   }
@@ -293,6 +285,7 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   std::swap(pos_, aPos_);
   std::swap(vel_, velNew_);
   std::swap(id_, aId_);
+  std::swap(species_, aSpecies_);
   n_ = n;
   readControl();
   ownedBegin_ = host_.ownedBegin, ownedEnd_ = host_.ownedEnd;
@@ -310,7 +303,7 @@ void DeviceStore::findCellBegins(const uint32_t* sortedKeys, uint32_t n, uint32_
 }
 
 void DeviceStore::ensureWork(size_t m) {
-  ensure(aPos_, m), ensure(aVel_, m), ensure(aId_, m), ensure(velNew_, m);
+  ensure(aPos_, m), ensure(aVel_, m), ensure(aId_, m), ensure(aSpecies_, m), ensure(velNew_, m);
   if (rows(params_)) ensure(rPos_, m);
   for (int k = 0; k < 2; ++k) ensure(keys_[k], m), ensure(idx_[k], m);
   if (sortTempFor_ < keys_[0].size()) {

@@ -158,27 +158,22 @@ void DistEngine::reset(const core::Bodies& bodies) {
   const int me = rank(), k = ranks();
   startReset(n);
   commonMass_ = core::commonMass(bodies.pos);  // every rank holds all the bodies here
-  core::Bodies owned;
-  std::vector<uint64_t> tags;
+  core::Bodies filled;  // the bodies with every attribute (species 0 where they have none)
+  const core::Bodies* given = &bodies;
+  if (bodies.species.empty()) filled = bodies, core::withDefaults(filled), given = &filled;
+  std::vector<uint32_t> mine;  // the bodies this rank owns, in the order given
   if (core::runsLocalRule(params_)) {
     // Every rank holds the same bodies here, so the balanced layout needs no communication.
     balanceSlabs(planeCounts(bodies.pos, n));
-    for (size_t i = 0; i < n; ++i) {
-      if (!ownsPlane(layout_, me, planeOf(grid_, bodies.pos[i].z))) continue;
-      owned.pos.push_back(bodies.pos[i]);
-      owned.vel.push_back(bodies.vel[i]);
-      owned.id.push_back(bodies.id[i]);
-      tags.push_back(i);  // before the first step the global order is the order given
-    }
+    for (size_t i = 0; i < n; ++i)
+      if (ownsPlane(layout_, me, planeOf(grid_, bodies.pos[i].z))) mine.push_back(static_cast<uint32_t>(i));
   } else {
     const size_t first = firstIdOfRank(n, k, me), last = firstIdOfRank(n, k, me + 1);
-    owned.pos.assign(bodies.pos.begin() + static_cast<long>(first), bodies.pos.begin() + static_cast<long>(last));
-    owned.vel.assign(bodies.vel.begin() + static_cast<long>(first), bodies.vel.begin() + static_cast<long>(last));
-    owned.id.assign(bodies.id.begin() + static_cast<long>(first), bodies.id.begin() + static_cast<long>(last));
-    tags.resize(owned.id.size());
-    std::iota(tags.begin(), tags.end(), uint64_t(first));  // unused by gravity; the order given
+    for (size_t i = first; i < last; ++i) mine.push_back(static_cast<uint32_t>(i));
   }
-  finishReset(owned, tags, n);
+  // Before the first step the global order is the order given (gravity does not read it).
+  const std::vector<uint64_t> tags(mine.begin(), mine.end());
+  finishReset(core::gatherBodies(*given, mine), tags, n);
 }
 
 void DistEngine::resetShare(const core::Bodies& share, size_t n) {
@@ -239,9 +234,12 @@ void DistEngine::resetShare(const core::Bodies& share, size_t n) {
       sendBytes[p] = static_cast<size_t>(sendCount[p]) * sizeof(BodyRecord);
       if (p + 1 < at.size()) at[p + 1] = at[p] + static_cast<size_t>(sendCount[p]);
     }
+    core::Bodies filled;  // the share with every attribute (species 0 where it has none)
+    const core::Bodies* given = &share;
+    if (share.species.empty()) filled = share, core::withDefaults(filled), given = &filled;
     std::vector<BodyRecord> send(share.pos.size());
     for (size_t i = 0; i < share.pos.size(); ++i)
-      send[at[static_cast<size_t>(owner[i])]++] = BodyRecord{share.pos[i], share.vel[i], share.id[i], share.id[i], 0};
+      send[at[static_cast<size_t>(owner[i])]++] = recordOf(*given, i, share.id[i]);
     const std::vector<uint64_t> recvCount = transport_->alltoall(sendCount);
     size_t arriving = 0;
     for (size_t p = 0; p < recvCount.size(); ++p) {
@@ -253,7 +251,7 @@ void DistEngine::resetShare(const core::Bodies& share, size_t n) {
     owned.resize(arriving);
     tags.resize(arriving);
     for (size_t i = 0; i < arriving; ++i) {
-      owned.pos[i] = recv[i].pos, owned.vel[i] = recv[i].vel, owned.id[i] = recv[i].id;
+      storeRecord(recv[i], owned, i);
       tags[i] = recv[i].tag;  // before the first step the global order is the order given: id order
     }
   } else {
@@ -384,30 +382,22 @@ core::Bodies DistEngine::readBodies() {
     core::Bodies mine;
     agreed([&] { mine = store_->readOwned(); });
     const std::vector<uint64_t> counts = transport_->allgather(mine.size());
-    std::vector<size_t> posBytes(counts.size()), idBytes(counts.size());
     size_t n = 0;
-    for (size_t p = 0; p < counts.size(); ++p) {
-      posBytes[p] = static_cast<size_t>(counts[p]) * sizeof(core::Vec4);
-      idBytes[p] = static_cast<size_t>(counts[p]) * sizeof(uint32_t);
-      n += static_cast<size_t>(counts[p]);
-    }
+    for (uint64_t c : counts) n += static_cast<size_t>(c);
     const bool root = rank() == 0;
     core::Bodies packed;
     if (root) packed.resize(n);
-    transport_->gatherv(mine.pos.data(), posBytes[static_cast<size_t>(rank())], packed.pos.data(), posBytes, 0);
-    transport_->gatherv(mine.vel.data(), posBytes[static_cast<size_t>(rank())], packed.vel.data(), posBytes, 0);
-    transport_->gatherv(mine.id.data(), idBytes[static_cast<size_t>(rank())], packed.id.data(), idBytes, 0);
+    // Every attribute, rank by rank, to the root.
+    mine.forEachWith(packed, [&](const char*, auto& own, auto& all) {
+      std::vector<size_t> bytes(counts.size());
+      for (size_t p = 0; p < counts.size(); ++p) bytes[p] = static_cast<size_t>(counts[p]) * sizeof(own[0]);
+      transport_->gatherv(own.data(), bytes[static_cast<size_t>(rank())], all.data(), bytes, 0);
+    });
     gatheredBodies_ = core::Bodies{};
     if (root) {
       if (n != total_)
         throw std::logic_error("gathered " + std::to_string(n) + " bodies, expected " + std::to_string(total_));
-      gatheredBodies_.resize(n);
-      for (size_t i = 0; i < n; ++i) {
-        const uint32_t id = packed.id[i];
-        gatheredBodies_.pos[id] = packed.pos[i];
-        gatheredBodies_.vel[id] = packed.vel[i];
-        gatheredBodies_.id[id] = id;
-      }
+      gatheredBodies_ = core::bodiesInIdOrder(packed);
     }
     gathered_ = true;
   }

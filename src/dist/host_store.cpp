@@ -47,9 +47,8 @@ class HostStore final : public LocalStore {
   // the first step of one rank gives them too), with tags of that order, as the GPU store does.
   void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags, const core::GridSpec& g,
                 size_t /*total: g has what the rows grid takes from it*/) override {
-    pos_ = owned.pos;
-    vel_ = owned.vel;
-    id_ = owned.id;
+    body_.forEachWith(owned, [](const char*, auto& mine, const auto& given) { mine = given; });
+    core::withDefaults(body_);
     tag_ = tags;
     acc_.assign(pos_.size(), Vec4{0, 0, 0, 0});
     treeOrder_.clear();  // one engine's state starts in the order given
@@ -65,34 +64,24 @@ class HostStore final : public LocalStore {
     }
   }
   size_t numOwned() const override { return pos_.size(); }
-  core::Bodies readOwned() override {
-    core::Bodies b;
-    b.pos = pos_;
-    b.vel = vel_;
-    b.id = id_;
-    return b;
-  }
+  core::Bodies readOwned() override { return body_; }
   void synchronize() override {}
 
   std::vector<uint64_t> packOutgoing(const SlabLayout& l, const core::GridSpec& g, int me) override {
     me_ = me;
     const size_t peers = static_cast<size_t>(l.numRanks);
     std::vector<std::vector<BodyRecord>> out(peers);
-    keepPos_.clear();
-    keepVel_.clear();
-    keepId_.clear();
+    keep_.resize(0);
     keepTag_.clear();
     for (size_t i = 0; i < pos_.size(); ++i) {
       int need[kMaxRanks];  // up to min(ranks, 2 halo + 1): more than 3 once a slab is thinner than the halo
       const int k = ranksNeeding(l, planeOf(g, pos_[i].z), need);
       for (int j = 0; j < k; ++j) {
         if (need[j] == me) {
-          keepPos_.push_back(pos_[i]);
-          keepVel_.push_back(vel_[i]);
-          keepId_.push_back(id_[i]);
+          keep_.forEachWith(body_, [&](const char*, auto& kept, const auto& a) { kept.push_back(a[i]); });
           keepTag_.push_back(tag_[i]);
         } else {
-          out[static_cast<size_t>(need[j])].push_back(BodyRecord{pos_[i], vel_[i], tag_[i], id_[i], 0});
+          out[static_cast<size_t>(need[j])].push_back(recordOf(body_, i, tag_[i]));
         }
       }
     }
@@ -120,18 +109,18 @@ class HostStore final : public LocalStore {
       if (static_cast<int>(p) < me_) low += static_cast<size_t>(perPeer[p]);
     }
     recv_.resize(records);
-    const size_t kept = keepPos_.size(), n = kept + records;
-    pos_.resize(n);
-    vel_.resize(n);
-    id_.resize(n);
+    const size_t kept = keep_.size(), n = kept + records;
+    body_.resize(n);
     tag_.resize(n);
     for (size_t o = 0; o < n; ++o) {
       if (o >= low && o < low + kept) {
         const size_t a = o - low;
-        pos_[o] = keepPos_[a], vel_[o] = keepVel_[a], id_[o] = keepId_[a], tag_[o] = keepTag_[a];
+        body_.forEachWith(keep_, [&](const char*, auto& mine, const auto& k) { mine[o] = k[a]; });
+        tag_[o] = keepTag_[a];
       } else {
         const BodyRecord& r = recv_[o < low ? o : o - kept];
-        pos_[o] = r.pos, vel_[o] = r.vel, id_[o] = r.id, tag_[o] = r.tag;
+        storeRecord(r, body_, o);
+        tag_[o] = r.tag;
       }
       if (o > 0 && tag_[o] <= tag_[o - 1])
         throw std::logic_error("the arrivals are not in the global cell order (tag " + std::to_string(tag_[o]) +
@@ -175,15 +164,14 @@ class HostStore final : public LocalStore {
     for (long i = 0; i < n; ++i) {
       const uint32_t key = sortedKeys_[i];
       if (!ownsPlane(l, me, planeOfKey(g, key))) continue;
-      pos_[o] = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), core::localDt(params_), params_.halfSize);
+      const Vec4 moved = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), core::localDt(params_), params_.halfSize);
+      body_.forEach([&](const char*, auto& a) { a[o] = a[i]; });  // every attribute; then the new state
+      pos_[o] = moved;
       vel_[o] = altVel_[i];
-      id_[o] = id_[i];
       tag_[o] = (uint64_t(key) << 32) | (uint64_t(i) - cellStart_[key]);
       ++o;
     }
-    pos_.resize(o);
-    vel_.resize(o);
-    id_.resize(o);
+    body_.resize(o);
     tag_.resize(o);
     if (profile_) prof.integrateMs = msSince(t0);
   }
@@ -299,38 +287,31 @@ class HostStore final : public LocalStore {
   void setParams(const core::SimParams& p) override { params_ = p; }
 
  private:
-  // pos_, vel_ and id_ into the order of sortedIndex_ (through the alt buffers).
+  // Every attribute into the order of sortedIndex_ (through the alt buffers).
   void reorderBySortedIndex() {
-    gather(pos_, altPos_);
-    gather(vel_, altVel_);
-    gather(id_, altId_);
-    std::swap(pos_, altPos_);
-    std::swap(vel_, altVel_);
-    std::swap(id_, altId_);
-  }
-  template <typename T>
-  void gather(const std::vector<T>& src, std::vector<T>& dst) {
-    const long n = static_cast<long>(sortedIndex_.size());
-    dst.resize(sortedIndex_.size());
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < n; ++k) dst[k] = src[sortedIndex_[k]];
+    core::gatherBodiesInto(body_, sortedIndex_.data(), sortedIndex_.size(), alt_);
+    body_.forEachWith(alt_, [](const char*, auto& a, auto& b) { a.swap(b); });
   }
 
   core::SimParams params_{};
   core::CpuEngine cpu_{params_};  // for deviceInfo: the CPU engine describes the host the same way
   bool profile_ = false;
   int me_ = 0;
-  std::vector<Vec4> pos_, vel_, acc_, all_, altPos_, altVel_;
+  // The bodies (every attribute of core/bodies.h; pos_, vel_ and id_ name its arrays for the
+  // physics), the reorder's target (altVel_: the boids' new velocities) and the kept bodies.
+  core::Bodies body_, alt_, keep_;
+  std::vector<Vec4>& pos_ = body_.pos;
+  std::vector<Vec4>& vel_ = body_.vel;
+  std::vector<uint32_t>& id_ = body_.id;
+  std::vector<Vec4>& altVel_ = alt_.vel;
+  std::vector<Vec4> acc_, all_;
   // The tree over ranks: the order one engine's state would be in (indices of the gathered
   // positions), the tree, the positions in its order, the share's and every share's accelerations.
   std::vector<uint32_t> treeOrder_;
   core::CpuTree tree_;
   std::vector<Vec4> treeSorted_, treeAcc_, treeAllAcc_;
   std::vector<uint64_t> splat_;
-  std::vector<uint32_t> id_, altId_;
   std::vector<uint64_t> tag_;
-  std::vector<Vec4> keepPos_, keepVel_;
-  std::vector<uint32_t> keepId_;
   std::vector<uint64_t> keepTag_;
   std::vector<BodyRecord> send_, recv_;
   std::vector<uint32_t> keys_, counts_, cellStart_, cellEnd_, cellFirst_, sortedIndex_, sortedKeys_;

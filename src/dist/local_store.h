@@ -25,14 +25,29 @@ namespace murmur::dist {
 // sort by cell gives every rank the same neighbour order one rank would have (see dist_engine.cpp).
 // Both stores get that order by construction (slabs.h: the arrivals from lower ranks come before a
 // rank's own bodies, those from higher ranks after them); the host store checks it on the tags.
+// A record holds every attribute of core/bodies.h; recordOf and storeRecord are the one place
+// that lists them (the arrays' order), and the assertion below fails when an attribute is added
+// without them. 48 bytes: the attributes, the tag and 3 bytes of padding.
 struct BodyRecord {
   core::Vec4 pos;
   core::Vec4 vel;
   uint64_t tag;
   uint32_t id;
-  uint32_t pad;
+  core::Species species;
+  uint8_t pad[3];
 };
 static_assert(sizeof(BodyRecord) == 48, "records are exchanged as raw bytes");
+static_assert(core::kAttributeCount == 4, "BodyRecord, recordOf and storeRecord carry every attribute");
+
+// Body i of the arrays a, with its tag, as a record; the record into slot k of the arrays out.
+template <typename Arrays>
+MURMUR_HD BodyRecord recordOf(const Arrays& a, size_t i, uint64_t tag) {
+  return BodyRecord{a.pos[i], a.vel[i], tag, a.id[i], a.species[i], {0, 0, 0}};
+}
+template <typename Arrays>
+MURMUR_HD void storeRecord(const BodyRecord& r, Arrays& out, size_t k) {
+  out.pos[k] = r.pos, out.vel[k] = r.vel, out.id[k] = r.id, out.species[k] = r.species;
+}
 
 class LocalStore {
  public:
