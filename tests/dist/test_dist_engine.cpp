@@ -97,7 +97,22 @@ core::Bodies crowdedBlob(size_t n, const core::SimParams& p) {
   return b;
 }
 
+// Every body a species of its own id's (most not 0): it must travel with the body through every
+// migration and halo, and the comparisons check it.
+core::Species speciesOf(uint32_t id) { return static_cast<core::Species>((id * 37u + 11u) % core::kSpeciesCount); }
+void tagSpecies(core::Bodies& b) {
+  b.species.resize(b.size());
+  for (size_t i = 0; i < b.size(); ++i) b.species[i] = speciesOf(b.id[i]);
+}
+
+core::SimParams paramsForUntagged(const Case& c, core::Bodies& bodies);
 core::SimParams paramsFor(const Case& c, core::Bodies& bodies) {
+  core::SimParams p = paramsForUntagged(c, bodies);
+  tagSpecies(bodies);
+  return p;
+}
+
+core::SimParams paramsForUntagged(const Case& c, core::Bodies& bodies) {
   core::SimParams p = core::defaultParams();
   if (c.halfSize > 0) p.halfSize = c.halfSize;
   if (c.cellWidth > 0) p.cellWidthFactor = c.cellWidth;
@@ -130,6 +145,12 @@ void expectIdentical(const core::Bodies& ref, const core::Bodies& got, const std
   int bad = 0;
   for (size_t i = 0; i < ref.size() && bad < 5; ++i) {
     ASSERT_EQ(got.id[i], i) << what;
+    ASSERT_EQ(got.species.size(), got.size()) << what;
+    if (got.species[i] != ref.species[i]) {
+      ++bad;
+      ADD_FAILURE() << what << ": body " << i << " species " << int(got.species[i]) << ", one rank's "
+                    << int(ref.species[i]);
+    }
     if (std::memcmp(&ref.pos[i], &got.pos[i], sizeof(core::Vec4)) != 0 ||
         std::memcmp(&ref.vel[i].x, &got.vel[i].x, 3 * sizeof(float)) != 0) {
       ++bad;
