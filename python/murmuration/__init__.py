@@ -88,37 +88,56 @@ def _host_array(name: str, a: Any, n: int, cols: int) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.float32)
 
 
-class DeviceArray:
-    """A GPU array over the simulation's id-ordered state buffer: a view, not a copy.
+def _host_species(a: Any, n: int) -> np.ndarray:
+    arr = np.asarray(a)
+    if not np.issubdtype(arr.dtype, np.integer):  # bool is not an integer dtype
+        raise TypeError(f"set_state: species must be integers 0 to 255 (any integer dtype), not {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"set_state: species has shape {arr.shape}, expected {(n,)}")
+    out = np.flatnonzero((arr < 0) | (arr > 255))
+    if out.size:
+        i = int(out[0])
+        raise ValueError(f"set_state: species must be 0 to 255 (index {i} is {arr[i]})")
+    return np.ascontiguousarray(arr, dtype=np.uint8)
 
-    Shape (n, 3), float32, row stride 16 bytes (the buffer is float4 per body; the fourth float of
-    the position buffer is the mass, which this view leaves out). It exposes
-    ``__cuda_array_interface__`` and ``__dlpack__``, so ``cupy.asarray(a)`` and
-    ``torch.from_dlpack(a)`` see the same memory without a copy. Writes through it are applied to
-    the simulation before its next step (or read, save, render). After a step the memory holds the
-    old state until ``device_positions()``/``device_velocities()`` is called again, which refreshes
-    the same buffer in place. The simulation outlives every array over it.
+
+class DeviceArray:
+    """A GPU array over one of the simulation's id-ordered state buffers: a view, not a copy.
+
+    Positions and velocities: shape (n, 3), float32, row stride 16 bytes (the buffer is float4 per
+    body; the fourth float of the position buffer is the mass, which this view leaves out).
+    Species: shape (n,), uint8, stride 1 byte. It exposes ``__cuda_array_interface__`` and
+    ``__dlpack__``, so ``cupy.asarray(a)`` and ``torch.from_dlpack(a)`` see the same memory without
+    a copy. Writes through it are applied to the simulation before its next step (or read, save,
+    render). After a step the memory holds the old state until ``device_positions()``,
+    ``device_velocities()`` or ``device_species()`` is called again, which refreshes the same
+    buffers in place. The simulation outlives every array over it.
     """
 
-    def __init__(self, velocities: bool, ptr: int, n: int, sim: "Simulation", device_id: int):
-        self._velocities = velocities
+    def __init__(self, name: str, ptr: int, n: int, sim: "Simulation", device_id: int):
+        self._name = name  # positions | velocities | species
         self._device_id = device_id
-        self.ptr = ptr  #: the device address of the buffer (row 0, x)
-        self.shape = (n, 3)
-        self.strides = (16, 4)  #: in bytes
-        self.dtype = np.dtype(np.float32)
+        self.ptr = ptr  #: the device address of the buffer (row 0, x; body 0's species)
+        if name == "species":
+            self.shape: Tuple[int, ...] = (n,)
+            self.strides: Tuple[int, ...] = (1,)  #: in bytes
+            self.dtype = np.dtype(np.uint8)
+        else:
+            self.shape = (n, 3)
+            self.strides = (16, 4)
+            self.dtype = np.dtype(np.float32)
         self._sim = sim
 
     @property
     def __cuda_array_interface__(self) -> Dict[str, Any]:
         # The engine works on the legacy default stream (1): consumers order their work after it.
-        return {"shape": self.shape, "typestr": "<f4", "data": (self.ptr, False), "strides": self.strides,
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False), "strides": self.strides,
                 "version": 3, "stream": 1}
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         # A fresh DLPack capsule over the same buffer each time (a consumer uses a capsule up). The
         # engine works on the legacy default stream, which orders itself with a consumer's stream.
-        return self._sim._s.device_array(self._velocities)
+        return self._sim._s.device_array(self._name)
 
     def __dlpack_device__(self) -> Tuple[int, int]:
         return (2, self._device_id)  # (kDLCUDA, the device ordinal)
@@ -127,7 +146,7 @@ class DeviceArray:
         return self.shape[0]
 
     def __repr__(self) -> str:
-        return f"DeviceArray(shape={self.shape}, dtype=float32, ptr=0x{self.ptr:x})"
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, ptr=0x{self.ptr:x})"
 
 
 class Simulation:
@@ -239,16 +258,23 @@ class Simulation:
         """float32 (n,) in id order: a copy."""
         return self._s.masses()
 
-    def set_state(self, positions: Any = None, velocities: Any = None, masses: Any = None) -> None:
+    @property
+    def species(self) -> np.ndarray:
+        """uint8 (n,) in id order, each body's species (0 unless set): a copy."""
+        return self._s.species()
+
+    def set_state(self, positions: Any = None, velocities: Any = None, masses: Any = None,
+                  species: Any = None) -> None:
         """Replaces the arrays given, in id order; None keeps that array.
 
         NumPy (or anything np.asarray takes): positions and velocities (n, 3), masses (n,), float32
-        or float64 (rounded to float32); the values are copied. On the CUDA engine the arrays may
-        instead all be GPU arrays (CuPy, PyTorch, DeviceArray; float32, any strides): they are
-        copied on the device and scattered into the engine by id, nothing passes through the host.
-        Values must be finite and masses >= 0. On an error the state is unchanged.
+        or float64 (rounded to float32); species (n,), any integer dtype with values 0 to 255. The
+        values are copied. On the CUDA engine the arrays may instead all be GPU arrays (CuPy,
+        PyTorch, DeviceArray; float32, species uint8; any strides, species a positive one): they
+        are copied on the device and scattered into the engine by id, nothing passes through the
+        host. Values must be finite and masses >= 0. On an error the state is unchanged.
         """
-        given = [a for a in (positions, velocities, masses) if a is not None]
+        given = [a for a in (positions, velocities, masses, species) if a is not None]
         if not given:
             return
         gpu = [_is_gpu_array(a) for a in given]
@@ -257,24 +283,25 @@ class Simulation:
                 raise ValueError(f"set_state: GPU arrays need the cuda engine (this simulation runs on {self.engine})")
             if not all(gpu):
                 raise ValueError("set_state: mixes host and GPU arrays (give all on the GPU, or all as NumPy)")
-            self._s.set_state_device(positions, velocities, masses)
+            self._s.set_state_device(positions, velocities, masses, species)
             return
         n = self.n
         self._s.set_state_host(None if positions is None else _host_array("positions", positions, n, 3),
                                None if velocities is None else _host_array("velocities", velocities, n, 3),
-                               None if masses is None else _host_array("masses", masses, n, 0))
+                               None if masses is None else _host_array("masses", masses, n, 0),
+                               None if species is None else _host_species(species, n))
 
     # --- the state on the GPU: views ------------------------------------------------------------
-    def _device(self, velocities: bool, framework: Optional[str]) -> Any:
+    def _device(self, name: str, framework: Optional[str]) -> Any:
         if self.engine != "cuda" or not hasattr(self._s, "device_array"):
             raise ValueError(f"device arrays: the {self.engine} engine keeps the state on the host "
                              "(use engine=\"cuda\")")
         if framework is None:
-            return DeviceArray(velocities, self._s.device_pointer(velocities), self.n, self, self._s.cuda_device())
+            return DeviceArray(name, self._s.device_pointer(name), self.n, self, self._s.cuda_device())
         if framework == "cupy":
-            return self._s.device_array_cupy(velocities)
+            return self._s.device_array_cupy(name)
         if framework == "torch":
-            return self._s.device_array_torch(velocities)
+            return self._s.device_array_torch(name)
         raise ValueError(f"framework {framework!r} is invalid: one of: None, cupy, torch")
 
     def device_positions(self, framework: Optional[str] = None) -> Any:
@@ -284,11 +311,15 @@ class Simulation:
         memory (``"cupy"``, ``"torch"``). The buffer is owned by the simulation and gathered by id
         on the GPU when asked for; writes through it are applied before the next step.
         """
-        return self._device(False, framework)
+        return self._device("positions", framework)
 
     def device_velocities(self, framework: Optional[str] = None) -> Any:
         """CUDA engine: the velocities on the GPU in id order, a view (see device_positions)."""
-        return self._device(True, framework)
+        return self._device("velocities", framework)
+
+    def device_species(self, framework: Optional[str] = None) -> Any:
+        """CUDA engine: the species on the GPU in id order, uint8 (n,), a view (see device_positions)."""
+        return self._device("species", framework)
 
     # --- pictures and files --------------------------------------------------------------------
     def render(self, width: int = 1280, height: int = 720, draw: Optional[str] = None,

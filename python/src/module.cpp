@@ -37,6 +37,7 @@
 #include "app/offscreen.h"
 #endif
 #if defined(MURMUR_HAVE_CUDA)
+#include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/id_order.h"
 #endif
@@ -81,22 +82,39 @@ bool hasArg(const std::vector<std::string>& args, const char* name) {
   return false;
 }
 
-using HostArray = nb::ndarray<nb::numpy, float>;
+template <typename T>
+using HostArray = nb::ndarray<nb::numpy, T>;
 
-// A NumPy array that owns a copy of `values` floats of shape (n) or (n, cols).
-HostArray hostArray(std::vector<float> values, size_t n, size_t cols) {
-  auto* owned = new std::vector<float>(std::move(values));
-  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
+// A NumPy array that owns a copy of `values` of shape (n) or (n, cols).
+template <typename T>
+HostArray<T> hostArray(std::vector<T> values, size_t n, size_t cols) {
+  auto* owned = new std::vector<T>(std::move(values));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
   if (cols == 0) {
     const size_t shape[1] = {n};
-    return HostArray(owned->data(), 1, shape, owner);
+    return HostArray<T>(owned->data(), 1, shape, owner);
   }
   const size_t shape[2] = {n, cols};
-  return HostArray(owned->data(), 2, shape, owner);
+  return HostArray<T>(owned->data(), 2, shape, owner);
 }
 
-// The host arrays set_state takes: C-contiguous float32 (the package converts and checks shapes).
+// The host arrays set_state takes: C-contiguous float32, species uint8 (the package converts and
+// checks shapes and the species' range).
 using HostIn = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
+using SpeciesIn = nb::ndarray<const core::Species, nb::c_contig, nb::device::cpu>;
+
+#if defined(MURMUR_HAVE_CUDA)
+// The id-ordered device arrays the module hands out (device_positions, device_velocities,
+// device_species), by the name the package passes.
+enum class DeviceAttribute { Positions, Velocities, Species };
+
+DeviceAttribute deviceAttribute(const std::string& name) {
+  if (name == "positions") return DeviceAttribute::Positions;
+  if (name == "velocities") return DeviceAttribute::Velocities;
+  if (name == "species") return DeviceAttribute::Species;
+  throw core::UsageError("device arrays: " + name + " is invalid: one of: positions, velocities, species");
+}
+#endif
 
 void checkFinite(const char* what, const float* v, size_t count) {
   for (size_t i = 0; i < count; ++i)
@@ -181,23 +199,29 @@ class Simulation {
     engine_->synchronize();
   }
 
-  HostArray positions() {
+  HostArray<float> positions() {
     const core::Bodies b = read();
     std::vector<float> v(b.size() * 3);
     for (size_t i = 0; i < b.size(); ++i) std::memcpy(&v[i * 3], &b.pos[i].x, 3 * sizeof(float));
     return hostArray(std::move(v), b.size(), 3);
   }
-  HostArray velocities() {
+  HostArray<float> velocities() {
     const core::Bodies b = read();
     std::vector<float> v(b.size() * 3);
     for (size_t i = 0; i < b.size(); ++i) std::memcpy(&v[i * 3], &b.vel[i].x, 3 * sizeof(float));
     return hostArray(std::move(v), b.size(), 3);
   }
-  HostArray masses() {
+  HostArray<float> masses() {
     const core::Bodies b = read();
     std::vector<float> v(b.size());
     for (size_t i = 0; i < b.size(); ++i) v[i] = b.pos[i].w;
     return hostArray(std::move(v), b.size(), 0);
+  }
+  HostArray<core::Species> species() {
+    core::Bodies b = read();
+    core::withDefaults(b);  // none read back: species 0 throughout
+    const size_t n = b.size();
+    return hostArray(std::move(b.species), n, 0);
   }
 
   std::string paramsJson() const { return app::paramsToJson(engine_->params(), -1); }
@@ -217,9 +241,10 @@ class Simulation {
 #endif
   }
 
-  // Host arrays (C-contiguous float32, checked by the package for shape): the state replaced
-  // through a reset that keeps the ids.
-  void setStateHost(std::optional<HostIn> pos, std::optional<HostIn> vel, std::optional<HostIn> mass) {
+  // Host arrays (C-contiguous float32 and uint8, checked by the package for shape): the state
+  // replaced through a reset that keeps the ids. What is not given keeps its values.
+  void setStateHost(std::optional<HostIn> pos, std::optional<HostIn> vel, std::optional<HostIn> mass,
+                    std::optional<SpeciesIn> species) {
     notBusy("set_state");
     const size_t n = engine_->numBodies();
     if (pos) checkFinite("positions", pos->data(), n * 3);
@@ -237,6 +262,7 @@ class Simulation {
       if (vel) std::memcpy(&b.vel[i].x, vel->data() + 3 * i, 3 * sizeof(float));
       if (mass) b.pos[i].w = mass->data()[i];
     }
+    if (species) b.species.assign(species->data(), species->data() + n);
     const uint64_t steps = engine_->stepCount();
     engine_->reset(b);
     engine_->setStepCount(steps);  // new values of the same bodies: the count goes on
@@ -248,14 +274,21 @@ class Simulation {
 #if defined(MURMUR_HAVE_CUDA)
   // GPU arrays of any strides (CuPy, PyTorch, or our own): packed into the id-ordered buffers on
   // the device and scattered into the engine by id; nothing passes through the host.
+  // Species (uint8, one stride of any positive size) are copied as they are.
   void setStateDevice(std::optional<nb::ndarray<>> pos, std::optional<nb::ndarray<>> vel,
-                      std::optional<nb::ndarray<>> mass) {
+                      std::optional<nb::ndarray<>> mass, std::optional<nb::ndarray<>> species) {
     notBusy("set_state");
     core::DeviceAccess& dev = deviceAccess("set_state with GPU arrays");
     const size_t n = engine_->numBodies();
-    if (pos) checkDeviceArray("positions", *pos, n, 3);
-    if (vel) checkDeviceArray("velocities", *vel, n, 3);
-    if (mass) checkDeviceArray("masses", *mass, n, 0);
+    if (pos) checkDeviceArray("positions", *pos, n, 3, nb::dtype<float>(), "float32");
+    if (vel) checkDeviceArray("velocities", *vel, n, 3, nb::dtype<float>(), "float32");
+    if (mass) checkDeviceArray("masses", *mass, n, 0, nb::dtype<float>(), "float32");
+    if (species) {
+      checkDeviceArray("species", *species, n, 0, nb::dtype<core::Species>(), "uint8 (0 to 255)");
+      if (n > 1 && species->stride(0) < 1)
+        throw core::UsageError("set_state: species has a stride of " + std::to_string(species->stride(0)) +
+                               " elements on the GPU; a positive stride is needed (a contiguous copy will do)");
+    }
     ensureIdBuffers(dev);
     const cuda::LaunchConfig lc{engine_->params().blockSize, nullptr};
     const auto pack = [&](const nb::ndarray<>& a, core::Vec4* dst, int first) {
@@ -266,8 +299,19 @@ class Simulation {
     if (pos) pack(*pos, posById_.get(), 0);
     if (mass) pack(*mass, posById_.get(), 3);
     if (vel) pack(*vel, velById_.get(), 0);
+    // Species: a strided copy of one byte per row on the engine's stream (the legacy default
+    // stream); none when the array is our own buffer (device_species()).
+    if (species && n > 0 && !(species->data() == speciesById_.get() && species->stride(0) == 1)) {
+      const auto* src = static_cast<const core::Species*>(species->data());
+      if (species->stride(0) == 1 || n == 1)
+        MURMUR_CUDA_CHECK(cudaMemcpyAsync(speciesById_.get(), src, n, cudaMemcpyDeviceToDevice, nullptr));
+      else
+        MURMUR_CUDA_CHECK(cudaMemcpy2DAsync(speciesById_.get(), 1, src, static_cast<size_t>(species->stride(0)), 1, n,
+                                            cudaMemcpyDeviceToDevice, nullptr));
+    }
     try {
-      dev.scatterById(pos || mass ? posById_.get() : nullptr, vel ? velById_.get() : nullptr);
+      dev.scatterById(core::ConstBodyPointers{pos || mass ? posById_.get() : nullptr, vel ? velById_.get() : nullptr,
+                                              nullptr, species ? speciesById_.get() : nullptr});
     } catch (...) {
       idFresh_ = false;  // the buffers hold the refused values: gathered again when next asked
       throw;
@@ -275,28 +319,42 @@ class Simulation {
   }
 
   // The id-ordered device buffer of positions (xyz of float4, w = mass) or velocities as an
-  // (n, 3) array with a row stride of 4 floats, owned by this simulation (`owner`).
+  // (n, 3) float32 array with a row stride of 4 floats, or of species as an (n,) uint8 array,
+  // owned by this simulation (`owner`).
   template <typename Framework>
-  nb::ndarray<Framework, float, nb::ndim<2>> deviceArray(bool velocities, nb::handle owner) {
-    core::DeviceAccess& dev = deviceAccess(velocities ? "device_velocities" : "device_positions");
+  nb::ndarray<Framework> deviceArray(const std::string& name, nb::handle owner) {
+    const DeviceAttribute which = deviceAttribute(name);
+    core::DeviceAccess& dev = deviceAccess(("device_" + name).c_str());
     ensureIdBuffers(dev);
     handedOut_ = true;
-    const size_t shape[2] = {engine_->numBodies(), 3};
-    const int64_t strides[2] = {4, 1};
-    core::Vec4* p = velocities ? velById_.get() : posById_.get();
     int device = 0;
     cudaGetDevice(&device);
-    return nb::ndarray<Framework, float, nb::ndim<2>>(p, 2, shape, owner, strides, nb::dtype<float>(),
-                                                      nb::device::cuda::value, device);
+    const size_t n = engine_->numBodies();
+    if (which == DeviceAttribute::Species) {
+      const size_t shape[1] = {n};
+      const int64_t strides[1] = {1};
+      return nb::ndarray<Framework>(speciesById_.get(), 1, shape, owner, strides, nb::dtype<core::Species>(),
+                                    nb::device::cuda::value, device);
+    }
+    const size_t shape[2] = {n, 3};
+    const int64_t strides[2] = {4, 1};
+    core::Vec4* p = which == DeviceAttribute::Velocities ? velById_.get() : posById_.get();
+    return nb::ndarray<Framework>(p, 2, shape, owner, strides, nb::dtype<float>(), nb::device::cuda::value, device);
   }
   int cudaDevice() const {
     int device = 0;
     cudaGetDevice(&device);
     return device;
   }
-  uintptr_t devicePointer(bool velocities) {
+  uintptr_t devicePointer(const std::string& name) {
+    const DeviceAttribute which = deviceAttribute(name);
     ensureIdBuffers(deviceAccess("device_pointer"));
-    return reinterpret_cast<uintptr_t>(velocities ? velById_.get() : posById_.get());
+    switch (which) {
+      case DeviceAttribute::Positions: return reinterpret_cast<uintptr_t>(posById_.get());
+      case DeviceAttribute::Velocities: return reinterpret_cast<uintptr_t>(velById_.get());
+      case DeviceAttribute::Species: return reinterpret_cast<uintptr_t>(speciesById_.get());
+    }
+    return 0;
   }
 #endif
 
@@ -355,7 +413,7 @@ class Simulation {
   void applyDeviceWrites(bool stepping) {
 #if defined(MURMUR_HAVE_CUDA)
     if (handedOut_ && idFresh_) {
-      if (core::DeviceAccess* dev = engine_->deviceAccess()) dev->scatterById(posById_.get(), velById_.get());
+      if (core::DeviceAccess* dev = engine_->deviceAccess()) dev->scatterById(idBuffers());
     }
     if (stepping) idFresh_ = handedOut_ = false;
 #else
@@ -393,17 +451,23 @@ class Simulation {
     if (posById_.size() != n) {
       posById_.allocate(n);
       velById_.allocate(n);
+      speciesById_.allocate(n);
       idFresh_ = false;
     }
     if (!idFresh_) {
-      dev.gatherById(posById_.get(), velById_.get());
+      dev.gatherById(core::BodyPointers{posById_.get(), velById_.get(), nullptr, speciesById_.get()});
       // Consumers may work on another stream (DLPack's stream argument is not followed by
       // nanobind): the buffers are complete before an array over them is handed out.
       engine_->synchronize();
       idFresh_ = true;
     }
   }
-  void checkDeviceArray(const char* what, const nb::ndarray<>& a, size_t n, size_t cols) {
+  // The id-ordered buffers as the engine scatters them back (ids stay).
+  core::ConstBodyPointers idBuffers() const {
+    return core::ConstBodyPointers{posById_.get(), velById_.get(), nullptr, speciesById_.get()};
+  }
+  void checkDeviceArray(const char* what, const nb::ndarray<>& a, size_t n, size_t cols, nb::dlpack::dtype dtype,
+                        const char* dtypeName) {
     const std::string name = std::string("set_state: ") + what;
     if (a.device_type() != nb::device::cuda::value)
       throw core::UsageError(name + ": mixes host and GPU arrays (give all on the GPU, or all as NumPy)");
@@ -412,7 +476,7 @@ class Simulation {
     if (a.device_id() != device)
       throw core::UsageError(name + " is on GPU " + std::to_string(a.device_id()) + ", the simulation on GPU " +
                              std::to_string(device));
-    if (a.dtype() != nb::dtype<float>()) throw nb::type_error((name + " must be float32").c_str());
+    if (a.dtype() != dtype) throw nb::type_error((name + " must be " + dtypeName + " on the GPU").c_str());
     const bool shapeOk = cols == 0 ? a.ndim() == 1 && a.shape(0) == n
                                    : a.ndim() == 2 && a.shape(0) == n && a.shape(1) == cols;
     if (!shapeOk) {
@@ -430,6 +494,7 @@ class Simulation {
   bool busy_ = false;  // step() is running with the GIL released
 #if defined(MURMUR_HAVE_CUDA)
   cuda::DeviceBuffer<core::Vec4> posById_, velById_;
+  cuda::DeviceBuffer<core::Species> speciesById_;
   bool idFresh_ = false;    // the buffers hold the current state (or writes not yet applied)
   bool handedOut_ = false;  // arrays over them were handed out since the last step
 #endif
@@ -530,10 +595,11 @@ NB_MODULE(_murmuration, m) {
       .def("positions", &Simulation::positions)
       .def("velocities", &Simulation::velocities)
       .def("masses", &Simulation::masses)
+      .def("species", &Simulation::species)
       .def("params_json", &Simulation::paramsJson)
       .def("set_params", &Simulation::setParams, "json"_a)
       .def("set_state_host", &Simulation::setStateHost, "positions"_a.none(), "velocities"_a.none(),
-           "masses"_a.none())
+           "masses"_a.none(), "species"_a.none())
       .def("save", &Simulation::save, "path"_a)
       .def_prop_ro("n", &Simulation::n)
       .def_prop_ro("step_count", &Simulation::stepCount)
@@ -544,21 +610,21 @@ NB_MODULE(_murmuration, m) {
       .def_prop_ro("scenario", &Simulation::scenario);
 #if defined(MURMUR_HAVE_CUDA)
   sim.def("set_state_device", &Simulation::setStateDevice, "positions"_a.none(), "velocities"_a.none(),
-          "masses"_a.none())
+          "masses"_a.none(), "species"_a.none())
       .def("device_array",
-           [](nb::handle self, bool velocities) {
-             return nb::cast<Simulation&>(self).deviceArray<nb::no_framework>(velocities, self);
+           [](nb::handle self, const std::string& name) {
+             return nb::cast<Simulation&>(self).deviceArray<nb::no_framework>(name, self);
            })
       .def("cuda_device", &Simulation::cudaDevice)
       .def("device_array_cupy",
-           [](nb::handle self, bool velocities) {
-             return nb::cast<Simulation&>(self).deviceArray<nb::cupy>(velocities, self);
+           [](nb::handle self, const std::string& name) {
+             return nb::cast<Simulation&>(self).deviceArray<nb::cupy>(name, self);
            })
       .def("device_array_torch",
-           [](nb::handle self, bool velocities) {
-             return nb::cast<Simulation&>(self).deviceArray<nb::pytorch>(velocities, self);
+           [](nb::handle self, const std::string& name) {
+             return nb::cast<Simulation&>(self).deviceArray<nb::pytorch>(name, self);
            })
-      .def("device_pointer", &Simulation::devicePointer, "velocities"_a);
+      .def("device_pointer", &Simulation::devicePointer, "name"_a);
   m.attr("has_cuda") = true;
 #else
   m.attr("has_cuda") = false;

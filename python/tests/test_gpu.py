@@ -1,6 +1,7 @@
 """The CUDA engine from Python (skipped without a CUDA device): a run equals the command line to
 the bit, the device arrays are zero-copy views that CuPy and PyTorch share, writes through them
-reach the next step, GPU arrays set the state, and the per-call cost of step(1)."""
+reach the next step, GPU arrays set the state, species follow their bodies, and the per-call cost
+of step(1)."""
 import subprocess
 import time
 
@@ -16,6 +17,15 @@ def cuda_sim(**kw):
     args = dict(n=20000, scenario="dense", pipeline="rows", engine="cuda", seed=2)
     args.update(kw)
     return mm.Simulation(**args)
+
+
+def viewed_species(sim):
+    """The species through the zero-copy view, as NumPy (the host copy when CuPy is missing)."""
+    try:
+        import cupy as cp
+    except ImportError:
+        return sim.species
+    return cp.asnumpy(cp.asarray(sim.device_species()))
 
 
 @pytest.mark.parametrize("force, scenario, pipeline", [("boids", "dense", "rows"), ("boids", "dense", "verlet"),
@@ -90,6 +100,72 @@ def test_set_state_from_gpu_arrays():
     np.testing.assert_array_equal(sim.positions, before)
 
 
+def test_set_species_from_gpu_arrays():
+    cp = pytest.importorskip("cupy")
+    sim = cuda_sim(n=5000)
+    species = cp.arange(5000, dtype=cp.int32) % 256
+    sim.set_state(species=species.astype(cp.uint8))
+    np.testing.assert_array_equal(sim.species, cp.asnumpy(species))
+    wide = cp.arange(10000, dtype=cp.int32).astype(cp.uint8)
+    sim.set_state(species=wide[1::2])  # a stride of 2 bytes
+    np.testing.assert_array_equal(sim.species, cp.asnumpy(wide[1::2]))
+    p = cp.random.uniform(-3, 3, (5000, 3), dtype=cp.float32)
+    sim.set_state(positions=p)  # species stay
+    np.testing.assert_array_equal(sim.species, cp.asnumpy(wide[1::2]))
+    before = sim.species
+    for bad, exc, words in [(species, TypeError, "species must be uint8 (0 to 255) on the GPU"),
+                            (species.astype(cp.uint8)[:10], ValueError, "species has shape (10,), expected (5000,)"),
+                            (species.astype(cp.uint8)[::-1], ValueError, "a positive stride"),
+                            (np.zeros(5000, np.uint8), ValueError, "mixes")]:
+        with pytest.raises(exc) as e:
+            sim.set_state(positions=p + 1, species=bad)
+        assert words in str(e.value) and "\n" not in str(e.value)
+        np.testing.assert_array_equal(sim.species, before)
+        np.testing.assert_array_equal(sim.positions, cp.asnumpy(p))
+
+
+@pytest.mark.parametrize("force, scenario, pipeline", [("boids", "dense", "rows"), ("boids", "dense", "verlet"),
+                                                       ("boids", "dense", "clusters"), ("boids", "dense", "coherent"),
+                                                       ("boids", "dense", "scattered"), ("boids", "dense", "naive"),
+                                                       ("gravity", "plummer", "tree")])
+def test_species_follow_their_bodies_on_the_gpu(force, scenario, pipeline):
+    sim = cuda_sim(force=force, scenario=scenario, pipeline=pipeline)
+    assert sim.species.dtype == np.uint8 and not sim.species.any()
+    sim.step(2)
+    species = np.random.default_rng(6).integers(0, 256, sim.n)
+    sim.set_state(species=species)
+    sim.step(12)
+    np.testing.assert_array_equal(sim.species, species)
+    sim.set_state(positions=sim.positions[::-1])  # every body to another's place
+    sim.step(6)
+    np.testing.assert_array_equal(sim.species, species)
+    np.testing.assert_array_equal(viewed_species(sim), species)
+
+
+def test_device_species_are_an_id_ordered_view_and_writes_reach_the_engine():
+    sim = cuda_sim(n=5000)
+    species = np.arange(5000) % 256
+    sim.set_state(species=species)
+    sim.step(3)
+    d = sim.device_species()
+    assert d.shape == (5000,) and d.strides == (1,) and d.dtype == np.uint8
+    cai = d.__cuda_array_interface__
+    assert cai["data"][0] == d.ptr and cai["typestr"] == "|u1"
+    assert d.__dlpack_device__()[0] == 2
+    assert sim.device_species().ptr == d.ptr  # the same persistent buffer
+    cp = pytest.importorskip("cupy")
+    c = cp.asarray(d)
+    assert c.data.ptr == d.ptr and c.dtype == cp.uint8
+    np.testing.assert_array_equal(cp.asnumpy(c), species)
+    assert isinstance(sim.device_species("cupy"), cp.ndarray)
+    c[:10] = 200
+    expected = species.copy()
+    expected[:10] = 200
+    np.testing.assert_array_equal(sim.species, expected)
+    sim.step(2)
+    np.testing.assert_array_equal(sim.species, expected)
+
+
 def test_torch_sees_the_same_memory():
     torch = pytest.importorskip("torch")
     sim = cuda_sim()
@@ -97,6 +173,9 @@ def test_torch_sees_the_same_memory():
     t = torch.from_dlpack(d)
     assert t.data_ptr() == d.ptr and t.is_cuda and tuple(t.shape) == (sim.n, 3)
     assert sim.device_velocities("torch").data_ptr() == sim.device_velocities().ptr
+    s = torch.from_dlpack(sim.device_species())
+    assert s.dtype == torch.uint8 and tuple(s.shape) == (sim.n,)
+    assert sim.device_species("torch").data_ptr() == sim.device_species().ptr
     t[:, 0] += 1.0
     torch.cuda.synchronize()
     expected = t.cpu().numpy()

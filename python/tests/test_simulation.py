@@ -1,5 +1,5 @@
 """The Python module on the CPU engine: shapes, id order, the command line's results to the bit,
-parameters, state files, the tables, the benchmark, rendering, and every error."""
+parameters, species, state files, the tables, the benchmark, rendering, and every error."""
 import os
 import signal
 import subprocess
@@ -141,6 +141,92 @@ def test_set_state_round_trip_and_masses():
     sim.set_state(velocities=np.zeros((800, 3), np.float32))
     np.testing.assert_array_equal(sim.positions, p)
     sim.step(1)
+
+
+def test_species_default_to_zero_and_are_a_copy():
+    sim = small()
+    s = sim.species
+    assert s.shape == (800,) and s.dtype == np.uint8 and not s.any()
+    s[:] = 7  # a copy: the simulation is unchanged
+    assert not sim.species.any()
+    sim.step(3)
+    assert not sim.species.any()
+
+
+# Every pipeline of the CPU engine, for each force it runs with a method of its own: the
+# reordering ones (coherent, rows, verlet, clusters, tree) carry species through every sort.
+SPECIES_CASES = ([("boids", p["name"]) for p in mm.pipelines() if p["boids"]]
+                 + [("gravity", p["name"]) for p in mm.pipelines() if p["gravity"] and p["gravity_runs"] == p["name"]])
+
+
+@pytest.mark.parametrize("force, pipeline", SPECIES_CASES, ids=lambda v: v)
+def test_species_follow_their_bodies_through_steps(force, pipeline):
+    scenario = "dense" if force == "boids" else "plummer"
+    sim = mm.Simulation(n=1200, force=force, scenario=scenario, pipeline=pipeline, engine="cpu", seed=4)
+    sim.step(2)  # the engine holds the bodies in its own order now
+    species = np.random.default_rng(5).integers(0, 256, sim.n)
+    p, v, m = sim.positions, sim.velocities, sim.masses
+    sim.set_state(species=species)
+    np.testing.assert_array_equal(sim.species, species)
+    np.testing.assert_array_equal(sim.positions, p)  # species alone change nothing else
+    np.testing.assert_array_equal(sim.velocities, v)
+    np.testing.assert_array_equal(sim.masses, m)
+    sim.step(12)
+    np.testing.assert_array_equal(sim.species, species)
+    # Every body moved to another's place: the next sorts start from a shuffled order.
+    sim.set_state(positions=sim.positions[::-1])
+    np.testing.assert_array_equal(sim.species, species)
+    sim.step(6)
+    assert sim.step_count == 20
+    np.testing.assert_array_equal(sim.species, species)
+
+
+def test_species_survive_the_other_arrays_and_a_change_of_pipeline():
+    sim = small(pipeline="coherent")
+    species = np.arange(800) % 256
+    sim.set_state(species=species)
+    sim.set_state(positions=sim.positions, velocities=np.zeros((800, 3), np.float32),
+                  masses=np.full(800, 2.0, np.float32))
+    np.testing.assert_array_equal(sim.species, species)
+    sim.step(2)
+    sim.set_params({"pipeline": "rows"})
+    sim.step(2)
+    np.testing.assert_array_equal(sim.species, species)
+    sim.set_state(species=np.zeros(800, np.uint8))
+    assert not sim.species.any()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64])
+def test_species_take_any_integer_dtype(dtype):
+    sim = small(n=300)
+    species = np.arange(300) % min(256, np.iinfo(dtype).max + 1)
+    sim.set_state(species=species.astype(dtype))
+    np.testing.assert_array_equal(sim.species, species)
+    sim.set_state(species=[255] * 300)  # anything np.asarray takes
+    np.testing.assert_array_equal(sim.species, np.full(300, 255, np.uint8))
+
+
+@pytest.mark.parametrize("species, exc, words", [
+    (np.full(300, 1.0), TypeError, "set_state: species must be integers 0 to 255 (any integer dtype), not float64"),
+    (np.ones(300, bool), TypeError, "species must be integers 0 to 255 (any integer dtype), not bool"),
+    (["a"] * 300, TypeError, "species must be integers 0 to 255"),
+    (np.ones(299, np.uint8), ValueError, "set_state: species has shape (299,), expected (300,)"),
+    (np.ones((300, 1), np.uint8), ValueError, "species has shape (300, 1), expected (300,)"),
+    (7, ValueError, "species has shape (), expected (300,)"),
+    (np.r_[np.zeros(3, np.int64), 256, np.zeros(296, np.int64)], ValueError,
+     "set_state: species must be 0 to 255 (index 3 is 256)"),
+    (np.r_[np.zeros(299, np.int16), -1], ValueError, "species must be 0 to 255 (index 299 is -1)"),
+    (np.full(300, 2**40, np.uint64), ValueError, "species must be 0 to 255 (index 0 is 1099511627776)"),
+], ids=["float", "bool", "str", "short", "column", "scalar", "above", "below", "far-above"])
+def test_bad_species_raise_one_line_and_change_nothing(species, exc, words):
+    sim = small(n=300)
+    sim.set_state(species=np.full(300, 9))
+    p, s = sim.positions, sim.species
+    with pytest.raises(exc) as e:
+        sim.set_state(positions=p[::-1], species=species)
+    assert words in str(e.value) and "\n" not in str(e.value)
+    np.testing.assert_array_equal(sim.positions, p)
+    np.testing.assert_array_equal(sim.species, s)
 
 
 def test_save_and_load(tmp_path):
@@ -322,7 +408,8 @@ def test_cuda_engine_without_a_device_is_a_value_error():
 def test_failed_calls_leave_the_simulation_as_it_was():
     sim = small()
     sim.step(2)
-    p, v, params = sim.positions, sim.velocities, sim.params
+    sim.set_state(species=np.arange(800) % 3)
+    p, v, s, params = sim.positions, sim.velocities, sim.species, sim.params
     bad_p = p.copy()
     bad_p[5, 1] = np.nan
     cases = [
@@ -331,6 +418,8 @@ def test_failed_calls_leave_the_simulation_as_it_was():
         (ValueError, lambda: sim.set_state(positions=p.T)),
         (TypeError, lambda: sim.set_state(positions=p.astype(np.int32))),
         (ValueError, lambda: sim.set_state(masses=-np.ones(800, np.float32))),
+        (ValueError, lambda: sim.set_state(velocities=v, species=np.full(800, 300))),
+        (TypeError, lambda: sim.set_state(velocities=v, species=s.astype(np.float32))),
         (ValueError, lambda: sim.set_params({"boids": {"dt": 0}})),
         (ValueError, lambda: sim.set_params({"pipeline": "tree"})),
         (ValueError, lambda: sim.set_params({"nonsense": 1})),
@@ -338,6 +427,7 @@ def test_failed_calls_leave_the_simulation_as_it_was():
         (ValueError, lambda: sim.step(-1)),
         (TypeError, lambda: sim.step(1.5)),
         (ValueError, lambda: sim.device_positions()),
+        (ValueError, lambda: sim.device_species()),
         (ValueError, lambda: sim.save("/nonexistent-dir/state.txt")),
     ]
     if mm._native.has_render:  # a build without the renderer refuses every render alike
@@ -349,6 +439,7 @@ def test_failed_calls_leave_the_simulation_as_it_was():
         assert "\n" not in str(e.value)
         np.testing.assert_array_equal(sim.positions, p)
         np.testing.assert_array_equal(sim.velocities, v)
+        np.testing.assert_array_equal(sim.species, s)
         assert sim.params == params and sim.step_count == 2
 
 
