@@ -164,6 +164,7 @@ bool parseOptions(int argc, char** argv, Options& o) {
 }
 
 void resolveDefaults(Options& o) {
+  o.params.seed = o.scenario.seed;  // one seed for the bodies and for every random draw of a rule
   if (!o.engineSet) o.engine = defaultEngineKind();
   if (!o.nSet) o.scenario.n = o.engine == core::EngineKind::Cuda ? 100000 : 10000;
   // The fastest exact pipeline in the default world: on an H100 (100k / 1M / 10M boids,

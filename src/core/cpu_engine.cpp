@@ -176,7 +176,7 @@ void CpuEngine::reset(const Bodies& bodies) {
 void CpuEngine::step(int numSteps) {
   // Only steps are timed: computeAccelerations and the grid views run the same stages untimed.
   s_.timing = profiling_;
-  for (int s = 0; s < numSteps; ++s) stepOnce(), ++stepCount_;
+  for (int s = 0; s < numSteps; ++s) s_.step = stepCount_, stepOnce(), ++stepCount_;
   s_.timing = false;
 }
 

@@ -74,6 +74,9 @@ struct CpuState {
   // Gravity on a grid: per cell the centre of mass xyz, w = mass; the keys of the cells with mass.
   std::vector<Vec4> monopole;
   std::vector<uint32_t> occupiedCells;
+  // The step being taken (the engine's count before it) and the keys of its draws.
+  uint64_t step = 0;
+  DrawKeys drawKeys() const { return DrawKeys{id.data(), step, params.seed}; }
   // True while a step runs with profiling on: the stage slots are filled only then.
   bool timing = false;
 
@@ -114,9 +117,10 @@ struct CpuState {
 // have many more neighbours than the rest. Each body's sum runs on one thread in a fixed order,
 // so the result does not depend on the schedule. The CPU engine's pipelines and the host store of
 // several ranks both run it.
+// keys: where the rule's draws come from (core/random.h; keys.id in the order of pos).
 template <typename Skip, typename Visit>
-void localRuleLoop(const SimParams& p, const std::vector<Vec4>& pos, const std::vector<Vec4>& vel,
-                   std::vector<Vec4>& velOut, Skip&& skip, Visit&& visit) {
+void localRuleLoop(const SimParams& p, const DrawKeys& keys, const std::vector<Vec4>& pos,
+                   const std::vector<Vec4>& vel, std::vector<Vec4>& velOut, Skip&& skip, Visit&& visit) {
   withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     const long n = static_cast<long>(pos.size());
@@ -131,7 +135,7 @@ void localRuleLoop(const SimParams& p, const std::vector<Vec4>& pos, const std::
         const Vec3 d = xyz(pos[j]) - xyz(pi);
         Rule::add(acc, pos[j], d, distance2(d), [&] { return vel[j]; }, su);
       });
-      velOut[i] = make4(Rule::velocity(acc, pi, vel[i], rp), 0.0f);
+      velOut[i] = make4(Rule::velocity(acc, pi, vel[i], rp, drawsOf<Rule>(keys, static_cast<uint32_t>(i))), 0.0f);
     }
   });
 }
@@ -139,7 +143,8 @@ void localRuleLoop(const SimParams& p, const std::vector<Vec4>& pos, const std::
 // The CPU engine's force stage: localRuleLoop over every body of s, new velocities into s.velAlt.
 template <typename Visit>
 void boidsForceLoop(CpuState& s, Visit&& visit) {
-  s.timed(s.profile.forceMs, [&] { localRuleLoop(s.params, s.pos, s.vel, s.velAlt, [](long) { return false; }, visit); });
+  s.timed(s.profile.forceMs,
+          [&] { localRuleLoop(s.params, s.drawKeys(), s.pos, s.vel, s.velAlt, [](long) { return false; }, visit); });
 }
 
 // The candidates of body i (position pi) in the grid's order (cells z, y, x over the radius'

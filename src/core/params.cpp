@@ -32,6 +32,7 @@ SimParams defaultParams() {
   p.gravity.theta = 0.5f;
   p.gravity.treeLeafSize = 16;
   p.halfSize = 100.0f;
+  p.seed = 1;  // the scenarios' default seed (core/scenarios.h ScenarioSpec)
   p.cellWidthFactor = 1;
   p.dims = 3;
   p.blockSize = 256;

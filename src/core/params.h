@@ -109,6 +109,8 @@ struct SimParams {
   int blockSize;        // CUDA threads per block: 32..1024, multiple of 32
   int listSteps;        // verlet pipeline: steps each neighbour list serves, 0 = from the cost
                         // model (core/verlet.h)
+  uint64_t seed;        // the run's seed (--seed): the scenario's bodies and every random draw of a
+                        // rule (core/random.h: a draw is keyed on the seed, the body's id and the step)
 };
 
 SimParams defaultParams();

@@ -54,4 +54,29 @@ MURMUR_HD float uniform01(uint32_t word) { return static_cast<float>(word >> 8) 
 // The same in (0, 1], for a logarithm or a division.
 MURMUR_HD float uniform01Open0(uint32_t word) { return static_cast<float>((word >> 8) + 1u) * (1.0f / 16777216.0f); }
 
+// Where a step's draws come from: the ids of the bodies in the order a pipeline holds them, the
+// step being taken (the engine's step count before it: the first step is step 0) and the run's
+// seed (SimParams::seed). Every pipeline hands its rule's finish the draws of the body it
+// finishes (drawsOf), so that they follow the body, not its slot.
+struct DrawKeys {
+  const uint32_t* id = nullptr;
+  uint64_t step = 0;
+  uint64_t seed = 0;
+};
+
+// One body's draws in one step: draws(index) is bodyDraw(seed, id, step, index).
+struct BodyDraws {
+  uint64_t seed;
+  uint32_t id;
+  uint64_t step;
+  MURMUR_HD Draw4 operator()(uint32_t index) const { return bodyDraw(seed, id, step, index); }
+};
+
+// The draws of the body in slot i. Rules that draw nothing (Rule::kDraws false) do not read the id.
+template <typename Rule>
+MURMUR_HD BodyDraws drawsOf(const DrawKeys& k, uint32_t i) {
+  if constexpr (Rule::kDraws) return BodyDraws{k.seed, loadReadOnly(k.id + i), k.step};
+  return BodyDraws{k.seed, 0u, k.step};
+}
+
 }  // namespace murmur::core

@@ -25,7 +25,7 @@ namespace {
 template <typename Rule, int BlockT>
 __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     boidsNaiveKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                     typename Rule::Params b, Vec4* __restrict__ velOut) {
+                     typename Rule::Params b, core::DrawKeys keys, Vec4* __restrict__ velOut) {
   extern __shared__ float4 tile[];
   const uint32_t block = BlockT > 0 ? static_cast<uint32_t>(BlockT) : blockDim.x;
   float4* tilePos = tile;
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     }
     __syncthreads();  // the next tile overwrites what slower warps may still be reading
   }
-  if (active) st4(velOut + i, core::make4(Rule::velocity(acc, pi, vi, b), 0.0f));
+  if (active) st4(velOut + i, core::make4(Rule::velocity(acc, pi, vi, b, core::drawsOf<Rule>(keys, i)), 0.0f));
 }
 
 // The sorted slots [begin, end) of the cells key .. key + count - 1 of one row: cells adjacent
@@ -128,7 +128,7 @@ constexpr int kGridMaxRegisters = 48;  // times 1024 threads still fits an SM's 
 template <typename Rule, bool CoherentT>
 __global__ void __maxnreg__(kGridMaxRegisters)
     boidsGridKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, DeviceGrid dg,
-                    typename Rule::Params b, float searchRadius, Vec4* __restrict__ velOut) {
+                    typename Rule::Params b, float searchRadius, core::DrawKeys keys, Vec4* __restrict__ velOut) {
   const uint32_t t = globalThreadIndex();
   if (t >= n) return;
   const int self = static_cast<int>(CoherentT ? t : __ldg(dg.sortedIndex + t));
@@ -170,7 +170,9 @@ __global__ void __maxnreg__(kGridMaxRegisters)
     }
   // The own velocity is read after the loop: it is not needed there, and holding it would cost
   // four registers across it.
-  st4(velOut + self, core::make4(Rule::velocity(acc, pi, ldg4(vel + self), b), 0.0f));
+  st4(velOut + self,
+      core::make4(Rule::velocity(acc, pi, ldg4(vel + self), b, core::drawsOf<Rule>(keys, static_cast<uint32_t>(self))),
+                  0.0f));
 }
 
 // A kernel of its own, after the force kernel: every boid's new velocity is computed from the old
@@ -223,30 +225,32 @@ __global__ void __launch_bounds__(1024)
 
 }  // namespace
 
-void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::SimParams& p, Vec4* d_velOut,
-                      const LaunchConfig& lc) {
+void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::SimParams& p,
+                      const core::DrawKeys& keys, Vec4* d_velOut, const LaunchConfig& lc) {
   // One tile of positions and one of velocities per block.
   const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     withStaticBlockSize(lc.block, [&](auto blockT) {
       boidsNaiveKernel<Rule, decltype(blockT)::value>
-          <<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, Rule::params(p), d_velOut);
+          <<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, Rule::params(p), keys, d_velOut);
     });
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchBoidsGrid(bool coherent, const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const DeviceGrid& grid,
-                     const core::SimParams& p, float searchRadius, Vec4* d_velOut, const LaunchConfig& lc) {
+                     const core::SimParams& p, float searchRadius, const core::DrawKeys& keys, Vec4* d_velOut,
+                     const LaunchConfig& lc) {
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     if (coherent)
       boidsGridKernel<Rule, true><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid, Rule::params(p),
-                                                                              searchRadius, d_velOut);
+                                                                              searchRadius, keys, d_velOut);
     else
       boidsGridKernel<Rule, false><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid,
-                                                                               Rule::params(p), searchRadius, d_velOut);
+                                                                               Rule::params(p), searchRadius, keys,
+                                                                               d_velOut);
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }

@@ -8,6 +8,7 @@
 
 #include "core/hd.h"
 #include "core/params.h"
+#include "core/random.h"
 #include "cuda/grid_build.h"
 #include "cuda/launch.h"
 
@@ -15,15 +16,16 @@ namespace murmur::cuda {
 
 // accumulateForces, naive: all pairs tiled through shared memory. Input d_pos, d_vel (old state).
 // Output d_velOut[i] = the new velocity of body i under the local rule p selects (w = 0): every
-// kernel here is instantiated for each rule of core/rules/local_rules.h.
+// kernel here is instantiated for each rule of core/rules/local_rules.h. keys: the rule's draws
+// (core/random.h), ids in the order of d_pos.
 void launchBoidsNaive(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::SimParams& p,
-                      core::Vec4* d_velOut, const LaunchConfig& lc);
+                      const core::DrawKeys& keys, core::Vec4* d_velOut, const LaunchConfig& lc);
 
 // accumulateForces, grid: visits the cells core::cellRangeForRadius(searchRadius) reaches.
 // coherent: the body arrays are in cell order. Output as for the naive kernel, by body index.
 void launchBoidsGrid(bool coherent, const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n,
                      const DeviceGrid& grid, const core::SimParams& p, float searchRadius,
-                     core::Vec4* d_velOut, const LaunchConfig& lc);
+                     const core::DrawKeys& keys, core::Vec4* d_velOut, const LaunchConfig& lc);
 
 // integrate: d_pos[i] = core::boidIntegrate(d_pos[i], d_velNew[i]) in place.
 void launchBoidsIntegrate(core::Vec4* d_pos, const core::Vec4* d_velNew, uint32_t n, float dt, float halfSize,

@@ -85,7 +85,7 @@ template <typename Rule, bool Stats>
 __global__ void __maxnreg__(kClusterMaxRegisters)
     clusterKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, const uint32_t* __restrict__ order,
                   uint32_t n, const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
-                  typename Rule::Params b, float radius, float halfSize, Vec4* __restrict__ velOut,
+                  typename Rule::Params b, float radius, float halfSize, core::DrawKeys keys, Vec4* __restrict__ velOut,
                   Vec4* __restrict__ posOut, unsigned long long* counts) {
   extern __shared__ float4 stageAll[];
   const int lane = threadIdx.x % kWarpSize;
@@ -231,7 +231,7 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
           if (jj == 0 && inSeg[u]) {
             const Vec4 vi = ldg4(vel + i[u]);
             Rule::removeSelf(acc[u], vi, r2);
-            const Vec3 v = Rule::velocityRel(acc[u], vi, b);
+            const Vec3 v = Rule::velocityRel(acc[u], vi, b, core::drawsOf<Rule>(keys, i[u]));
             st4(velOut + i[u], core::make4(v, 0.0f));
             st4(posOut + i[u], core::boidIntegrate(pi[u], v, Rule::dt(b), halfSize));
           }
@@ -264,14 +264,14 @@ void launchClusterKernel(uint32_t n, const LaunchConfig& lc, Args... args) {
 }  // namespace
 
 void launchClusterForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
-                        const uint32_t* d_cellFirst, const core::SimParams& p, float halfSize, Vec4* d_velOut,
-                        Vec4* d_posOut, const LaunchConfig& lc) {
+                        const uint32_t* d_cellFirst, const core::SimParams& p, float halfSize,
+                        const core::DrawKeys& keys, Vec4* d_velOut, Vec4* d_posOut, const LaunchConfig& lc) {
   if (n == 0) return;
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     const typename Rule::Params& b = Rule::params(p);
     launchClusterKernel<Rule, false>(n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid,
-                                     d_cellFirst, b, Rule::radius(b), halfSize, d_velOut, d_posOut,
+                                     d_cellFirst, b, Rule::radius(b), halfSize, keys, d_velOut, d_posOut,
                                      static_cast<unsigned long long*>(nullptr));
   });
 }
@@ -284,7 +284,7 @@ void launchClusterStats(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_g
     using Rule = decltype(rule);
     const typename Rule::Params& b = Rule::params(p);
     launchClusterKernel<Rule, true>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid,
-                                    d_cellFirst, b, Rule::radius(b), 0.0f, static_cast<Vec4*>(nullptr),
+                                    d_cellFirst, b, Rule::radius(b), 0.0f, core::DrawKeys{}, static_cast<Vec4*>(nullptr),
                                     static_cast<Vec4*>(nullptr), d_counts);
   });
 }

@@ -10,6 +10,7 @@
 
 #include "core/grid.h"
 #include "core/params.h"
+#include "core/random.h"
 #include "cuda/launch.h"
 #include "cuda/module_guard.h"
 
@@ -19,8 +20,9 @@ namespace murmur::cuda {
 // d_posOut[i] = its position integrated with it (core::boidIntegrate). d_pos and d_vel in cell
 // order of d_grid, d_cellFirst its offsets; the outputs are other buffers.
 void launchClusterForce(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
-                        const uint32_t* d_cellFirst, const core::SimParams& p, float halfSize, core::Vec4* d_velOut,
-                        core::Vec4* d_posOut, const LaunchConfig& lc);
+                        const uint32_t* d_cellFirst, const core::SimParams& p, float halfSize,
+                        const core::DrawKeys& keys, core::Vec4* d_velOut, core::Vec4* d_posOut,
+                        const LaunchConfig& lc);
 
 // Neighbour statistics of the (unreordered) bodies read through d_sortedIndex: the pairs the tiles
 // test (a body with itself not counted) to d_counts[0], those closer than the largest rule radius

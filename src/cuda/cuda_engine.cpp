@@ -203,7 +203,7 @@ void CudaEngine::step(int numSteps) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   for (int k = 0; k < numSteps; ++k) {
-    ++stepCount_;
+    s.step = stepCount_++;  // the step being taken keys the rule's draws
     if (s.pending.active) {  // its pass ran in observe(), timed there: commit it
       m.stepper->boidsStep(s);
       s.profile = s.pending.profile;
@@ -261,6 +261,7 @@ core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
   if (s.n > 0 && core::runsLocalRule(s.params) && !r.flocks && m.stepper->samplesInStep()) {
     s.dropPendingStep();  // a second sample of the same state runs the pass again
+    s.step = stepCount_;  // the pass is the next step's
     const BoidSampleSums sample = m.observer->beginBoidSample(s.n);
     s.timer.beginStep(profiling_, s.stream);
     m.stepper->sampleStep(s, sample);

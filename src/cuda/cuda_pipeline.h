@@ -15,6 +15,7 @@
 
 #include "core/engine.h"
 #include "core/params.h"
+#include "core/random.h"
 #include "cuda/grid_build.h"
 #include "cuda/launch.h"
 #include "cuda/rows_kernels.h"
@@ -33,6 +34,7 @@ struct LocalForcePass {
   uint32_t n = 0;  // bodies of this set (the pipeline planned for the whole world's: CudaPipeline::plan)
   core::Vec4* pos = nullptr;  // this set's positions and velocities, in the grid's order
   const core::Vec4* vel = nullptr;
+  core::DrawKeys keys{};         // the rule's draws: ids in this set's order, the step, the seed
   core::Vec4* velOut = nullptr;  // the new velocities
   core::Vec4* posOut = nullptr;  // where localForce integrates to (rows); the grids integrate pos in place
   DeviceGrid grid{};             // the grid pipelines: the cells over this set's order

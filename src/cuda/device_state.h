@@ -30,6 +30,7 @@
 #include "core/engine.h"
 #include "core/grid.h"
 #include "core/params.h"
+#include "core/random.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/grid_build.h"
@@ -59,6 +60,7 @@ struct DeviceState {
   DeviceBuffer<core::Species> species[2];
   DeviceBuffer<unsigned char> sortTemp;
   int cur = 0, velCur = 0, idCur = 0;
+  uint64_t step = 0;  // the step being taken (the engine's count before it): it keys the draws
   bool accValid = false;
 
   DeviceBuffer<uint32_t> cellStart, cellEnd;
@@ -116,6 +118,8 @@ struct DeviceState {
   core::BodyPointers other() const {
     return core::BodyPointers{pos[1 - cur].get(), vel[1 - velCur].get(), id[1 - idCur].get(), species[1 - idCur].get()};
   }
+  // Where the current step's draws come from: the ids in the current order, the step, the seed.
+  core::DrawKeys drawKeys() const { return core::DrawKeys{id[idCur].get(), step, params.seed}; }
   void flipState() {
     cur = 1 - cur;
     velCur = 1 - velCur;

@@ -35,7 +35,7 @@ __device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const
   const Vec4 vi = ldg4(vel + i);
   Rule::removeSelf(acc, vi, r2);
   if constexpr (SampleT) sampleBoid(acc, sa, i, n, vi, r2, r2.reach2, out.sample, sampled);
-  const core::Vec3 v = Rule::velocityRel(acc, vi, b);
+  const core::Vec3 v = Rule::velocityRel(acc, vi, b, core::drawsOf<Rule>(out.draws, i));
   st4(velOut + i, core::make4(v, 0.0f));
   const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
   st4(out.posOut + i, p);

@@ -9,6 +9,7 @@
 #include "core/bodies.h"
 #include "core/grid.h"
 #include "core/params.h"
+#include "core/random.h"
 #include "core/row_search.h"
 #include "cuda/launch.h"
 #include "cuda/module_guard.h"
@@ -61,6 +62,7 @@ void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint3
 struct RowsStepOut {
   core::Vec4* posOut = nullptr;
   float dt = 0, halfSize = 0;
+  core::DrawKeys draws{};  // the rule's draws (core/random.h): ids in the order of the bodies
   uint32_t* keys = nullptr;
   uint32_t* rank = nullptr;
   uint32_t* counts = nullptr;

@@ -89,7 +89,7 @@ __global__ void textbookVelocityKernel(const Vec4* pos, const Vec4* vel, int n, 
             core::BoidsRule::add(acc, pos[j], d, core::distance2(d), [&] { return vel[j]; }, r2);
           }
       }
-  velNew[i] = core::make4(core::BoidsRule::velocity(acc, pi, vel[i], b), 0.0f);
+  velNew[i] = core::make4(core::BoidsRule::velocity(acc, pi, vel[i], b, core::BodyDraws{}), 0.0f);
 }
 
 __global__ void textbookIntegrateKernel(Vec4* pos, const Vec4* vel, int n, float dt, float halfSize) {

@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(1024)
 template <typename Rule>
 __global__ void __launch_bounds__(1024)
     verletForceKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, VerletLists lists,
-                      typename Rule::Params b, Vec4* __restrict__ velOut) {
+                      typename Rule::Params b, core::DrawKeys keys, Vec4* __restrict__ velOut) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const uint32_t c = __ldg(lists.count + i);
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(1024)
     for (uint32_t u = 0; u < 3; ++u)
       if (u < rest) consider(j[u], ldg4(pos + j[u]));
   }
-  st4(velOut + i, core::make4(Rule::velocity(acc, pi, ldg4(vel + i), b), 0.0f));
+  st4(velOut + i, core::make4(Rule::velocity(acc, pi, ldg4(vel + i), b, core::drawsOf<Rule>(keys, i)), 0.0f));
 }
 
 // One thread per queued body (see launchVerletOverflow). Runs after the force kernel every step;
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(256)
     verletOverflowKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                          const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
                          VerletPlan plan, float halfSize, VerletLists lists, typename Rule::Params b,
-                         Vec4* __restrict__ velOut) {
+                         core::DrawKeys keys, Vec4* __restrict__ velOut) {
   const uint32_t queued = *lists.overflowCount;
   if (queued == 0) return;
   const core::GridSpec g = *grid;
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(256)
           Rule::add(a, pj, d, core::distance2(d), [&] { return ldg4(vel + j); }, su);
         }
     });
-    st4(velOut + i, core::make4(Rule::velocity(a, pi, ldg4(vel + i), b), 0.0f));
+    st4(velOut + i, core::make4(Rule::velocity(a, pi, ldg4(vel + i), b, core::drawsOf<Rule>(keys, i)), 0.0f));
   }
 }
 
@@ -166,23 +166,23 @@ void launchVerletBuild(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_gr
 }
 
 void launchVerletForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const VerletLists& lists,
-                       const core::SimParams& p, Vec4* d_velOut, const LaunchConfig& lc) {
+                       const core::SimParams& p, const core::DrawKeys& keys, Vec4* d_velOut, const LaunchConfig& lc) {
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     verletForceKernel<Rule><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, lists, Rule::params(p),
-                                                                         d_velOut);
+                                                                         keys, d_velOut);
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 void launchVerletOverflow(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
                           const uint32_t* d_cellFirst, const VerletPlan& plan, float halfSize,
-                          const VerletLists& lists, const core::SimParams& p, Vec4* d_velOut,
-                          const LaunchConfig& lc) {
+                          const VerletLists& lists, const core::SimParams& p, const core::DrawKeys& keys,
+                          Vec4* d_velOut, const LaunchConfig& lc) {
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     verletOverflowKernel<Rule><<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(
-        d_pos, d_vel, n, d_grid, d_cellFirst, plan, halfSize, lists, Rule::params(p), d_velOut);
+        d_pos, d_vel, n, d_grid, d_cellFirst, plan, halfSize, lists, Rule::params(p), keys, d_velOut);
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }

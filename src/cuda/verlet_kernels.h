@@ -16,6 +16,7 @@
 
 #include "core/grid.h"
 #include "core/params.h"
+#include "core/random.h"
 #include "core/verlet.h"
 #include "cuda/launch.h"
 #include "cuda/module_guard.h"
@@ -47,7 +48,8 @@ void launchVerletBuild(const core::Vec4* d_pos, uint32_t n, const core::GridSpec
 // d_velOut[i] = the new velocity of body i under the local rule p selects, from its list, for
 // every i whose list fits.
 void launchVerletForce(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const VerletLists& lists,
-                       const core::SimParams& p, core::Vec4* d_velOut, const LaunchConfig& lc);
+                       const core::SimParams& p, const core::DrawKeys& keys, core::Vec4* d_velOut,
+                       const LaunchConfig& lc);
 
 // d_velOut[i] for the bodies of the overflow queue, one thread each: the rows of the list grid of
 // the last build (d_grid, d_cellFirst) around the body's current position and its images, every
@@ -55,8 +57,8 @@ void launchVerletForce(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_
 // one of its images at the build (the skin), so the search finds it.
 void launchVerletOverflow(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
                           const uint32_t* d_cellFirst, const core::VerletPlan& plan, float halfSize,
-                          const VerletLists& lists, const core::SimParams& p, core::Vec4* d_velOut,
-                          const LaunchConfig& lc);
+                          const VerletLists& lists, const core::SimParams& p, const core::DrawKeys& keys,
+                          core::Vec4* d_velOut, const LaunchConfig& lc);
 
 // Neighbour statistics of lists built now on the (unreordered) bodies read through
 // d_sortedIndex: list entries to d_counts[0], those with d^2 < radius2 to d_counts[1].

@@ -87,7 +87,8 @@ class DeviceStore final : public LocalStore {
 
   void mergeReceived(const std::vector<uint64_t>& perPeer) override;
 
-  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override;
+  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, uint64_t step,
+                      core::StepProfile& prof) override;
 
   bool lastSortCounted() const override { return lastCounted_; }
   size_t lastSelectionRead() const override { return lastEdgeRead_; }

@@ -201,7 +201,8 @@ bool DeviceStore::countedSort(const LocalSet& set, uint32_t m, uint32_t n, const
   return true;
 }
 
-void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) {
+void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, uint64_t step,
+                                 core::StepProfile& prof) {
   const size_t numOwn = numOwned();
   const uint32_t m = static_cast<uint32_t>(numLow_ + numOwn + numHigh_);
   const uint32_t n = static_cast<uint32_t>(m - numGone_);  // the bodies this rank needs
@@ -266,6 +267,7 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   pass.n = n;
   pass.pos = aPos_.get();
   pass.vel = aVel_.get();
+  pass.keys = core::DrawKeys{aId_.get(), step, params_.seed};
   pass.velOut = velNew_.get();
   pass.posOut = rPos_.get();
   pass.grid = dg;

@@ -265,15 +265,16 @@ void DistEngine::resetShare(const core::Bodies& share, size_t n) {
 void DistEngine::step(int numSteps) {
   store_->setProfiling(profiling());
   for (int s = 0; s < numSteps; ++s) {
-    ++stepCount_;
     profile_ = core::StepProfile{};
     gathered_ = false;
-    if (total_ == 0) continue;
-    if (core::runsLocalRule(params_))
-      stepBoids();
-    else
-      stepGravity();
-    ++stats_.steps;
+    if (total_ > 0) {
+      if (core::runsLocalRule(params_))
+        stepBoids();  // reads stepCount_: the step being taken keys the draws
+      else
+        stepGravity();
+      ++stats_.steps;
+    }
+    ++stepCount_;
   }
 }
 
@@ -299,7 +300,7 @@ void DistEngine::stepBoids() {
   stats_.bytesMoved += sent * sizeof(BodyRecord);
   agreed([&] {
     store_->mergeReceived(recvCounts);
-    store_->boidsLocalStep(layout_, grid_, me, profile_);
+    store_->boidsLocalStep(layout_, grid_, me, stepCount_, profile_);
   });
   if ((stats_.steps + 1) % kRebalanceSteps == 0) rebalance();
 }

@@ -128,7 +128,8 @@ class HostStore final : public LocalStore {
     }
   }
 
-  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override {
+  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, uint64_t step,
+                      core::StepProfile& prof) override {
     const long n = static_cast<long>(pos_.size());
     // The CPU engine's grid stages: labelCells + sortByCell (a stable counting sort, ties in tag
     // order, the local order) + findCellBounds, then the reorder into cell order.
@@ -150,7 +151,7 @@ class HostStore final : public LocalStore {
     const float radius = core::searchRadius(params_);
     altVel_.resize(pos_.size());
     core::localRuleLoop(
-        params_, pos_, vel_, altVel_, [&](long i) { return !ownsPlane(l, me, planeOfKey(g, sortedKeys_[i])); },
+        params_, core::DrawKeys{id_.data(), step, params_.seed}, pos_, vel_, altVel_, [&](long i) { return !ownsPlane(l, me, planeOfKey(g, sortedKeys_[i])); },
         [&](long i, const Vec4& pi, auto&& add) {
           if (rows)
             core::rowCandidates(g, cellFirst_.data(), radius, i, pi, add);

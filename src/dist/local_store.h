@@ -71,7 +71,7 @@ class LocalStore {
   virtual void setOwned(const core::Bodies& owned, const std::vector<uint64_t>& tags, const core::GridSpec& g,
                         size_t total) = 0;
   virtual size_t numOwned() const = 0;
-  // Host copy of the owned bodies (pos, vel, id), in the store's order.
+  // Host copy of the owned bodies (every attribute), in the store's order.
   virtual core::Bodies readOwned() = 0;
   // Waits for queued work (device stores).
   virtual void synchronize() = 0;
@@ -89,8 +89,10 @@ class LocalStore {
   virtual void mergeReceived(const std::vector<uint64_t>& perPeer) = 0;
   // The local step of the pipeline of the last setParams (coherent or rows, on the grid g of
   // setOwned): cells, stable sort, reorder into cell order, forces for the owned bodies (halo
-  // bodies are read only), integrate, new tags; then only the owned bodies stay.
-  virtual void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) = 0;
+  // bodies are read only), integrate, new tags; then only the owned bodies stay. step: the step
+  // being taken, which keys the rule's draws (core/random.h DrawKeys).
+  virtual void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, uint64_t step,
+                              core::StepProfile& prof) = 0;
   // Owned bodies per cell plane (length g.dims.z).
   virtual std::vector<uint64_t> planeHistogram(const core::GridSpec& g) = 0;
   // What the last step did, for tests: whether its local step sorted with the counting sort, and

@@ -15,7 +15,7 @@ Vec3 newVelocity(const Vec4& pi, const Vec4& vi, const std::vector<std::pair<Vec
     const Vec3 d = xyz(o.first) - xyz(pi);
     BoidsRule::add(a, o.first, d, distance2(d), [&] { return o.second; }, r);
   }
-  return BoidsRule::velocity(a, pi, vi, b);
+  return BoidsRule::velocity(a, pi, vi, b, BodyDraws{});
 }
 constexpr float kTol = 1e-6f;
 }  // namespace

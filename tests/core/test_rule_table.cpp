@@ -84,7 +84,7 @@ TEST(RuleTable, BoidsRuleAbsoluteAndRelativeSumsAgree) {
   EXPECT_EQ(rel.n3, abs.n3);
   // Only the two neighbours inside the alignment radius had their velocity read.
   EXPECT_EQ(velocityLoads, 2);
-  const Vec3 va = BoidsRule::velocity(abs, pi, vi, b), vr = BoidsRule::velocityRel(rel, vi, b);
+  const Vec3 va = BoidsRule::velocity(abs, pi, vi, b, BodyDraws{}), vr = BoidsRule::velocityRel(rel, vi, b, BodyDraws{});
   EXPECT_NEAR(va.x, vr.x, 1e-6f);
   EXPECT_NEAR(va.y, vr.y, 1e-6f);
   EXPECT_NEAR(va.z, vr.z, 1e-6f);

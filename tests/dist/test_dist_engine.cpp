@@ -470,9 +470,10 @@ class FailingStore final : public LocalStore {
   const void* sendBuffer() const override { return s_->sendBuffer(); }
   void* recvBuffer(size_t r) override { return s_->recvBuffer(r); }
   void mergeReceived(const std::vector<uint64_t>& c) override { s_->mergeReceived(c); }
-  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, core::StepProfile& prof) override {
+  void boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, int me, uint64_t step,
+                      core::StepProfile& prof) override {
     if (where_ == Where::LocalStep) fail();
-    s_->boidsLocalStep(l, g, me, prof);
+    s_->boidsLocalStep(l, g, me, step, prof);
   }
   std::vector<uint64_t> planeHistogram(const core::GridSpec& g) override { return s_->planeHistogram(g); }
   const void* ownedPositions() override { return s_->ownedPositions(); }

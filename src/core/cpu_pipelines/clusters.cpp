@@ -90,6 +90,7 @@ class ClustersPipeline final : public CpuPipeline {
     const typename Rule::Setup su = Rule::setup(rp);
     const float radius = Rule::radius(rp);
     const float reach2 = su.reach2;
+    const DrawKeys keys = s.drawKeys();
     const long n = s.count();
     const auto posAt = [&](long k) { return xyz(s.pos[k]); };
     s.timed(s.profile.forceMs, [&] {
@@ -112,7 +113,7 @@ class ClustersPipeline final : public CpuPipeline {
             const long i = members[u];
             typename Rule::RelSum a = addPartials<Rule>(acc[u]);
             Rule::removeSelf(a, s.vel[i], su);
-            s.velAlt[i] = make4(Rule::velocityRel(a, s.vel[i], rp), 0.0f);
+            s.velAlt[i] = make4(Rule::velocityRel(a, s.vel[i], rp, drawsOf<Rule>(keys, static_cast<uint32_t>(i))), 0.0f);
           }
         });
       }

@@ -8,11 +8,14 @@
 #include "core/hd.h"
 #include "core/params.h"
 #include "core/physics.h"
+#include "core/random.h"
 
 namespace murmur::core {
 
 struct BoidsRule {
   using Params = BoidParams;
+  // Whether the finish draws random numbers (core/random.h): then the pipelines read the body's id.
+  static constexpr bool kDraws = false;
 
   // The rule's section of the parameters.
   static const Params& params(const SimParams& p) { return p.boids; }
@@ -62,8 +65,9 @@ struct BoidsRule {
     }
   }
 
-  // The new velocity of boid i from its sums: the three rules, then the speed clamp.
-  MURMUR_HD static Vec3 velocity(const Sum& a, const Vec4& pi, const Vec4& vi, const Params& b) {
+  // The new velocity of boid i from its sums: the three rules, then the speed clamp. The body's
+  // draws (unused here) are every rule's last argument.
+  MURMUR_HD static Vec3 velocity(const Sum& a, const Vec4& pi, const Vec4& vi, const Params& b, const BodyDraws&) {
     Vec3 v = xyz(vi);
     if (a.n1 > 0) v += (a.sumPos * (1.0f / static_cast<float>(a.n1)) - xyz(pi)) * b.cohesionScale;
     v += a.sep * b.separationScale;
@@ -111,7 +115,7 @@ struct BoidsRule {
   }
 
   // The new velocity of boid i from its relative sums (removeSelf already applied).
-  MURMUR_HD static Vec3 velocityRel(const RelSum& a, const Vec4& vi, const Params& b) {
+  MURMUR_HD static Vec3 velocityRel(const RelSum& a, const Vec4& vi, const Params& b, const BodyDraws&) {
     Vec3 v = xyz(vi);
     if (a.n1 > 0) v += a.d1 * (1.0f / static_cast<float>(a.n1)) * b.cohesionScale;
     v += a.d2 * -1.0f * b.separationScale;

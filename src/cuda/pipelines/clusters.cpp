@@ -27,7 +27,7 @@ class ClustersPipeline final : public CudaPipeline {
     // stage's time includes the integration).
     s.timer.stage(Stage::Force, [&] {
       launchClusterForce(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, d_grid, s.cellFirst.get(), s.params,
-                         s.params.halfSize, s.vel[1 - s.velCur].get(), s.pos[1 - s.cur].get(), lc);
+                         s.params.halfSize, s.drawKeys(), s.vel[1 - s.velCur].get(), s.pos[1 - s.cur].get(), lc);
     });
     s.cur = 1 - s.cur;  // the ids stay where they are: the kernel kept the order
     s.velCur = 1 - s.velCur;

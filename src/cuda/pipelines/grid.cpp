@@ -28,6 +28,7 @@ class GridPipeline final : public CudaPipeline {
     pass.n = s.n;
     pass.pos = s.pos[s.cur].get();
     pass.vel = s.vel[s.velCur].get();
+    pass.keys = s.drawKeys();
     pass.velOut = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force, [&] { localForce(pass); });
     s.integrateBoids(pass.velOut, pass.lc);
@@ -36,7 +37,8 @@ class GridPipeline final : public CudaPipeline {
   // The grid kernel over a sorted set (coherent: the bodies in cell order; scattered: read
   // through the grid's index); the integration is a kernel of its own (localIntegrate).
   bool localForce(const LocalForcePass& p) const override {
-    launchBoidsGrid(coherent_, p.pos, p.vel, p.n, p.grid, *p.params, core::searchRadius(*p.params), p.velOut, p.lc);
+    launchBoidsGrid(coherent_, p.pos, p.vel, p.n, p.grid, *p.params, core::searchRadius(*p.params), p.keys, p.velOut,
+                    p.lc);
     return false;
   }
   void localIntegrate(const LocalForcePass& p) const override {

@@ -18,7 +18,10 @@ class NaivePipeline final : public CudaPipeline {
     const LaunchConfig lc = s.launch();
     Vec4* velNew = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force,
-                  [&] { launchBoidsNaive(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, s.params, velNew, lc); });
+                  [&] {
+                    launchBoidsNaive(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, s.params, s.drawKeys(), velNew,
+                                     lc);
+                  });
     s.integrateBoids(velNew, lc);
   }
 

@@ -58,6 +58,7 @@ class RowsPipeline final : public CudaPipeline {
     out.posOut = p.posOut;
     out.dt = plan_.dt;
     out.halfSize = p.params->halfSize;
+    out.draws = p.keys;
     launchBoidsRows(p.pos, p.vel, p.n, p.d_rowGrid, p.cellFirst, *p.params, plan_.radius, plan_.loop, flatRows,
                     p.velOut, out, p.lc);
     return true;
@@ -97,6 +98,7 @@ class RowsPipeline final : public CudaPipeline {
     pass.n = s.n;
     pass.pos = s.pos[s.cur].get();
     pass.vel = s.vel[s.velCur].get();
+    pass.keys = s.drawKeys();
     pass.velOut = s.vel[1 - s.velCur].get();
     pass.posOut = s.pos[1 - s.cur].get();
     pass.d_rowGrid = d_grid;

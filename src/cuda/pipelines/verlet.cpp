@@ -27,9 +27,10 @@ class VerletPipeline final : public CudaPipeline {
     ++L.age;
     Vec4* velNew = s.vel[1 - s.velCur].get();
     s.timer.stage(Stage::Force, [&] {
-      launchVerletForce(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, L.view(), s.params, velNew, lc);
+      launchVerletForce(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, L.view(), s.params, s.drawKeys(), velNew, lc);
       launchVerletOverflow(s.pos[s.cur].get(), s.vel[s.velCur].get(), s.n, s.gridSpecs.get() + kVerletGridSlot,
-                           s.cellFirst.get(), L.plan, s.params.halfSize, L.view(), s.params, velNew, lc);
+                           s.cellFirst.get(), L.plan, s.params.halfSize, L.view(), s.params, s.drawKeys(), velNew,
+                           lc);
     });
     s.integrateBoids(velNew, lc);
   }
