@@ -380,6 +380,7 @@ std::string takeFromFile(Bodies& b, const ScenarioSpec& spec, const std::string&
     out.pos[k] = Vec4{p.x * L, p.y * L, p.z * L, p.w * M};
     out.vel[k] = Vec4{v.x * V, v.y * V, v.z * V, v.w};
     out.id[k] = static_cast<uint32_t>(k);
+    if (!b.species.empty()) out.species[k] = b.species[keep[k]];  // a file without species: 0
     const Vec4& q = out.pos[k];
     const Vec4& u = out.vel[k];
     if (!std::isfinite(q.x) || !std::isfinite(q.y) || !std::isfinite(q.z) || !std::isfinite(q.w) ||
