@@ -2,7 +2,7 @@
 """Checks a trajectory (murmur --trajectory FILE.h5; docs/observables.md#trajectories) as Python
 readers see it: h5py reads every frame with the layout the docs give, the XDMF index names only
 datasets of the file with the shapes it states, and (with --out, or a run this script makes with
---murmur) the last frame is bitwise the state murmur wrote. meshio, where it is installed, reads
+--murmur) the last frame is bitwise the state murmur wrote, species included. meshio, where it is installed, reads
 the XDMF as a time series and must find the same points and velocities.
 
     python3 tests/check_trajectory.py run.h5 [--out final.txt]
@@ -26,14 +26,18 @@ def fail(msg):
 
 
 def read_state(path, np):
-    """A murmur state file (--out): '#' lines, then mass x y z vx vy vz per body."""
-    rows = []
+    """A murmur state file (--out): '#' lines, then mass x y z vx vy vz per body and, when some
+    body has a species other than 0, the species as an eighth column. Returns the (n, 7) float32
+    columns and the uint8 (n,) species (0 for a file of seven columns)."""
+    rows, species = [], []
     with open(path) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            rows.append([np.float32(v) for v in line.split()])
-    return np.array(rows, dtype=np.float32)
+            fields = line.split()
+            rows.append([np.float32(v) for v in fields[:7]])
+            species.append(int(fields[7]) if len(fields) == 8 else 0)
+    return np.array(rows, dtype=np.float32), np.array(species, dtype=np.uint8)
 
 
 def check(h5path, out_path, h5py, np):
@@ -58,6 +62,8 @@ def check(h5path, out_path, h5py, np):
             for name in ("positions", "velocities"):
                 if g[name].shape != (n, 3) or g[name].dtype != np.float32:
                     fail(f"frame {k} {name}: shape {g[name].shape}, type {g[name].dtype}")
+            if g["species"].shape != (n,) or g["species"].dtype != np.uint8:
+                fail(f"frame {k} species: shape {g['species'].shape}, type {g['species'].dtype}")
             if int(g.attrs["step"]) != int(steps[k]):
                 fail(f"frame {k}: step attribute {g.attrs['step']} but /step says {steps[k]}")
         if "observables" in f:
@@ -84,7 +90,7 @@ def check(h5path, out_path, h5py, np):
             if grid.find("Topology").get("TopologyType") != "Polyvertex":
                 fail(f"frame {k}: topology is not Polyvertex")
             attrs = {a.get("Name") for a in grid.findall("Attribute")}
-            if not {"Velocity", "id", "mass"} <= attrs:
+            if not {"Velocity", "id", "mass", "species"} <= attrs:
                 fail(f"frame {k}: attributes {sorted(attrs)}")
             for item in grid.iter("DataItem"):
                 fname, path = item.text.strip().split(":")
@@ -97,13 +103,16 @@ def check(h5path, out_path, h5py, np):
                     fail(f"frame {k}: {path} has shape {f[path].shape}, the index says {dims}")
 
         if out_path:
-            want = read_state(out_path, np)
+            want, want_species = read_state(out_path, np)
             last = f[f"frames/{frames - 1:06d}"]
             got = np.concatenate([f["masses"][...][:, None], last["positions"][...], last["velocities"][...]], axis=1)
             if want.shape != got.shape or want.tobytes() != got.astype(np.float32).tobytes():
                 fail("the last frame differs from the state --out wrote")
+            if not np.array_equal(last["species"][...], want_species):
+                fail("the last frame's species differ from the state --out wrote")
         last_positions = f[f"frames/{frames - 1:06d}/positions"][...]
         last_velocities = f[f"frames/{frames - 1:06d}/velocities"][...]
+        last_species = f[f"frames/{frames - 1:06d}/species"][...]
         first_positions = f["frames/000000/positions"][...]
 
     try:
@@ -120,6 +129,8 @@ def check(h5path, out_path, h5py, np):
             t, point_data, _ = reader.read_data(frames - 1)
             if not np.array_equal(point_data["Velocity"], last_velocities):
                 fail("meshio's last Velocity differs from the file")
+            if not np.array_equal(point_data["species"], last_species):
+                fail("meshio's last species differ from the file")
         print("check_trajectory: meshio reads the XDMF time series")
     del last_positions
     print(f"check_trajectory: {h5path}: {frames} frames of {n} bodies OK")
@@ -141,11 +152,27 @@ def main():
         with tempfile.TemporaryDirectory() as d:
             h5 = os.path.join(d, "run.h5")
             out = os.path.join(d, "final.txt")
-            for world in (["--n", "2000"], ["--scenario", "plummer", "--n", "1000", "--pipeline", "tree"]):
+            species = os.path.join(d, "species.txt")
+            for world in (["--n", "2000"], ["--scenario", "plummer", "--n", "1000", "--pipeline", "tree"],
+                          ["--scenario", "file:" + species]):
+                if world[1].startswith("file:"):
+                    # The last state with a species per body (an eighth column) runs on with them.
+                    with open(out) as f, open(species, "w") as s:
+                        body = 0
+                        for line in f:
+                            if line.startswith("# mass"):
+                                line = "# mass x y z vx vy vz species\n"
+                            elif not line.startswith("#"):
+                                line = f"{line.rstrip()} {(body * 37 + 11) % 256}\n"
+                                body += 1
+                            s.write(line)
                 subprocess.run([a.murmur, "--headless", "--no-render", "--engine", "cpu", *world, "--steps", "30",
                                 "--trajectory", h5, "--trajectory-every", "10", "--out", out, "--observables",
                                 os.path.join(d, "o.csv"), "--observe-every", "5"], check=True)
                 check(h5, out, h5py, np)
+            with h5py.File(h5, "r") as f:
+                if not np.array_equal(f["frames/000000/species"][...], (np.arange(1000) * 37 + 11) % 256):
+                    fail("the species of the state file are not those of the trajectory's first frame")
         return
     if not a.h5:
         ap.error("give FILE.h5 or --murmur EXE")

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
@@ -87,6 +89,31 @@ bool parseFloatField(const char* cur, char** end, float& x) {
   return errno != ERANGE || std::fabs(x) <= FLT_MIN;
 }
 
+// The columns of a state file: mass x y z vx vy vz from pos and vel (the id is the body's line, in
+// order), then species, the one optional column: written only when some body has a species other
+// than 0, and read whenever a file's rows have an eighth number. A new attribute of core/bodies.h
+// gets a column here (or a reason to have none) and in writeBodiesFile.
+static_assert(kAttributeCount == 4, "a body attribute without a column in state files: add it to body_io.cpp");
+constexpr int kRequiredColumns = 7;
+constexpr int kAllColumns = 8;
+constexpr const char* kColumnNames = "mass x y z vx vy vz";
+constexpr const char* kAllColumnNames = "mass x y z vx vy vz species";
+
+bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\r' || c == ','; }
+
+// A species field: a whole number from 0 to kSpeciesCount - 1, written as an integer ("3") or as a
+// float that is one ("3.0", "3e0": what a tool that writes every column as a float writes).
+bool parseSpeciesField(const char* cur, const char** end, Species& s) {
+  const char* e = cur;
+  while (*e != '\0' && !isSeparator(*e)) ++e;
+  *end = e;
+  char* stop = nullptr;
+  const double v = std::strtod(cur, &stop);
+  if (stop != e || !std::isfinite(v) || v != std::floor(v) || v < 0 || v > kSpeciesCount - 1) return false;
+  s = static_cast<Species>(v);
+  return true;
+}
+
 }  // namespace
 
 void requireRegularFile(const std::string& label, const std::string& path) {
@@ -103,6 +130,8 @@ Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header
   std::string line;
   size_t lineNo = 0;
   bool inState = false, leading = true;
+  int columns = 0;  // the file's, once its first row is read
+  size_t firstRow = 0;
   while (std::getline(in, line)) {
     ++lineNo;
     // Editors on some systems start UTF-8 files with a byte-order mark.
@@ -120,24 +149,43 @@ Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header
     while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
     if (*s == '\0') continue;
     leading = false;
-    float v[7];
+    // The first row sets the file's column count (7, or 8 with species); every row has it.
+    float v[kRequiredColumns];
+    Species species = 0;
     int count = 0;
     const char* cur = s;
     while (true) {
-      while (*cur == ' ' || *cur == '\t' || *cur == '\r' || *cur == ',') ++cur;
+      while (isSeparator(*cur)) ++cur;
       if (*cur == '\0') break;
+      if (count == kRequiredColumns) {
+        const char* endp = nullptr;
+        if (!parseSpeciesField(cur, &endp, species)) {
+          lineError(name, lineNo, "species '" + std::string(cur, endp).substr(0, 20) + "' is not a whole number from 0 to " +
+                                      std::to_string(kSpeciesCount - 1) + " (the eighth column: " + kAllColumnNames + ")");
+        }
+        ++count;
+        cur = endp;
+        continue;
+      }
       char* endp = nullptr;
       float x = 0;
-      if (!parseFloatField(cur, &endp, x) ||
-          (*endp != '\0' && *endp != ' ' && *endp != '\t' && *endp != '\r' && *endp != ',')) {
-        lineError(name, lineNo, "not a finite number near '" + std::string(cur).substr(0, 20) +
-                                    "' (expected: mass x y z vx vy vz)");
+      if (!parseFloatField(cur, &endp, x) || (*endp != '\0' && !isSeparator(*endp))) {
+        lineError(name, lineNo, "not a finite number near '" + std::string(cur).substr(0, 20) + "' (expected: " +
+                                    kColumnNames + ", then species when given)");
       }
-      if (count < 7) v[count] = x;
+      if (count < kRequiredColumns) v[count] = x;
       ++count;
       cur = endp;
     }
-    if (count != 7) lineError(name, lineNo, "expected 7 numbers (mass x y z vx vy vz), found " + std::to_string(count));
+    if (columns == 0 && (count == kRequiredColumns || count == kAllColumns)) columns = count, firstRow = lineNo;
+    if (count != columns) {
+      if (columns == 0)
+        lineError(name, lineNo, "expected " + std::to_string(kRequiredColumns) + " numbers (" + kColumnNames + ") or " +
+                                    std::to_string(kAllColumns) + " (" + kAllColumnNames + "), found " + std::to_string(count));
+      lineError(name, lineNo, "expected " + std::to_string(columns) + " numbers (" +
+                                  (columns == kAllColumns ? kAllColumnNames : kColumnNames) + ") as on line " +
+                                  std::to_string(firstRow) + ", found " + std::to_string(count));
+    }
     if (v[0] < 0.0f) {
       std::ostringstream e;
       e << "mass " << v[0] << " must be >= 0";
@@ -147,9 +195,12 @@ Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header
     b.pos.push_back(Vec4{v[1], v[2], v[3], v[0]});
     b.vel.push_back(Vec4{v[4], v[5], v[6], 0.0f});
     b.id.push_back(id);
+    // Seven columns: species stays empty, species 0 throughout (withDefaults).
+    if (columns == kAllColumns) b.species.push_back(species);
   }
   if (in.bad()) throw UsageError("--scenario " + name + ": read error");
-  if (b.size() == 0) throw UsageError("--scenario " + name + ": no bodies (expected lines: mass x y z vx vy vz)");
+  if (b.size() == 0) throw UsageError("--scenario " + name + ": no bodies (expected lines: " + kColumnNames +
+                           ", then species when given)");
   if (h.hasBodies && h.bodies != b.size()) {
     throw UsageError("--scenario " + name + ": the header says " + std::to_string(h.bodies) + " bodies, the file has " +
                      std::to_string(b.size()) + " (cut short or edited?)");
@@ -189,18 +240,26 @@ StateHeader readStateHeader(const std::string& path) {
 }
 
 void writeBodiesFile(const std::string& path, const Bodies& bodies, const StateHeader& header) {
+  if (!bodies.species.empty() && bodies.species.size() != bodies.size())
+    throw std::logic_error("writeBodiesFile: species has another size than the bodies");
   AtomicFile f("--out", path);
   f.printf("# %s\n# bodies: %zu\n", kStateMagic, bodies.size());
   if (!header.force.empty()) f.printf("# force: %s\n", header.force.c_str());
   if (header.halfSize > 0) f.printf("# half_size: %.9g\n", header.halfSize);
   f.printf("# step: %llu\n", static_cast<unsigned long long>(header.step));
   if (!header.paramsJson.empty()) f.printf("# params: %s\n", header.paramsJson.c_str());
-  f.printf("# mass x y z vx vy vz\n");
+  // The species column only when it says something: a state of species 0 throughout is the
+  // seven columns it always was.
+  const bool species = std::any_of(bodies.species.begin(), bodies.species.end(), [](Species s) { return s != 0; });
+  f.printf("# %s\n", species ? kAllColumnNames : kColumnNames);
   for (size_t i = 0; i < bodies.size(); ++i) {
     const Vec4& p = bodies.pos[i];
     const Vec4& v = bodies.vel[i];
     // %.9g round-trips every float exactly.
-    f.printf("%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", p.w, p.x, p.y, p.z, v.x, v.y, v.z);
+    if (species)
+      f.printf("%.9g %.9g %.9g %.9g %.9g %.9g %.9g %u\n", p.w, p.x, p.y, p.z, v.x, v.y, v.z, unsigned(bodies.species[i]));
+    else
+      f.printf("%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", p.w, p.x, p.y, p.z, v.x, v.y, v.z);
   }
   f.commit();
 }

@@ -1,5 +1,6 @@
-// Body files: one body per line, "mass x y z vx vy vz", '#' starts a comment. A state saved by
-// --out starts with a header of "# key: value" lines that `file:` reads back:
+// Body files: one body per line, "mass x y z vx vy vz", then optionally species, '#' starts a
+// comment. A state saved by --out starts with a header of "# key: value" lines that `file:` reads
+// back:
 //
 //   # murmuration state 1
 //   # bodies: 10000          binding: a file with another number of bodies is refused
@@ -7,7 +8,13 @@
 //   # half_size: 100         the boids world (also inside params)
 //   # step: 300              steps simulated so far
 //   # params: {...}          every parameter, one line of the JSON that --params reads
-//   # mass x y z vx vy vz
+//   # mass x y z vx vy vz    the column line (a comment: it binds nothing)
+//
+// Species (core/bodies.h) is an eighth column, a whole number from 0 to 255, written only when
+// some body has a species other than 0 (the column line then ends in "species"): a state of
+// species 0 throughout is written in seven columns. Reading, the first row sets the file's column
+// count: seven (species 0 throughout: the species array stays empty) or eight (the eighth is the
+// species, whatever the column line says); every other row must have as many.
 //
 // Plain files without the header still load (and a bare "# murmuration bodies: N" line, the older
 // header, binds the count as well).
@@ -42,9 +49,10 @@ Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header
 StateHeader readStateHeader(const std::string& path);
 
 // Writes bodies in id order with full float precision (round-trips exactly through
-// readBodiesFile, subnormals included) and the header (bodies is set from `bodies`). The file is
-// replaced atomically (core/atomic_file.h): UsageError when it cannot be created, WriteError
-// when writing fails.
+// readBodiesFile, subnormals included), the species column when some species is not 0, and the
+// header (bodies is set from `bodies`). The file is replaced atomically (core/atomic_file.h):
+// UsageError when it cannot be created, WriteError when writing fails, std::logic_error when
+// species is neither empty nor one per body.
 void writeBodiesFile(const std::string& path, const Bodies& bodies, const StateHeader& header = {});
 
 // Throws UsageError "<label>: ..." unless path is an existing regular file that can be read.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
@@ -14,6 +15,11 @@
 #endif
 
 namespace murmur::core::trajectory {
+
+// What a frame holds of each attribute of core/bodies.h: positions and velocities per frame, the
+// masses (pos.w, which never change) and ids once at the root, the species per frame. A new
+// attribute gets a dataset in Writer::frame, the XDMF and readFrame (or a reason to have none).
+static_assert(kAttributeCount == 4, "a body attribute without a dataset in trajectories: add it to trajectory.cpp");
 
 namespace {
 
@@ -272,6 +278,10 @@ struct Writer::Impl {
         << "     <DataItem Dimensions=\"" << n << "\" NumberType=\"Float\" Precision=\"4\" Format=\"HDF\">" << f
         << ":/masses</DataItem>\n"
         << "    </Attribute>\n"
+        << "    <Attribute Name=\"species\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        << "     <DataItem Dimensions=\"" << n << "\" NumberType=\"UChar\" Precision=\"1\" Format=\"HDF\">" << f << ":"
+        << g << "/species</DataItem>\n"
+        << "    </Attribute>\n"
         << "   </Grid>\n";
     }
     x << "  </Grid>\n </Domain>\n</Xdmf>\n";
@@ -305,6 +315,8 @@ void Writer::frame(const Bodies& b, uint64_t step, double time) {
   Impl& w = *impl_;
   w.requireUsable();
   const size_t n = b.size();
+  if (!b.species.empty() && b.species.size() != n)
+    throw std::logic_error("trajectory: species has another size than the bodies");
   errno = 0;  // a failed write's reason, when the system gives one
   if (w.frames == 0) {
     w.n = n;
@@ -326,6 +338,12 @@ void Writer::frame(const Bodies& b, uint64_t step, double time) {
   const std::string g = frameName(w.frames);
   Handle group(H5Gcreate2(w.file, g.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   if (!group.ok()) w.fail("creating " + g);
+  // Species first: a frame whose velocities open (frameReadable) then holds its species too. An
+  // empty species array is species 0 throughout (withDefaults).
+  std::vector<Species> zeros;
+  if (b.species.empty()) zeros.assign(n, Species{0});
+  const Species* species = b.species.empty() ? zeros.data() : b.species.data();
+  if (!writeArray(group, "species", H5T_STD_U8LE, H5T_NATIVE_UINT8, species, n, 0)) w.fail("writing species");
   for (size_t i = 0; i < n; ++i) xyz[3 * i] = b.pos[i].x, xyz[3 * i + 1] = b.pos[i].y, xyz[3 * i + 2] = b.pos[i].z;
   if (!writeArray(group, "positions", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, xyz.data(), n, 3)) w.fail("writing positions");
   for (size_t i = 0; i < n; ++i) xyz[3 * i] = b.vel[i].x, xyz[3 * i + 1] = b.vel[i].y, xyz[3 * i + 2] = b.vel[i].z;
@@ -462,6 +480,11 @@ Bodies readFrame(const std::string& spec, StateHeader* header) {
     b.vel[i] = Vec4{v[3 * i], v[3 * i + 1], v[3 * i + 2], 0};
     b.id[i] = ids[i];
   }
+  // Trajectories written before bodies had a species have no such dataset: species 0 throughout.
+  if (H5Lexists(g, "species", H5P_DEFAULT) > 0)
+    b.species = readArray<Species>(g, "species", H5T_NATIVE_UINT8, n, what);
+  else
+    b.species.clear();
   const std::string bad = checkBodies(b);
   if (!bad.empty()) throw UsageError(what + ": " + bad);
   return b;

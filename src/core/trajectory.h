@@ -12,6 +12,8 @@
 //   /frames/000000/         one group per frame, attributes step and time
 //       positions           float32 (n, 3), chunked
 //       velocities          float32 (n, 3), chunked
+//       species             uint8 (n): 0 to 255, all 0 for bodies without one; per frame, with
+//                           the state it belongs to (the XDMF names it: ParaView colours by it)
 //   /observables            float64 (samples, columns), attribute columns ("step,time,...")
 //
 // A frame is complete once /step holds it: its group is written and flushed first, then /step and
@@ -65,7 +67,8 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  // Appends a frame of `b` (id order: b.id[i] == i); ids and masses are written with the first.
+  // Appends a frame of `b` (id order: b.id[i] == i; species empty or one per body); ids and
+  // masses are written with the first.
   // Flushes the file and replaces the XDMF. Throws WriteError when a write fails.
   void frame(const Bodies& b, uint64_t step, double time);
   // Appends one row of observables; `columns` (the first call's) become the dataset's attribute.
@@ -77,7 +80,8 @@ class Writer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The header of a saved frame (force, half size, params, its step, bodies) and the frame itself.
+// The header of a saved frame (force, half size, params, its step, bodies) and the frame itself,
+// species included (left empty, species 0, for a file written before frames held species).
 // `spec` is PATH[@last|@K]; without @, the last frame. Throws UsageError naming the file.
 StateHeader readHeader(const std::string& spec);
 Bodies readFrame(const std::string& spec, StateHeader* header = nullptr);

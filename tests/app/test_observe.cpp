@@ -1,9 +1,12 @@
 // The observables CSV and the trajectory outputs of headless runs: what the files hold (read back
 // with the HDF5 C API, bitwise against the state the engine held), the XDMF index as a reader
-// sees it, a run killed mid-way, and bad paths refused before the run.
+// sees it, a run killed mid-way, species from each engine through frames and restarts, and bad
+// paths refused before the run.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "app/engine_factory.h"
 #include "core/body_io.h"
+#include "core/params.h"
+#include "core/scenarios.h"
 #include "core/trajectory.h"
 #include "run_command.h"
 
@@ -201,7 +207,7 @@ size_t checkXdmf(const std::string& xdmfPath, const std::string& h5Path) {
   H5Fclose(file);
   size_t frames = 0;
   for (size_t at = x.find("<Time "); at != std::string::npos; at = x.find("<Time ", at + 1)) ++frames;
-  EXPECT_EQ(items, 5 * frames);  // topology, geometry, velocity, id, mass
+  EXPECT_EQ(items, 6 * frames);  // topology, geometry, velocity, id, mass, species
   return frames;
 }
 
@@ -224,6 +230,8 @@ TEST(Trajectory, HoldsExactlyWhatTheEngineHeld) {
     const auto vel = readAll<float>(file, "/frames/000002/velocities", H5T_NATIVE_FLOAT);
     const auto mass = readAll<float>(file, "/masses", H5T_NATIVE_FLOAT);
     const auto ids = readAll<uint32_t>(file, "/ids", H5T_NATIVE_UINT32);
+    EXPECT_TRUE(want.species.empty());  // species 0 throughout: --out wrote seven columns
+    EXPECT_EQ(readAll<uint8_t>(file, "/frames/000002/species", H5T_NATIVE_UINT8), std::vector<uint8_t>(n, 0));
     for (size_t i = 0; i < n; ++i) {
       const float p[4] = {pos[3 * i], pos[3 * i + 1], pos[3 * i + 2], mass[i]};
       const float v[3] = {vel[3 * i], vel[3 * i + 1], vel[3 * i + 2]};
@@ -252,6 +260,121 @@ TEST(Trajectory, HoldsExactlyWhatTheEngineHeld) {
       EXPECT_EQ(bad.status, 2) << bad.out;
       EXPECT_EQ(test::lineCount(bad.out), 1) << bad.out;
     }
+  }
+}
+
+// A species that differs between neighbouring ids, often not 0, and takes 0 and 255 too.
+core::Species speciesOf(uint32_t id) { return static_cast<core::Species>((id * 37u + 11u) % core::kSpeciesCount); }
+
+// The XDMF names each frame's species as a node attribute (what ParaView colours by).
+bool xdmfNamesSpecies(const std::string& xdmfPath, const std::string& h5Name, size_t n, uint64_t frame) {
+  std::ifstream f(xdmfPath);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  char path[64];
+  std::snprintf(path, sizeof path, "/frames/%06llu/species", static_cast<unsigned long long>(frame));
+  const std::string want = "<Attribute Name=\"species\" AttributeType=\"Scalar\" Center=\"Node\">\n     <DataItem Dimensions=\"" +
+                           std::to_string(n) + "\" NumberType=\"UChar\" Precision=\"1\" Format=\"HDF\">" + h5Name + ":" +
+                           path + "</DataItem>";
+  return ss.str().find(want) != std::string::npos;
+}
+
+// An engine's output with species in a trajectory: every frame holds the species the engine held,
+// as uint8 (n), and reads back (file:run.h5@K) bit for bit with them.
+void speciesRoundTrip(core::EngineKind kind) {
+  Scratch s("species_engine");
+  core::SimParams p = core::defaultParams();
+  p.pipeline = core::Pipeline::Coherent;  // keeps its state in cell order: species move with bodies
+  core::ScenarioSpec spec;
+  spec.name = "dense";
+  spec.n = 3000;
+  const core::Scenario sc = core::makeScenario(spec, p);
+  p.halfSize = sc.halfSize;
+  core::Bodies start = sc.bodies;
+  for (size_t i = 0; i < start.size(); ++i) start.species[i] = speciesOf(start.id[i]);
+  const auto engine = app::makeEngine(kind, p);
+  engine->reset(start);
+  const std::string h5 = s.path("run.h5");
+  std::vector<core::Bodies> held;
+  {
+    core::trajectory::Writer w("--trajectory", h5, core::trajectory::Meta{"boids", p.halfSize, ""});
+    for (int k = 0; k < 3; ++k) {
+      if (k > 0) engine->step(5);
+      held.push_back(engine->readBodies());
+      w.frame(held.back(), engine->stepCount(), 0.1 * k);
+    }
+  }
+  const size_t n = start.size();
+  const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(shapeOf(file, "/frames/000002/species"), (std::vector<hsize_t>{n}));
+  const hid_t d = H5Dopen2(file, "/frames/000002/species", H5P_DEFAULT);
+  const hid_t type = H5Dget_type(d);
+  EXPECT_GT(H5Tequal(type, H5T_STD_U8LE), 0);
+  H5Tclose(type);
+  H5Dclose(d);
+  H5Fclose(file);
+  EXPECT_EQ(checkXdmf(s.path("run.xdmf"), h5), 3u);
+  for (uint64_t k = 0; k < 3; ++k) {
+    EXPECT_TRUE(xdmfNamesSpecies(s.path("run.xdmf"), "run.h5", n, k)) << "frame " << k;
+    const core::Bodies b = core::readBodiesFile(h5 + "@" + std::to_string(k));
+    ASSERT_EQ(b.size(), n);
+    ASSERT_EQ(b.species.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(b.species[i], speciesOf(static_cast<uint32_t>(i))) << "frame " << k << " body " << i;
+      ASSERT_EQ(b.species[i], held[k].species[i]);
+      ASSERT_EQ(std::memcmp(&b.pos[i], &held[k].pos[i], sizeof(core::Vec4)), 0) << "frame " << k << " body " << i;
+    }
+  }
+}
+
+TEST(Trajectory, SpeciesRoundTripsFromTheCpuEngine) { speciesRoundTrip(core::EngineKind::Cpu); }
+
+TEST(Trajectory, SpeciesRoundTripsFromTheCudaEngine) {
+  std::string why;
+  if (!app::cudaAvailable(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  speciesRoundTrip(core::EngineKind::Cuda);
+}
+
+// Through the executable: a state file with species runs, writes its trajectory and --out with
+// them, and a restart from a frame keeps them; a bad species is one line and status 2.
+TEST(Trajectory, SpeciesTravelThroughARunAndItsRestart) {
+  std::vector<std::string> engines = {"cpu"};
+  if (app::cudaAvailable()) engines.push_back("cuda");
+  for (const std::string& engine : engines) {
+    Scratch s("species_cli_" + engine);
+    const std::string run = " --headless --no-render --engine " + engine + " ";
+    const test::Result first = test::runCommand(kExe + run + "--n 2000 --steps 1 --out " + s.path("s0.txt"));
+    ASSERT_EQ(first.status, 0) << first.out;
+    core::StateHeader h;
+    core::Bodies b = core::readBodiesFile(s.path("s0.txt"), &h);
+    ASSERT_TRUE(b.species.empty());
+    b.species.resize(b.size());
+    for (size_t i = 0; i < b.size(); ++i) b.species[i] = speciesOf(b.id[i]);
+    core::writeBodiesFile(s.path("s.txt"), b, h);
+    const std::string h5 = s.path("run.h5");
+    const test::Result r = test::runCommand(kExe + run + "--scenario file:" + s.path("s.txt") + " --steps 20 --trajectory " +
+                                            h5 + " --trajectory-every 10 --out " + s.path("final.txt"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    const test::Result again = test::runCommand(kExe + run + "--scenario file:" + h5 + "@1 --steps 10 --out " +
+                                                s.path("again.txt"));
+    ASSERT_EQ(again.status, 0) << again.out;
+    for (const std::string& spec : {s.path("final.txt"), h5 + "@0", h5 + "@1", h5 + "@last", s.path("again.txt")}) {
+      const core::Bodies got = core::readBodiesFile(spec);
+      ASSERT_EQ(got.species.size(), b.size()) << engine << " " << spec;
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got.species[i], speciesOf(static_cast<uint32_t>(i))) << engine << " " << spec << " body " << i;
+    }
+    const auto out = lines(s.path("final.txt"));
+    EXPECT_NE(std::find(out.begin(), out.end(), "# mass x y z vx vy vz species"), out.end());
+    EXPECT_TRUE(xdmfNamesSpecies(s.path("run.xdmf"), "run.h5", b.size(), 2));
+    std::ofstream(s.path("bad.txt")) << "1 0 0 0 0 0 0 1\n1 1 0 0 0 0 0 2.5\n";
+    const test::Result bad = test::runCommand(kExe + run + "--scenario file:" + s.path("bad.txt") + " --steps 1");
+    EXPECT_EQ(bad.status, 2) << bad.out;
+    EXPECT_EQ(test::lineCount(bad.out), 1) << bad.out;
+    EXPECT_NE(bad.out.find("file:" + s.path("bad.txt") + ": line 2: species '2.5' is not a whole number from 0 to 255"),
+              std::string::npos)
+        << bad.out;
   }
 }
 

@@ -8,8 +8,10 @@
 
 #include "core/atomic_file.h"
 #include "core/body_io.h"
+#include "core/cpu_engine.h"
 #include "core/errors.h"
 #include "core/metrics.h"
+#include "core/scenarios.h"
 #include "test_helpers.h"
 
 using namespace murmur::core;
@@ -23,6 +25,12 @@ std::string writeText(const std::string& name, const std::string& text) {
   std::ofstream(path) << text;
   return path;
 }
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+// A species that differs between neighbouring ids, often not 0, and takes 0 and 255 too.
+Species speciesOf(uint32_t id) { return static_cast<Species>((id * 37u + 11u) % kSpeciesCount); }
 std::string errorOf(const std::string& path) {
   try {
     readBodiesFile(path);
@@ -61,7 +69,7 @@ TEST(BodyFiles, MalformedLinesReportTheirLineNumber) {
   EXPECT_NE(errorOf(writeText("six.txt", "1 0 0 0 0 0 0\n# c\n1 2 3 4 5 6\n")).find("line 3"), std::string::npos);
   EXPECT_NE(errorOf(writeText("word.txt", "1 0 0 0 0 0 0\n1 0 0 x 0 0 0\n")).find("line 2"), std::string::npos);
   EXPECT_NE(errorOf(writeText("nan.txt", "1 nan 0 0 0 0 0\n")).find("line 1"), std::string::npos);
-  EXPECT_NE(errorOf(writeText("eight.txt", "1 0 0 0 0 0 0 0\n")).find("found 8"), std::string::npos);
+  EXPECT_NE(errorOf(writeText("nine.txt", "1 0 0 0 0 0 0 0 0\n")).find("found 9"), std::string::npos);
   EXPECT_NE(errorOf(writeText("neg.txt", "-1 0 0 0 0 0 0\n")).find("mass"), std::string::npos);
   EXPECT_NE(errorOf(writeText("glued.txt", "1 0 0 0 0 0 0abc\n")).find("line 1"), std::string::npos);
   EXPECT_NE(errorOf(writeText("empty.txt", "# nothing\n")).find("no bodies"), std::string::npos);
@@ -129,6 +137,113 @@ TEST(BodyFiles, SubnormalsByteOrderMarkAndSpecialFiles) {
   EXPECT_NE(errorOf(writeText("big.txt", "1 1e39 0 0 0 0 0\n")).find("line 1"), std::string::npos);
   EXPECT_NE(errorOf(::testing::TempDir()).find("folder"), std::string::npos);
   EXPECT_NE(errorOf("/dev/null").find("not a regular file"), std::string::npos);
+}
+
+// Species: the CPU engine's output (the coherent pipeline keeps its state in cell order, so the
+// species has travelled with its body through every reorder) written and read back exactly.
+TEST(BodyFiles, SpeciesRoundTripsFromTheCpuEngine) {
+  SimParams p = defaultParams();
+  p.pipeline = Pipeline::Coherent;
+  ScenarioSpec spec;
+  spec.name = "dense";
+  spec.n = 3000;
+  const Scenario sc = makeScenario(spec, p);
+  p.halfSize = sc.halfSize;
+  Bodies start = sc.bodies;
+  for (size_t i = 0; i < start.size(); ++i) start.species[i] = speciesOf(start.id[i]);
+  CpuEngine engine(p);
+  engine.reset(start);
+  engine.step(4);
+  const Bodies b = engine.readBodies();
+  ASSERT_EQ(b.species.size(), b.size());
+  const std::string path = tempPath("species_engine.txt");
+  StateHeader h;
+  h.force = "boids";
+  h.step = engine.stepCount();
+  writeBodiesFile(path, b, h);
+  const std::string text = readText(path);
+  EXPECT_NE(text.find("\n# mass x y z vx vy vz species\n"), std::string::npos);
+  StateHeader rh;
+  const Bodies r = readBodiesFile(path, &rh);
+  EXPECT_EQ(rh.step, 4u);
+  ASSERT_EQ(r.size(), b.size());
+  ASSERT_EQ(r.species.size(), b.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    ASSERT_EQ(r.species[i], speciesOf(static_cast<uint32_t>(i))) << "body " << i;
+    ASSERT_EQ(r.species[i], b.species[i]) << "body " << i;
+  }
+  EXPECT_EQ(stateChecksum(r), stateChecksum(b));
+  // And back into an engine: the state it holds is the file's, species included.
+  engine.reset(r);
+  const Bodies again = engine.readBodies();
+  EXPECT_EQ(again.species, b.species);
+}
+
+TEST(BodyFiles, SevenColumnsLoadAsSpeciesZero) {
+  const Bodies b = readBodiesFile(writeText("seven.txt", "# mass x y z vx vy vz\n1 0 0 0 0 0 0\n2 1 2 3 4 5 6\n"));
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_TRUE(b.species.empty());  // species 0 throughout
+  EXPECT_EQ(checkBodies(b), "");
+  SimParams p = defaultParams();
+  p.force = ForceMode::Gravity;
+  CpuEngine engine(p);
+  engine.reset(b);
+  EXPECT_EQ(engine.readBodies().species, (std::vector<Species>{0, 0}));
+}
+
+TEST(BodyFiles, AnEighthColumnIsTheSpeciesWhateverTheColumnLineSays) {
+  // No column line, a seven-name column line, commas, a species written as a float: all species.
+  for (const std::string& head : {std::string(), std::string("# mass x y z vx vy vz\n"),
+                                  std::string("# murmuration state 1\n# bodies: 3\n# mass x y z vx vy vz species\n")}) {
+    const Bodies b = readBodiesFile(writeText("eighth.txt", head + "1 0 0 0 0 0 0 3\n2,1,2,3,4,5,6,255\n1 0 0 0 0 0 0 7.0e0\n"));
+    ASSERT_EQ(b.size(), 3u) << head;
+    EXPECT_EQ(b.species, (std::vector<Species>{3, 255, 7})) << head;
+    EXPECT_FLOAT_EQ(b.vel[1].z, 6.0f);
+  }
+}
+
+TEST(BodyFiles, BadSpeciesAreRefusedNamingTheFileLineAndValue) {
+  for (const char* bad : {"2.5", "-1", "256", "1e9", "x", "nan", "inf", "3abc"}) {
+    const std::string path = writeText("bad_species.txt", "1 0 0 0 0 0 0 1\n# a comment\n1 1 0 0 0 0 0 " + std::string(bad) + "\n");
+    EXPECT_EQ(errorOf(path), "--scenario file:" + path + ": line 3: species '" + bad +
+                                 "' is not a whole number from 0 to 255 (the eighth column: mass x y z vx vy vz species)");
+  }
+  // A row whose column count is not the file's is refused, either way round.
+  const std::string fewer = errorOf(writeText("fewer.txt", "1 0 0 0 0 0 0 1\n1 1 0 0 0 0 0\n"));
+  EXPECT_NE(fewer.find("line 2: expected 8 numbers (mass x y z vx vy vz species) as on line 1, found 7"), std::string::npos)
+      << fewer;
+  const std::string more = errorOf(writeText("more.txt", "1 0 0 0 0 0 0\n\n1 1 0 0 0 0 0 4\n"));
+  EXPECT_NE(more.find("line 3: expected 7 numbers (mass x y z vx vy vz) as on line 1, found 8"), std::string::npos) << more;
+}
+
+// A state of species 0 throughout, whether its species array is empty or all zeros, is written in
+// the seven columns it always had, byte for byte.
+TEST(BodyFiles, SpeciesZeroThroughoutIsWrittenInSevenColumns) {
+  Bodies b;
+  b.resize(2);
+  b.pos = {Vec4{1.5f, -2.0f, 0.25f, 3.0f}, Vec4{0.1f, 0.0f, -7.0f, 1.0f}};
+  b.vel = {Vec4{0.5f, 0.0f, -1.0f, 0.0f}, Vec4{1e-3f, 2.0f, 3.0f, 0.0f}};
+  b.id = {0, 1};
+  const std::string want =
+      "# murmuration state 1\n# bodies: 2\n# force: gravity\n# step: 9\n# mass x y z vx vy vz\n"
+      "3 1.5 -2 0.25 0.5 0 -1\n1 0.100000001 0 -7 0.00100000005 2 3\n";
+  StateHeader h;
+  h.force = "gravity";
+  h.step = 9;
+  const std::string zeros = tempPath("zeros.txt"), none = tempPath("none.txt");
+  writeBodiesFile(zeros, b, h);
+  EXPECT_EQ(readText(zeros), want);
+  b.species.clear();
+  writeBodiesFile(none, b, h);
+  EXPECT_EQ(readText(none), want);
+  // One body of another species: the eighth column, for every body.
+  b.species = {0, 9};
+  writeBodiesFile(none, b, h);
+  EXPECT_EQ(readText(none),
+            "# murmuration state 1\n# bodies: 2\n# force: gravity\n# step: 9\n# mass x y z vx vy vz species\n"
+            "3 1.5 -2 0.25 0.5 0 -1 0\n1 0.100000001 0 -7 0.00100000005 2 3 9\n");
+  b.species = {1, 2, 3};
+  EXPECT_THROW(writeBodiesFile(none, b, h), std::logic_error);
 }
 
 TEST(AtomicFiles, AbandonedWriteLeavesTheOldFileAndNoTemporary) {
