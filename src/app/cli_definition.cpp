@@ -9,6 +9,7 @@
 #include "app/parse.h"
 #include "core/errors.h"
 #include "core/param_table.h"
+#include "core/rule_table.h"
 #include "core/trajectory.h"
 
 namespace murmur::app::cli {
@@ -51,6 +52,7 @@ void addParamOptions(CLI::App& app, GivenMap& given) {
   for (const core::ParamDesc& d : core::paramTable()) addValue(app, given, d.option, paramHelp(d), valueName(d.spec));
   for (const core::OptionAlias& a : core::optionAliases())
     addValue(app, given, a.alias, std::string("The old name of ") + a.option, "NAME");
+  for (const core::SharedOption& s : core::sharedOptions()) addValue(app, given, s.option, s.help, "X");
 }
 
 }  // namespace
@@ -68,6 +70,18 @@ void applyParamOptions(const GivenMap& given, core::SimParams& p) {
                        " set the same parameter (" + a.alias + " is the old name of " + a.option + "): give one");
     const core::ParamDesc& d = *core::findParamByOption(a.option);
     d.set(p, parseOption(a.alias, g.text, d.label, d.spec));
+  }
+  // The shared options set the active rule's parameter (after --rule and --force above chose it).
+  for (const core::SharedOption& s : core::sharedOptions()) {
+    const Given& g = given.at(s.option);
+    if (!g.given()) continue;
+    std::string why;
+    const core::ParamDesc* d = core::sharedOptionTarget(s, p, &why);
+    if (!d) throw UsageError(std::string(s.option) + " " + g.text + ": " + why);
+    if (given.at(d->option).given())
+      throw UsageError(std::string(s.option) + " " + g.text + " and " + d->option + " " + given.at(d->option).text +
+                       " set the same parameter (the " + core::activeRule(p).name + " rule's " + s.what + "): give one");
+    d->set(p, parseOption(s.option, g.text, d->label, d->spec));
   }
 }
 
@@ -282,7 +296,7 @@ void defineMainOptions(CommandLine& cl, Options& o) {
   addValue(app, cl.given, "--params", "JSON file with simulation parameters (options override it)", "FILE");
   addAppValues(app, cl.given, false);
   addParamOptions(app, cl.given);
-  app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line)")->type_name("FILE");
+  app.add_option("--out", o.out, "Write the final state (mass x y z vx vy vz per line, then species where a body has one other than 0)")->type_name("FILE");
   app.add_option("--screenshot", o.screenshot, "Write the last frame as PNG")->type_name("FILE");
   app.add_option("--record", o.record, "Record frames to a video through ffmpeg, or to PNG files: a path with %d (frames/f%05d.png)")->type_name("FILE");
   app.add_option("--csv", o.csv, "CSV output (benchmark rows; viewer FPS log)")->type_name("FILE");

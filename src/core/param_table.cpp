@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "core/rule_table.h"
 
@@ -303,6 +304,34 @@ const ParamDesc* findParamByOption(const std::string& option) {
     if (o == a.alias) o = a.option;
   for (const ParamDesc& d : paramTable())
     if (o == d.option) return &d;
+  return nullptr;
+}
+
+const std::vector<SharedOption>& sharedOptions() {
+  static const std::vector<SharedOption> options = {
+      {"--radius", "radius", "The active rule's interaction radius (see --rule)", &RuleInfo::radiusKey},
+      {"--speed", "speed", "The active rule's speed: a constant speed, or the boids' top speed (see --rule)",
+       &RuleInfo::speedKey},
+      {"--noise", "noise", "The active rule's noise amplitude (see --rule)", &RuleInfo::noiseKey},
+  };
+  return options;
+}
+
+const ParamDesc* sharedOptionTarget(const SharedOption& o, const SimParams& p, std::string* why) {
+  const RuleInfo& r = activeRule(p);
+  const char* key = r.*(o.key);
+  if (key) {
+    const ParamDesc* d = findParam(key);
+    if (!d) throw std::logic_error(std::string("rule table: ") + r.name + "'s " + o.what + " key " + key + " has no row");
+    return d;
+  }
+  if (why) {
+    std::string with;
+    for (const RuleInfo& other : ruleTable())
+      if (other.*(o.key)) with += std::string(with.empty() ? "" : ", ") + other.name;
+    *why = std::string("the ") + r.name + " rule has no " + o.what + " (rules with one: " + (with.empty() ? "none" : with) +
+           ")";
+  }
   return nullptr;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/params.h"
+#include "core/rule_table.h"
 
 namespace murmur::core {
 
@@ -88,6 +89,21 @@ struct OptionAlias {
 const std::vector<OptionAlias>& optionAliases();
 // The row whose option (or an alias of it) is `option`, or null.
 const ParamDesc* findParamByOption(const std::string& option);
+
+// Options every rule may share, each setting a parameter of the active rule (core/rule_table.h
+// RuleInfo::radiusKey, speedKey, noiseKey): --radius (the interaction radius), --speed (the speed:
+// a constant speed, or the boids' top speed) and --noise (the noise amplitude). What a rule lacks
+// is refused, naming the rules that have it.
+struct SharedOption {
+  const char* option;  // "--radius"
+  const char* what;    // "radius": for messages
+  const char* help;    // one line for --help
+  const char* RuleInfo::*key;
+};
+const std::vector<SharedOption>& sharedOptions();
+// The row `o` sets under p's active rule; null when that rule has none, with `why` a line that
+// names the rule and the rules that have it.
+const ParamDesc* sharedOptionTarget(const SharedOption& o, const SimParams& p, std::string* why);
 
 // The row with this key ("gravity.dt"); nullptr when none.
 const ParamDesc* findParam(const std::string& key);

@@ -10,12 +10,16 @@ std::vector<RuleInfo> makeTable() {
   // clang-format off
   std::vector<RuleInfo> t = {
   //  name        kind             force               ruleSet            section    summary
+  //  then the keys --radius, --speed and --noise set
       {"cis565",   RuleKind::Local, ForceMode::Boids,   RuleSet::Cis565,   "boids",
-       "boids (CIS 565): cohesion, separation, and alignment that adds the neighbours' mean velocity"},
+       "boids (CIS 565): cohesion, separation, and alignment that adds the neighbours' mean velocity",
+       nullptr, "boids.maxSpeed", nullptr},
       {"reynolds", RuleKind::Local, ForceMode::Boids,   RuleSet::Reynolds, "boids",
-       "boids (Reynolds): cohesion, separation, and alignment that steers towards the neighbours' mean velocity"},
+       "boids (Reynolds): cohesion, separation, and alignment that steers towards the neighbours' mean velocity",
+       nullptr, "boids.maxSpeed", nullptr},
       {"gravity",  RuleKind::Field, ForceMode::Gravity, RuleSet{},         "gravity",
-       "softened Newtonian gravity: all pairs, a grid's far field, or a Barnes-Hut tree"},
+       "softened Newtonian gravity: all pairs, a grid's far field, or a Barnes-Hut tree",
+       nullptr, nullptr, nullptr},
   };
   // clang-format on
   // The local rows are the rule sets, in their order: BoidParams::rules indexes them.

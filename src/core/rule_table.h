@@ -22,6 +22,12 @@ struct RuleInfo {
   RuleSet ruleSet;      // local rules: BoidParams::rules of the row (field rules: unused)
   const char* section;  // its section of --params files and state headers; its parameter keys' prefix
   const char* summary;  // one line for --help and the docs
+  // The parameters the shared options --radius, --speed and --noise set while this rule is the
+  // active one (core/param_table.h sharedOptions): keys of the parameter table, null where the
+  // rule has no such parameter (the boids' three radii are no one radius).
+  const char* radiusKey;
+  const char* speedKey;
+  const char* noiseKey;
 };
 
 // Every row: the local rules first, in RuleSet order, then the field rules. The first row is the

@@ -63,6 +63,12 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--rule boid", "--rule boid is invalid: rule must be one of: cis565, reynolds"},
       {"--rule reynolds --rules cis565", "--rules cis565 and --rule reynolds set the same parameter"},
       {"--force gravity --rule reynolds", "--rule reynolds applies to boids only"},
+      // The shared options set the active rule's parameter; what it lacks is refused, naming it.
+      {"--noise 0.3", "--noise 0.3: the cis565 rule has no noise"},
+      {"--radius 2", "--radius 2: the cis565 rule has no radius"},
+      {"--force gravity --speed 2", "--speed 2: the gravity rule has no speed"},
+      {"--speed 2 --max-speed 3", "--speed 2 and --max-speed 3 set the same parameter"},
+      {"--speed 0", "--speed 0 is invalid: max speed must be"},
       {"--integrator rk4", "--integrator"},
       {"--no-such-option", "no-such-option"},
       {"--zoom 0", "--zoom"},
@@ -173,6 +179,23 @@ TEST(Cli, RuleAndItsOldNameRunTheSameRule) {
   EXPECT_FALSE(sum(reynolds.out).empty()) << reynolds.out;
   EXPECT_EQ(sum(reynolds.out), sum(old.out));
   EXPECT_NE(sum(reynolds.out), sum(cis565.out));
+}
+
+// --speed sets the active rule's speed: for the boids rules their top speed, as --max-speed does.
+TEST(Cli, SpeedSetsTheActiveRulesSpeed) {
+  const std::string world = kHeadless + "--scenario dense --n 1500 --steps 5 --seed 7 ";
+  const Result shared = run(world + "--speed 0.5");
+  const Result own = run(world + "--max-speed 0.5");
+  const Result plain = run(world);
+  ASSERT_EQ(shared.status, 0) << shared.out;
+  ASSERT_EQ(own.status, 0) << own.out;
+  const auto sum = [](const std::string& out) {
+    const size_t at = out.find("checksum=");
+    return at == std::string::npos ? std::string() : out.substr(at, 25);
+  };
+  EXPECT_FALSE(sum(shared.out).empty()) << shared.out;
+  EXPECT_EQ(sum(shared.out), sum(own.out));
+  EXPECT_NE(sum(shared.out), sum(plain.out));
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {
