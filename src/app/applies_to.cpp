@@ -133,6 +133,10 @@ RunTarget targetOf(const Options& o, const std::vector<core::ForceMode>& forces,
   const core::SimParams& p = o.params;
   RunTarget t;
   t.integrator = p.gravity.integrator;
+  // The local rule a boids step runs: its section's parameters apply, another local rule's do not.
+  core::SimParams local = p;
+  local.force = core::localRuleForce();
+  t.rule = &core::activeRule(local);
   t.engine = o.engine;
   t.sweep = o.mode == Mode::Bench;
   if (t.sweep) {
@@ -154,6 +158,28 @@ RunTarget targetOf(const Options& o, const std::vector<core::ForceMode>& forces,
 
 }  // namespace
 
+namespace {
+
+// A local rule's own parameters (its section of the rule table: "boids.", "vicsek.") apply to
+// the rules of that section only; --rule, which picks the rule, applies to them all.
+void checkRuleSection(const core::ParamDesc& d, const std::string& given, const RunTarget& t) {
+  if (!t.rule || std::string(d.key) == "boids.rules") return;
+  const std::string key = d.key;
+  const std::string section = key.substr(0, key.find('.'));
+  if (section == key || section == t.rule->section) return;
+  std::string rules;
+  for (const core::RuleInfo& r : core::ruleTable())
+    if (r.kind == core::RuleKind::Local && section == r.section) rules += std::string(rules.empty() ? "" : " and ") + r.name;
+  if (rules.empty()) return;  // not a local rule's section (gravity's: the force's check)
+  const bool runsBoids =
+      std::any_of(t.forces.begin(), t.forces.end(), [](core::ForceMode f) { return core::runsLocalRule(f); });
+  if (!runsBoids) return;  // the force's check has said what it applies to
+  throw UsageError(given + " applies to the " + rules + " rule" + (rules.find(" and ") != std::string::npos ? "s" : "") +
+                   " only (this run: --rule " + t.rule->name + ")");
+}
+
+}  // namespace
+
 void checkParamApplies(const std::string& option, const std::string& value, const RunTarget& t, bool atParse) {
   const core::ParamDesc* d = core::findParamByOption(option);
   if (!d) return;
@@ -165,6 +191,7 @@ void checkParamApplies(const std::string& option, const std::string& value, cons
                      (!r.engine || *r.engine == t.engine);
     if (!met) throw UsageError(given + " applies to " + r.what + t.otherContext);
   }
+  checkRuleSection(*d, given, t);
 }
 
 namespace {

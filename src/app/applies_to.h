@@ -9,6 +9,7 @@
 
 #include "app/options.h"
 #include "core/params.h"
+#include "core/rule_table.h"
 
 namespace murmur::app {
 
@@ -19,6 +20,7 @@ struct RunTarget {
   std::vector<core::Pipeline> pipelines;  // a run: one; a sweep: its list (empty: every pipeline)
   core::Integrator integrator = core::Integrator::Leapfrog;
   core::EngineKind engine = core::EngineKind::Cpu;
+  const core::RuleInfo* rule = nullptr;  // the local rule the run's boids use (core/rule_table.h)
   bool sweep = false;
   // What the message adds when the target's forces do not meet the rule, or the rest does not:
   // " (this run: boids, pipeline naive)", " (this sweep's forces: boids)", " (not in the sweep)".
