@@ -55,6 +55,7 @@ const std::vector<ParamRule>& paramRules() {
     return std::vector<ParamRule>{
         {"boids.", local, {}, {}, {}, "boids only", true, false},
         {"gravity.", field, {}, {}, {}, "gravity only", true, false},
+        {"boundary", local, {}, {}, {}, "boids only (gravity is open)", true, false},
         {"gravity.theta", {}, tree, {}, {}, onTree, true, false},
         {"gravity.treeLeafSize", {}, tree, {}, {}, onTree, true, false},
         {"gravity.gridDim", {}, grid, {}, {}, "the grid pipelines only" + gridNames, false, false},

@@ -15,6 +15,7 @@
 
 #include "core/engine.h"
 #include "core/format.h"
+#include "core/boundary.h"
 #include "core/grid.h"
 #include "core/physics.h"
 #include "core/row_search.h"
@@ -110,8 +111,9 @@ struct CpuState {
 };
 
 // The local rule's force loop over a state (positions and velocities in the same order): for
-// each body i that skip(i) does not exclude, visit(i, pi, add) calls add(j) for each of the
-// pipeline's neighbours of i (j != i) in the pipeline's order; the active rule
+// each body i that skip(i) does not exclude, visit(i, c, add) calls add(j) for each of the
+// pipeline's candidates around c (j != i) in the pipeline's order, where c is p_i and, under the
+// periodic boundary, each of its images (core/boundary.h), each candidate measured from c; the active rule
 // (core/rules/local_rules.h) adds j to i's sums, and its new velocity goes into velOut[i] (the
 // bodies after i must still read the old velocity of i). Dynamic chunks: boids in dense cells
 // have many more neighbours than the rest. Each body's sum runs on one thread in a fixed order,
@@ -126,14 +128,21 @@ void localRuleLoop(const SimParams& p, const DrawKeys& keys, const std::vector<V
     const long n = static_cast<long>(pos.size());
     const typename Rule::Params& rp = Rule::params(p);
     const typename Rule::Setup su = Rule::setup(rp);
+    const float radius = Rule::radius(rp);
+    const bool periodic = p.boundary == Boundary::Periodic;
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
       if (skip(i)) continue;
       const Vec4 pi = pos[i];
       typename Rule::Sum acc = Rule::zero();
-      visit(i, pi, [&](long j) {
-        const Vec3 d = xyz(pos[j]) - xyz(pi);
-        Rule::add(acc, pos[j], d, distance2(d), [&] { return vel[j]; }, su);
+      bool image = false;  // the first centre is p_i itself
+      forEachImage(xyz(pi), radius, p.halfSize, periodic, [&](const Vec3& c) {
+        visit(i, make4(c, pi.w), [&](long j) {
+          const Vec3 d = xyz(pos[j]) - c;
+          // A neighbour found near an image is where it is seen from i: p_i + d (imageOf).
+          Rule::add(acc, image ? imageOf(pi, d, pos[j]) : pos[j], d, distance2(d), [&] { return vel[j]; }, su);
+        });
+        image = true;
       });
       velOut[i] = make4(Rule::velocity(acc, pi, vel[i], rp, drawsOf<Rule>(keys, static_cast<uint32_t>(i))), 0.0f);
     }

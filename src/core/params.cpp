@@ -72,6 +72,14 @@ std::string validateParams(const SimParams& p) {
       << " (--max-speed, --boids-dt, --half-size; boids.maxSpeed, boids.dt and halfSize in a --params file)";
     return e.str();
   }
+  // A torus: a neighbour is found through one image of a body only while the world is more than
+  // twice the reach (and the verlet lists' reach) wide.
+  if (p.boundary == Boundary::Periodic && !periodicFits(p, verletRadius(p, 1))) {
+    e << "--boundary periodic needs a world half-size of at least " << periodicMinHalfSize(verletRadius(p, 1))
+      << " with rule radius " << searchRadius(p) << " (it is " << p.halfSize
+      << "; a larger --half-size or a smaller radius)";
+    return e.str();
+  }
   if (runsLocalRule(p) && !pipelineInfo(p.pipeline).boids)
     return std::string("pipeline tree: ") + gravityOnlyMessage();
   // Lists that serve several steps hold pairs across the wrap; a world too narrow for that could

@@ -18,6 +18,10 @@ enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tr
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
 enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
+// The world's faces (docs/design.md#the-boundary-rule). Wrap: a body that leaves through a face
+// re-enters at the opposite one, and no neighbour search crosses a face. Periodic: a torus, whose
+// searches cross the faces by the minimum image.
+enum class Boundary : int { Wrap = 0, Periodic = 1 };
 // Leapfrog: kick-drift-kick, symplectic. DampedEuler: v = damping (v + a dt); p += v dt.
 enum class Integrator : int { Leapfrog = 0, DampedEuler = 1 };
 
@@ -40,6 +44,10 @@ struct EnumNames<EngineKind> {
 template <>
 struct EnumNames<RuleSet> {
   static constexpr const char* names[] = {"cis565", "reynolds"};
+};
+template <>
+struct EnumNames<Boundary> {
+  static constexpr const char* names[] = {"wrap", "periodic"};
 };
 template <>
 struct EnumNames<Integrator> {
@@ -103,6 +111,7 @@ struct SimParams {
   BoidParams boids;
   GravityParams gravity;
   float halfSize;       // boids world is the cube [-halfSize, halfSize)^3, wrapped at the faces
+  Boundary boundary;    // what the faces do to a local rule's neighbour search (Boundary)
   int dims;             // 3, or 2: a plane (every body at z = 0 with vz = 0, which the forces keep),
                         // its grids one cell deep: a search visits 9 cells (or 4), not 27 (or 8)
   int cellWidthFactor;  // boids grid cell width = factor * largest rule radius; 1 (27 cells) or 2 (8)

@@ -27,6 +27,7 @@
 #include "core/grid.h"
 #include "core/hd.h"
 #include "core/params.h"
+#include "core/boundary.h"
 #include "core/physics.h"
 #include "core/row_search.h"
 
@@ -63,6 +64,12 @@ inline bool verletPeriodicFits(const SimParams& p, float radius) {
   return double(p.halfSize) >= verletMinHalfSize(p, radius);
 }
 
+// The periodic boundary (--boundary periodic) searches around a body's images and measures each
+// candidate from the image it was found near: a neighbour lies within `radius` of one image only,
+// and a list of that radius holds it once, while the world is more than twice `radius` wide.
+inline double periodicMinHalfSize(float radius) { return 1.001 * double(radius); }
+inline bool periodicFits(const SimParams& p, float radius) { return double(p.halfSize) >= periodicMinHalfSize(radius); }
+
 // The skin that lists carry when the parameters leave k open (listSteps 0) stays below this
 // fraction of the rule radius: k is the largest with 2 (k - 1) delta < fraction r. On an H100
 // (docs/performance.md#the-verlet-pipeline, bench/results/h100/verlet-targets.csv) the step was
@@ -79,7 +86,9 @@ inline VerletPlan verletPlanFor(const SimParams& p, int k) {
     plan.steps = 1;
     plan.radius = verletRadius(p, 1);
   }
-  plan.periodic = plan.steps > 1;
+  // Lists that serve several steps take pairs across the wrap; under the periodic boundary every
+  // list does, since the search crosses the faces.
+  plan.periodic = plan.steps > 1 || p.boundary == Boundary::Periodic;
   return plan;
 }
 
@@ -96,24 +105,6 @@ inline VerletPlan verletPlan(const SimParams& p) {
 
 // The grid the lists of n bodies are built on: the rows grid for a search to R.
 inline GridSpec verletGrid(const SimParams& p, size_t n) { return rowGridForRadius(p, n, verletPlan(p).radius); }
-
-// Calls f(q) for p and, when periodic, for each image of p (shifted by the world's width along
-// some axes) that lies within `radius` of the world: the centres to search around. With the
-// world at least 2 radius wide a body is near at most one face per axis, so there are at most 8.
-template <typename F>
-MURMUR_HD void forEachImage(const Vec3& p, float radius, float halfSize, bool periodic, F&& f) {
-  float sx = 0, sy = 0, sz = 0;
-  if (periodic) {
-    const float L = 2.0f * halfSize;
-    sx = p.x < radius - halfSize ? L : (p.x >= halfSize - radius ? -L : 0.0f);
-    sy = p.y < radius - halfSize ? L : (p.y >= halfSize - radius ? -L : 0.0f);
-    sz = p.z < radius - halfSize ? L : (p.z >= halfSize - radius ? -L : 0.0f);
-  }
-  for (int c = 0; c < (sz != 0.0f ? 2 : 1); ++c)
-    for (int b = 0; b < (sy != 0.0f ? 2 : 1); ++b)
-      for (int a = 0; a < (sx != 0.0f ? 2 : 1); ++a)
-        f(Vec3{p.x + (a ? sx : 0.0f), p.y + (b ? sy : 0.0f), p.z + (c ? sz : 0.0f)});
-}
 
 // Calls f(first, last) for the rows of the list grid g around p and each of its images (the
 // cells a list of p could reach); with verletPeriodicFits no cell comes twice.

@@ -74,6 +74,8 @@ core::DeviceInfo DistEngine::deviceInfo() const {
 void DistEngine::setParams(const core::SimParams& p) {
   std::string err = validateDistParams(p, ranks());
   if (err.empty()) err = core::validateGridFor(p, total_);
+  if (err.empty() && p.boundary == core::Boundary::Periodic)
+    err = "--boundary periodic runs on one rank only so far";
   if (!err.empty()) throw std::invalid_argument(err);
   // The engines' one rule (core::forceFieldChanged): the pipeline, theta, the grid and the leaf
   // size change a gravity method's accelerations too.

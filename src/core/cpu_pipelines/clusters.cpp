@@ -91,6 +91,7 @@ class ClustersPipeline final : public CpuPipeline {
     const float radius = Rule::radius(rp);
     const float reach2 = su.reach2;
     const DrawKeys keys = s.drawKeys();
+    const bool periodic = s.params.boundary == Boundary::Periodic;
     const long n = s.count();
     const auto posAt = [&](long k) { return xyz(s.pos[k]); };
     s.timed(s.profile.forceMs, [&] {
@@ -101,14 +102,18 @@ class ClustersPipeline final : public CpuPipeline {
           typename Rule::RelSum acc[kClusterSize][kClusterPartials];
           for (auto& row : acc)
             for (auto& a : row) a = Rule::relZero();
-          clusterCandidates(s.grid, s.cellFirst, lo, hi, radius, reach2, posAt,
-                            [&](uint32_t j, const Vec3& pj, int part) {
-                              for (int u = 0; u < m; ++u) {
-                                const Vec3 d = pj - xyz(s.pos[members[u]]);
-                                const float d2 = distance2(d);
-                                if (d2 < reach2) Rule::addRel(acc[u][part], d, d2, [&] { return s.vel[j]; }, su);
-                              }
-                            });
+          // The box, and under the periodic boundary its images (each candidate measured from the
+          // member's image, the partial sums restarting per image).
+          forEachBoxImage(lo, hi, radius, s.params.halfSize, periodic, [&](const Vec3& sh) {
+            clusterCandidates(s.grid, s.cellFirst, shifted(lo, sh), shifted(hi, sh), radius, reach2, posAt,
+                              [&](uint32_t j, const Vec3& pj, int part) {
+                                for (int u = 0; u < m; ++u) {
+                                  const Vec3 d = pj - shifted(xyz(s.pos[members[u]]), sh);
+                                  const float d2 = distance2(d);
+                                  if (d2 < reach2) Rule::addRel(acc[u][part], d, d2, [&] { return s.vel[j]; }, su);
+                                }
+                              });
+          });
           for (int u = 0; u < m; ++u) {
             const long i = members[u];
             typename Rule::RelSum a = addPartials<Rule>(acc[u]);

@@ -1,0 +1,157 @@
+// The periodic boundary (--boundary periodic): a torus whose neighbour searches cross the faces
+// by the minimum image. Every CPU pipeline agrees per id with a brute-force minimum-image sum
+// written here (not the engine's search), in 3D and in the plane, with bodies packed against the
+// faces; the wrap boundary (the default) still sees no neighbour across a face; a world too small
+// for one image per neighbour is refused in one line.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/boundary.h"
+#include "core/cpu_engine.h"
+#include "core/pipeline_table.h"
+#include "core/rules/boids.h"
+#include "test_helpers.h"
+
+using namespace murmur::core;
+using murmur::test::expectStatesClose;
+using murmur::test::randomBodies;
+
+namespace {
+
+// One boids step by brute force: every pair, the offset to the nearest image (each axis shifted
+// by the world's width when that brings it within half of it), then the rule's finish and the
+// integration. Independent of the pipelines' images and grids.
+Bodies bruteForceStep(const SimParams& p, const Bodies& in) {
+  const float L = 2.0f * p.halfSize;
+  const BoidParams& b = p.boids;
+  const BoidsRule::Setup su = BoidsRule::setup(b);
+  Bodies out = in;
+  for (size_t i = 0; i < in.size(); ++i) {
+    BoidsRule::Sum acc = BoidsRule::zero();
+    for (size_t j = 0; j < in.size(); ++j) {
+      if (j == i) continue;
+      Vec3 d = xyz(in.pos[j]) - xyz(in.pos[i]);
+      if (p.boundary == Boundary::Periodic) {
+        d.x = d.x > 0.5f * L ? d.x - L : (d.x < -0.5f * L ? d.x + L : d.x);
+        d.y = d.y > 0.5f * L ? d.y - L : (d.y < -0.5f * L ? d.y + L : d.y);
+        d.z = d.z > 0.5f * L ? d.z - L : (d.z < -0.5f * L ? d.z + L : d.z);
+      }
+      BoidsRule::add(acc, make4(xyz(in.pos[i]) + d, 1.0f), d, distance2(d), [&] { return in.vel[j]; }, su);
+    }
+    const Vec3 v = BoidsRule::velocity(acc, in.pos[i], in.vel[i], b, BodyDraws{});
+    out.vel[i] = make4(v, 0.0f);
+    out.pos[i] = boidIntegrate(in.pos[i], v, b.dt, p.halfSize);
+  }
+  return out;
+}
+
+Bodies stepWith(SimParams p, Pipeline pipe, const Bodies& start) {
+  p.pipeline = pipe;
+  CpuEngine e(p);
+  e.reset(start);
+  e.step(1);
+  return e.readBodies();
+}
+
+// Bodies uniform in the world, half of them pushed within a radius of some face.
+Bodies packedAgainstFaces(size_t n, const SimParams& p, uint64_t seed) {
+  Bodies b = randomBodies(n, p.halfSize, 1.0f, seed);
+  const float h = p.halfSize, r = searchRadius(p);
+  for (size_t i = 0; i < n; i += 2) {
+    float* c = i % 6 == 0 ? &b.pos[i].x : (i % 6 == 2 ? &b.pos[i].y : &b.pos[i].z);
+    if (p.dims == 2 && c == &b.pos[i].z) c = &b.pos[i].x;
+    const float inside = std::fmod(std::fabs(*c), r);
+    *c = (i % 4 == 0) ? -h + inside : h - r + inside;
+  }
+  if (p.dims == 2)
+    for (size_t i = 0; i < n; ++i) b.pos[i].z = 0.0f, b.vel[i].z = 0.0f;
+  return b;
+}
+
+}  // namespace
+
+TEST(Boundary, EveryCpuPipelineFindsTheMinimumImageNeighbours) {
+  for (int dims : {3, 2}) {
+    for (int factor : {1, 2}) {
+      SimParams p = defaultParams();
+      p.boundary = Boundary::Periodic;
+      p.dims = dims;
+      p.cellWidthFactor = factor;
+      p.halfSize = dims == 3 ? 20.0f : 60.0f;
+      const Bodies start = packedAgainstFaces(dims == 3 ? 2500 : 2000, p, 40 + dims + factor);
+      const Bodies reference = bruteForceStep(p, start);
+      const std::string tag = std::to_string(dims) + "D, cell width " + std::to_string(factor);
+      for (Pipeline pipe : pipelinesFor(ForceMode::Boids))
+        // The brute force sums its neighbours in another order and takes every cohesion position as
+        // p_i + d: rounding apart, the same step.
+        expectStatesClose(reference, stepWith(p, pipe, start), 1e-4f, 1e-5f, std::string(toString(pipe)) + ", " + tag);
+      // The faces matter here: under the wrap boundary the same step differs.
+      SimParams wrap = p;
+      wrap.boundary = Boundary::Wrap;
+      const Bodies walled = stepWith(wrap, Pipeline::Naive, start);
+      int differ = 0;
+      for (size_t i = 0; i < start.size(); ++i) differ += walled.vel[i].x != reference.vel[i].x;
+      EXPECT_GT(differ, static_cast<int>(start.size() / 10)) << tag;
+      expectStatesClose(bruteForceStep(wrap, start), walled, 1e-4f, 1e-5f, "wrap, " + tag);
+    }
+  }
+}
+
+// Several steps, so that lists that serve more than one step (verlet) and bodies that wrap meet
+// the faces; every pipeline against naive. The pipelines sum in different orders, and the flock
+// amplifies the rounding step by step: a neighbour missed across a face would move a body by a
+// hundred times the tolerance.
+TEST(Boundary, PipelinesAgreeWithNaiveOverSeveralSteps) {
+  SimParams p = defaultParams();
+  p.boundary = Boundary::Periodic;
+  p.halfSize = 16.0f;
+  p.boids.dt = 1.0f;  // fast bodies: many cross a face
+  const Bodies start = packedAgainstFaces(2500, p, 5);
+  SimParams naive = p;
+  naive.pipeline = Pipeline::Naive;
+  CpuEngine ref(naive);
+  ref.reset(start);
+  ref.step(4);
+  const Bodies want = ref.readBodies();
+  for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
+    if (pipe == Pipeline::Naive) continue;
+    SimParams q = p;
+    q.pipeline = pipe;
+    CpuEngine e(q);
+    e.reset(start);
+    e.step(4);
+    expectStatesClose(want, e.readBodies(), 5e-3f, 5e-3f, toString(pipe));
+  }
+}
+
+TEST(Boundary, TwoBoidsSeeEachOtherAcrossAFaceOnlyOnATorus) {
+  SimParams p = defaultParams();
+  p.halfSize = 20.0f;
+  Bodies b;
+  b.resize(2);
+  b.pos[0] = Vec4{-19.5f, 0, 0, 1}, b.pos[1] = Vec4{19.5f, 0, 0, 1};  // 1 apart through the face
+  b.vel[0] = Vec4{0, 0.5f, 0, 0}, b.vel[1] = Vec4{0, 0, 0.5f, 0};
+  b.id = {0, 1};
+  for (Boundary k : {Boundary::Wrap, Boundary::Periodic}) {
+    p.boundary = k;
+    for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
+      const Bodies after = stepWith(p, pipe, b);
+      const bool aligned = after.vel[0].z != 0.0f;  // took some of its neighbour's velocity
+      EXPECT_EQ(aligned, k == Boundary::Periodic) << toString(k) << " on " << toString(pipe);
+    }
+  }
+}
+
+TEST(Boundary, APeriodicWorldTooSmallForOneImageIsRefused) {
+  SimParams p = defaultParams();
+  p.boundary = Boundary::Periodic;
+  p.halfSize = 5.0f;  // the rule radius is 5
+  const std::string err = validateParams(p);
+  EXPECT_NE(err.find("--boundary periodic needs a world half-size of at least"), std::string::npos) << err;
+  p.boundary = Boundary::Wrap;
+  EXPECT_EQ(validateParams(p), "");
+  p.boundary = static_cast<Boundary>(2);
+  EXPECT_NE(validateParams(p).find("boundary"), std::string::npos);
+}
