@@ -71,6 +71,10 @@ void applyParamOptions(const GivenMap& given, core::SimParams& p) {
     const core::ParamDesc& d = *core::findParamByOption(a.option);
     d.set(p, parseOption(a.alias, g.text, d.label, d.spec));
   }
+  // A rule chosen here brings its boundary unless --boundary names one.
+  if (given.at("--rule").given() || given.at("--rules").given()) {
+    if (!given.at("--boundary").given()) p.boundary = core::activeRule(p).boundary;
+  }
   // The shared options set the active rule's parameter (after --rule and --force above chose it).
   for (const core::SharedOption& s : core::sharedOptions()) {
     const Given& g = given.at(s.option);

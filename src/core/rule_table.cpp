@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/param_table.h"
+
 namespace murmur::core {
 
 namespace {
@@ -10,16 +12,16 @@ std::vector<RuleInfo> makeTable() {
   // clang-format off
   std::vector<RuleInfo> t = {
   //  name        kind             force               ruleSet            section    summary
-  //  then the keys --radius, --speed and --noise set
+  //  then the keys --radius, --speed and --noise set, the default boundary, a constant speed
       {"cis565",   RuleKind::Local, ForceMode::Boids,   RuleSet::Cis565,   "boids",
        "boids (CIS 565): cohesion, separation, and alignment that adds the neighbours' mean velocity",
-       nullptr, "boids.maxSpeed", nullptr},
+       nullptr, "boids.maxSpeed", nullptr, Boundary::Wrap, false},
       {"reynolds", RuleKind::Local, ForceMode::Boids,   RuleSet::Reynolds, "boids",
        "boids (Reynolds): cohesion, separation, and alignment that steers towards the neighbours' mean velocity",
-       nullptr, "boids.maxSpeed", nullptr},
+       nullptr, "boids.maxSpeed", nullptr, Boundary::Wrap, false},
       {"gravity",  RuleKind::Field, ForceMode::Gravity, RuleSet{},         "gravity",
        "softened Newtonian gravity: all pairs, a grid's far field, or a Barnes-Hut tree",
-       nullptr, nullptr, nullptr},
+       nullptr, nullptr, nullptr, Boundary::Wrap, false},
   };
   // clang-format on
   // The local rows are the rule sets, in their order: BoidParams::rules indexes them.
@@ -100,6 +102,14 @@ const std::string& localRuleHelp() {
     return h;
   }();
   return help;
+}
+
+float constantSpeedOf(const SimParams& p) {
+  const RuleInfo& r = activeRule(p);
+  if (!r.constantSpeed) return 0.0f;
+  const ParamDesc* d = r.speedKey ? findParam(r.speedKey) : nullptr;
+  if (!d) throw std::logic_error(std::string("rule table: ") + r.name + " keeps a constant speed but names no speed");
+  return static_cast<float>(d->get(p));
 }
 
 void selectRule(SimParams& p, const RuleInfo& r) {

@@ -28,7 +28,15 @@ struct RuleInfo {
   const char* radiusKey;
   const char* speedKey;
   const char* noiseKey;
+  // The boundary a run gets when --rule picks this rule and --boundary does not name one.
+  Boundary boundary;
+  // The rule keeps every body at its speed parameter (speedKey): scenarios start the bodies at it,
+  // in random directions, and a state read from a file is set to it.
+  bool constantSpeed;
 };
+
+// The speed every body of p's active rule keeps, or 0 when the rule has no constant speed.
+float constantSpeedOf(const SimParams& p);
 
 // Every row: the local rules first, in RuleSet order, then the field rules. The first row is the
 // rule a run has when nothing selects one (defaultParams).

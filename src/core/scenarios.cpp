@@ -8,6 +8,7 @@
 #include "core/body_io.h"
 #include "core/errors.h"
 #include "core/rng.h"
+#include "core/rule_table.h"
 #include "core/rules/local_rules.h"
 
 namespace murmur::core {
@@ -62,17 +63,36 @@ uint64_t uniformDraws(double speed, bool plane) {
 }
 
 // Bodies firstId, firstId + 1, ... into b[0, b.size()), each from the next uniformDraws of rng.
-void uniformCube(Bodies& b, Rng& rng, double h, double speed, bool plane, size_t firstId) {
+// exact: every speed is `speed` (a rule that keeps a constant speed), else uniform in [0, speed);
+// the same draws either way.
+void uniformCube(Bodies& b, Rng& rng, double h, double speed, bool plane, size_t firstId, bool exact) {
   for (size_t i = 0; i < b.size(); ++i) {
     const V3d p{rng.uniform(-h, h), rng.uniform(-h, h), plane ? 0.0 : rng.uniform(-h, h)};
     V3d v{0, 0, 0};
     if (speed > 0) {
       const V3d d = plane ? randomPlaneDirection(rng) : randomDirection(rng);
-      const double s = speed * rng.uniform();
+      const double u = rng.uniform();
+      const double s = exact ? speed : speed * u;
       v = V3d{d.x * s, d.y * s, d.z * s};
     }
     setBody(b, i, p, v, 1.0);
     b.id[i] = static_cast<uint32_t>(firstId + i);
+  }
+}
+
+// Every velocity scaled to `speed`; a body at rest takes a random direction from rng.
+void setSpeeds(Bodies& b, double speed, Rng& rng, bool plane) {
+  for (size_t i = 0; i < b.size(); ++i) {
+    const Vec4 v = b.vel[i];
+    const double s2 = double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z;
+    V3d d{0, 0, 0};
+    if (s2 > 0) {
+      const double k = 1.0 / std::sqrt(s2);
+      d = V3d{v.x * k, v.y * k, v.z * k};
+    } else {
+      d = plane ? randomPlaneDirection(rng) : randomDirection(rng);
+    }
+    b.vel[i] = Vec4{float(d.x * speed), float(d.y * speed), float(d.z * speed), 0.0f};
   }
 }
 
@@ -438,11 +458,14 @@ Scenario makeScenarioShare(const ScenarioSpec& spec, const SimParams& params, si
     sc.halfSize = denseHalfSize(spec.n, params, spec.denseNeighbours);
     speed = 0.5 * params.boids.maxSpeed;
   }
+  // A rule that keeps every body at its speed starts them there, in random directions.
+  const double constant = runsLocalRule(params) ? constantSpeedOf(params) : 0.0;
+  if (constant > 0) speed = constant;
   const bool plane = params.dims == 2;
   sc.bodies.resize(last - first);
   Rng rng(spec.seed);
   rng.advance(uniformDraws(speed, plane) * uint64_t(first));  // body `first`'s draws
-  uniformCube(sc.bodies, rng, sc.halfSize, speed, plane, first);
+  uniformCube(sc.bodies, rng, sc.halfSize, speed, plane, first, constant > 0);
   return sc;
 }
 
@@ -463,6 +486,12 @@ Scenario makeScenario(const ScenarioSpec& spec, const SimParams& params) {
                        " keeps its world (--half-size " + std::to_string(params.halfSize) + ")");
     sc.note = takeFromFile(sc.bodies, spec, spec.name);
     if (params.dims == 2) checkPlanarFile(sc.bodies, spec.name);
+    // A rule that keeps a constant speed runs the file's bodies at it (a body at rest takes a
+    // random direction).
+    if (runsLocalRule(params) && constantSpeedOf(params) > 0) {
+      Rng rng(spec.seed);
+      setSpeeds(sc.bodies, constantSpeedOf(params), rng, params.dims == 2);
+    }
     return sc;
   }
   bool known = false;
