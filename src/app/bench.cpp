@@ -151,7 +151,7 @@ core::SimParams configParams(const Options& o, const BenchConfig& c) {
   p.pipeline = c.pipeline;
   if (c.blockSize) p.blockSize = c.blockSize;
   if (c.cellWidth) p.cellWidthFactor = c.cellWidth;
-  if (o.dt > 0) core::activeDt(p) = o.dt;
+  if (o.dt > 0) core::setActiveDt(p, o.dt);
   return p;
 }
 

@@ -178,7 +178,7 @@ void resolveDefaults(Options& o) {
     o.params.force = core::naturalForce(o.scenario.name);
   if (o.mode != Mode::Bench && core::runsLocalRule(o.params) && !core::serves(o.params.pipeline, o.params.force))
     throw UsageError(std::string("--pipeline ") + core::toString(o.params.pipeline) + ": " + core::gravityOnlyMessage());
-  if (o.dt > 0) core::activeDt(o.params) = o.dt;
+  if (o.dt > 0) core::setActiveDt(o.params, o.dt);
   checkOptionsApply(o);
 }
 

@@ -50,7 +50,6 @@ std::string validateParams(const SimParams& p) {
   }
   // The rules that tie fields together.
   std::ostringstream e;
-  const BoidParams& b = p.boids;
   const GravityParams& g = p.gravity;
   if (!(g.softening * g.softening > 1e-30f)) {
     // The self pair divides by eps^2 (r = 0): its square must stay a normal float.
@@ -65,11 +64,15 @@ std::string validateParams(const SimParams& p) {
   // A boid moves at most maxSpeed dt per step. The wrap brings a body that crossed a face back by
   // one world width (physics.h wrapCoord), and the verlet lists' images assume the same: a move
   // of half the world or more would leave bodies outside it.
-  if (!(double(b.maxSpeed) * double(b.dt) < double(p.halfSize))) {
-    e << "--max-speed " << b.maxSpeed << " is invalid with a boids time step of " << b.dt
-      << ": a boid would move up to " << double(b.maxSpeed) * double(b.dt)
-      << " per step, which must stay below the world half-size " << p.halfSize
-      << " (--max-speed, --boids-dt, --half-size; boids.maxSpeed, boids.dt and halfSize in a --params file)";
+  if (runsLocalRule(p) && !(double(localMaxSpeed(p)) * double(localDt(p)) < double(p.halfSize))) {
+    const RuleInfo& r = activeRule(p);
+    const ParamDesc* speed = r.speedKey ? findParam(r.speedKey) : nullptr;
+    const ParamDesc* dt = r.dtKey ? findParam(r.dtKey) : nullptr;
+    e << (speed ? speed->option : "the speed") << " " << localMaxSpeed(p) << " is invalid with a " << r.name
+      << " time step of " << localDt(p) << ": a boid would move up to " << double(localMaxSpeed(p)) * double(localDt(p))
+      << " per step, which must stay below the world half-size " << p.halfSize << " ("
+      << (speed ? speed->option : "") << ", " << (dt ? dt->option : "") << ", --half-size; " << (speed ? speed->key : "")
+      << ", " << (dt ? dt->key : "") << " and halfSize in a --params file)";
     return e.str();
   }
   // A torus: a neighbour is found through one image of a body only while the world is more than
@@ -102,8 +105,15 @@ std::string validateParams(const SimParams& p) {
   return {};
 }
 
-float activeDt(const SimParams& p) { return runsLocalRule(p) ? p.boids.dt : p.gravity.dt; }
-float& activeDt(SimParams& p) { return runsLocalRule(p) ? p.boids.dt : p.gravity.dt; }
+// The active rule's time step: its row of the rule table names the parameter.
+static const ParamDesc& activeDtRow(const SimParams& p) {
+  const RuleInfo& r = activeRule(p);
+  const ParamDesc* d = r.dtKey ? findParam(r.dtKey) : nullptr;
+  if (!d) throw std::logic_error(std::string("rule table: ") + r.name + " names no time step");
+  return *d;
+}
+float activeDt(const SimParams& p) { return static_cast<float>(activeDtRow(p).get(p)); }
+void setActiveDt(SimParams& p, float dt) { activeDtRow(p).set(p, dt); }
 
 bool forceFieldChanged(const SimParams& a, const SimParams& b) {
   return a.force != b.force || a.pipeline != b.pipeline || a.cellWidthFactor != b.cellWidthFactor ||

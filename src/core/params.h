@@ -153,7 +153,7 @@ inline double ballMeasure(const SimParams& p, double r) {
 // The active force mode's time step: the local rules' or gravity's (core/rule_table.h says which
 // p runs).
 float activeDt(const SimParams& p);
-float& activeDt(SimParams& p);
+void setActiveDt(SimParams& p, float dt);
 
 // Every pipeline, in the order of their names (and number keys): reports iterate over this, so a
 // new pipeline appears in them by being a new name.

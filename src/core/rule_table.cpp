@@ -12,16 +12,17 @@ std::vector<RuleInfo> makeTable() {
   // clang-format off
   std::vector<RuleInfo> t = {
   //  name        kind             force               ruleSet            section    summary
-  //  then the keys --radius, --speed and --noise set, the default boundary, a constant speed
+  //  then the keys --radius, --speed and --noise set, the time step's key, the default boundary,
+  //  whether the speed is constant
       {"cis565",   RuleKind::Local, ForceMode::Boids,   RuleSet::Cis565,   "boids",
        "boids (CIS 565): cohesion, separation, and alignment that adds the neighbours' mean velocity",
-       nullptr, "boids.maxSpeed", nullptr, Boundary::Wrap, false},
+       nullptr, "boids.maxSpeed", nullptr, "boids.dt", Boundary::Wrap, false},
       {"reynolds", RuleKind::Local, ForceMode::Boids,   RuleSet::Reynolds, "boids",
        "boids (Reynolds): cohesion, separation, and alignment that steers towards the neighbours' mean velocity",
-       nullptr, "boids.maxSpeed", nullptr, Boundary::Wrap, false},
+       nullptr, "boids.maxSpeed", nullptr, "boids.dt", Boundary::Wrap, false},
       {"gravity",  RuleKind::Field, ForceMode::Gravity, RuleSet{},         "gravity",
        "softened Newtonian gravity: all pairs, a grid's far field, or a Barnes-Hut tree",
-       nullptr, nullptr, nullptr, Boundary::Wrap, false},
+       nullptr, nullptr, nullptr, "gravity.dt", Boundary::Wrap, false},
   };
   // clang-format on
   // The local rows are the rule sets, in their order: BoidParams::rules indexes them.

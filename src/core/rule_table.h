@@ -28,6 +28,8 @@ struct RuleInfo {
   const char* radiusKey;
   const char* speedKey;
   const char* noiseKey;
+  // Its time step's parameter key (what --dt sets while the rule is active).
+  const char* dtKey;
   // The boundary a run gets when --rule picks this rule and --boundary does not name one.
   Boundary boundary;
   // The rule keeps every body at its speed parameter (speedKey): scenarios start the bodies at it,
