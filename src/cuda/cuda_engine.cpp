@@ -261,7 +261,8 @@ core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
-  if (s.n > 0 && core::runsLocalRule(s.params) && !r.flocks && m.stepper->samplesInStep()) {
+  if (s.n > 0 && core::runsLocalRule(s.params) && !r.flocks && m.stepper->samplesInStep() &&
+      core::samplesBoidCounts(s.params)) {
     s.dropPendingStep();  // a second sample of the same state runs the pass again
     s.step = stepCount_;  // the pass is the next step's
     const BoidSampleSums sample = m.observer->beginBoidSample(s.n);

@@ -4,6 +4,7 @@
 // rows_search.cu. Compiled without FMA contraction (see CMakeLists.txt), so that d^2 < r^2 decides
 // exactly as on the CPU.
 #include <cmath>
+#include <stdexcept>
 #include <type_traits>
 
 #include "core/physics.h"
@@ -298,10 +299,15 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
                      int flatTableRows, Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
-    if (out.sample.sums)
-      launchRowsLoops<Rule, true>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
-                                  flatTableRows, d_velOut, out, lc);
-    else
+    if (out.sample.sums) {
+      // The sample reads the boids' neighbour counts from the sums (rows_sample.cuh): only the
+      // rules that keep them sample (core::samplesBoidCounts).
+      if constexpr (Rule::kBoidCounts)
+        launchRowsLoops<Rule, true>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
+                                    flatTableRows, d_velOut, out, lc);
+      else
+        throw std::logic_error("launchBoidsRows: the active rule keeps no boids counts to sample");
+    } else
       launchRowsLoops<Rule, false>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
                                    flatTableRows, d_velOut, out, lc);
   });

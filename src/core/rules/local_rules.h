@@ -23,6 +23,12 @@ inline float searchRadius(const SimParams& p) {
   return withLocalRule(p, [&](auto rule) { return decltype(rule)::radius(decltype(rule)::params(p)); });
 }
 
+// Whether the active local rule's sums keep the boids' neighbour counts (Rule::kBoidCounts), which
+// a force pass that samples the observables reads.
+inline bool samplesBoidCounts(const SimParams& p) {
+  return withLocalRule(p, [&](auto rule) { return decltype(rule)::kBoidCounts; });
+}
+
 // The active local rule's time step, and the fastest a body moves under it.
 inline float localDt(const SimParams& p) {
   return withLocalRule(p, [&](auto rule) { return decltype(rule)::dt(decltype(rule)::params(p)); });
