@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/rule_table.h"
+#include "core/rules/local_rules.h"
 
 namespace murmur::app {
 
@@ -29,7 +30,7 @@ ViewStyle defaultStyle(const core::SimParams& p, size_t n, const core::Bodies& b
     const float spacing = 2.0f * p.halfSize / (plane ? std::sqrt(count) : std::cbrt(count));
     s.bodySize = std::max({0.6f, p.halfSize / 120.0f, (plane ? 0.8f : 0.4f) * spacing});
     if (plane) s.splat.fogStrength = 0.0f;
-    s.speedScale = p.boids.maxSpeed;
+    s.speedScale = core::localMaxSpeed(p);
   } else {
     s.draw = render::DrawMode::Sprites;
     s.colour = render::ColourMode::Speed;
@@ -50,7 +51,8 @@ ViewStyle defaultStyle(const core::SimParams& p, size_t n, const core::Bodies& b
   if (core::runsLocalRule(p) && n >= kSplatDefaultMinBodies) s.draw = render::DrawMode::Splat;
   // A splat body a sixth of the separation radius across: one pixel from the default distance,
   // a shaded disc when the camera comes close.
-  s.splat.bodySize = core::runsLocalRule(p) ? p.boids.separationRadius / 6.0f : s.bodySize;
+  s.splat.bodySize =
+      core::runsLocalRule(p) ? std::min(p.boids.separationRadius, core::searchRadius(p)) / 6.0f : s.bodySize;
   if (!drawName.empty()) render::parse(drawName, s.draw);
   if (!colourName.empty()) render::parse(colourName, s.colour);
   return s;
@@ -90,7 +92,7 @@ void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewSty
     style.speedScale = hi;
   } else {
     style.speedFloor = 0.0f;
-    style.speedScale = core::runsLocalRule(p) ? p.boids.maxSpeed : std::max(1e-3f, 2.0f * hi);
+    style.speedScale = core::runsLocalRule(p) ? core::localMaxSpeed(p) : std::max(1e-3f, 2.0f * hi);
   }
 }
 

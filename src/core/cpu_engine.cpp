@@ -197,10 +197,10 @@ int CpuEngine::stepsPerCycle() const {
 void CpuEngine::stepBoids() {
   pipeline(s_.params.pipeline).boidsForces(s_);
   const long n = s_.count();
-  const BoidParams& b = s_.params.boids;
+  const float dt = localDt(s_.params);
   s_.timed(s_.profile.integrateMs, [&] {
 #pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; ++i) s_.pos[i] = boidIntegrate(s_.pos[i], xyz(s_.velAlt[i]), b.dt, s_.params.halfSize);
+    for (long i = 0; i < n; ++i) s_.pos[i] = boidIntegrate(s_.pos[i], xyz(s_.velAlt[i]), dt, s_.params.halfSize);
     std::swap(s_.vel, s_.velAlt);  // ping-pong: the new velocities become current
   });
 }
