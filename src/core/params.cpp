@@ -58,7 +58,8 @@ std::string validateParams(const SimParams& p) {
   }
   if (searchRadius(p) > p.halfSize) {
     e << "--half-size " << p.halfSize << " is invalid: the world half-size must be at least the largest rule radius ("
-      << searchRadius(p) << "; halfSize and boids.*Radius in a --params file)";
+      << searchRadius(p) << "; halfSize and " << (activeRule(p).radiusKey ? activeRule(p).radiusKey : "boids.*Radius")
+      << " in a --params file)";
     return e.str();
   }
   // A boid moves at most maxSpeed dt per step. The wrap brings a body that crossed a face back by
