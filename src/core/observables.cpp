@@ -36,7 +36,13 @@ GridSpec observablesGrid(const SimParams& p, size_t n) {
   const double limit = std::max(4.0 * double(n), double(1 << 21));
   for (int f = 1;; ++f) {
     q.cellWidthFactor = f;
-    const GridSpec g = boidGrid(q);
+    GridSpec g = boidGrid(q);
+    if (p.boundary == Boundary::Periodic) {
+      // As many cells across the world as fit whole at this width, each widened to fill it.
+      const float L = 2.0f * p.halfSize;
+      const int d = std::max(1, static_cast<int>(std::floor(L / g.cellWidth)));
+      g = worldGrid(p, L / static_cast<float>(d), d, d);
+    }
     if (double(g.dims.x) * g.dims.y * g.dims.z <= limit || g.dims.x <= 1) return g;
   }
 }
@@ -76,7 +82,8 @@ void forEachInShell(const ObsGrid& o, Int3 c, int k, F&& f) {
 }
 
 // Smallest squared distance (core::distance2) from body i to any other, searched shell by shell
-// of cells until no farther cell can hold a closer body; +inf when i is alone.
+// of cells until no farther cell can hold a closer body; +inf when i is alone. Not across the
+// faces (the wrap boundary).
 float nearestDistance2(const ObsGrid& o, const std::vector<Vec4>& pos, uint32_t i) {
   const Vec3 pi = xyz(pos[i]);
   const Int3 c = cellOf(o.g, pi);
@@ -93,6 +100,40 @@ float nearestDistance2(const ObsGrid& o, const std::vector<Vec4>& pos, uint32_t 
   return best;
 }
 
+// The same under the periodic boundary: the shells wrap around the faces and every offset is the
+// minimum image's (minimumImageOffset).
+float nearestDistance2Periodic(const ObsGrid& o, const std::vector<Vec4>& pos, uint32_t i, float halfSize) {
+  const Vec3 pi = xyz(pos[i]);
+  const Int3 c = cellOf(o.g, pi);
+  const int maxK = periodicShellReach(o.g.dims);
+  float best = INFINITY;
+  for (int k = 0; k <= maxK; ++k) {
+    forEachPeriodicShellCell(o.g.dims, c, k, [&](int cx, int cy, int cz) {
+      const uint32_t key = cellKey(o.g, cx, cy, cz);
+      if (o.cellStart[key] == kEmptyCell) return;
+      for (uint32_t q = o.cellStart[key]; q < o.cellEnd[key]; ++q) {
+        const uint32_t j = o.sortedIndex[q];
+        if (j != i) best = std::min(best, distance2(minimumImageOffset(pi, xyz(pos[j]), halfSize)));
+      }
+    });
+    const float bound = periodicShellBound(o.g, k, halfSize);
+    if (bound > 0.0f && best < bound * bound) break;
+  }
+  return best;
+}
+
+// Calls f(j, d) for every body j in the cells within `radius` of body i's position pi and, under
+// the periodic boundary, of each of its images (core::forEachImage), d the offset of j from the
+// centre it was found near: the candidates and offsets of the pipelines' own searches.
+template <typename F>
+void forEachCandidate(const ObsGrid& o, const std::vector<Vec4>& pos, const Vec3& pi, float radius, const SimParams& p,
+                      F&& f) {
+  forEachImage(pi, radius, p.halfSize, p.boundary == Boundary::Periodic, [&](const Vec3& c) {
+    forEachInCells<false>(o.g, cellRangeForRadius(o.g, c, radius), o.cellStart.data(), o.cellEnd.data(),
+                          o.sortedIndex.data(), [&](uint32_t j) { f(j, xyz(pos[j]) - c); });
+  });
+}
+
 struct UnionFind {
   std::vector<uint32_t> parent;
   explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
@@ -106,18 +147,16 @@ struct UnionFind {
   }
 };
 
-// The component root of every body: boids closer than the cohesion radius are joined.
+// The component root of every body: boids closer than the cohesion radius are joined (by the
+// minimum image under the periodic boundary).
 std::vector<uint32_t> flockRoots(const ObsGrid& o, const std::vector<Vec4>& pos, const SimParams& p) {
   const size_t n = pos.size();
   UnionFind uf(n);
   const float r = p.boids.cohesionRadius, r2 = BoidsRule::setup(p.boids).r1;
-  for (size_t i = 0; i < n; ++i) {
-    const Vec3 pi = xyz(pos[i]);
-    forEachInCells<false>(o.g, cellRangeForRadius(o.g, pi, r), o.cellStart.data(), o.cellEnd.data(),
-                          o.sortedIndex.data(), [&](uint32_t j) {
-                            if (j > i && distance2(xyz(pos[j]) - pi) < r2) uf.unite(uint32_t(i), j);
-                          });
-  }
+  for (size_t i = 0; i < n; ++i)
+    forEachCandidate(o, pos, xyz(pos[i]), r, p, [&](uint32_t j, const Vec3& d) {
+      if (j > i && distance2(d) < r2) uf.unite(uint32_t(i), j);
+    });
   std::vector<uint32_t> root(n);
   for (size_t i = 0; i < n; ++i) root[i] = uf.find(uint32_t(i));
   return root;
@@ -129,6 +168,7 @@ void observeBoids(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, co
   const ObsGrid o = buildObsGrid(pos, p);
   const BoidsRule::Setup r2 = BoidsRule::setup(p.boids);
   const float rMax = searchRadius(p);
+  const bool periodic = p.boundary == Boundary::Periodic;
   double ux = 0, uy = 0, uz = 0, speed = 0, nn = 0, c1 = 0, c2 = 0, c3 = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : ux, uy, uz, speed, nn, c1, c2, c3)
   for (long i = 0; i < n; ++i) {
@@ -136,16 +176,18 @@ void observeBoids(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, co
     const double s = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
     speed += s;
     if (s > 0) ux += v.x / s, uy += v.y / s, uz += v.z / s;
-    const Vec3 pi = xyz(pos[i]);
     long k1 = 0, k2 = 0, k3 = 0;
-    forEachInCells<false>(o.g, cellRangeForRadius(o.g, pi, rMax), o.cellStart.data(), o.cellEnd.data(),
-                          o.sortedIndex.data(), [&](uint32_t j) {
-                            if (j == uint32_t(i)) return;
-                            const float d2 = distance2(xyz(pos[j]) - pi);
-                            k1 += d2 < r2.r1, k2 += d2 < r2.r2, k3 += d2 < r2.r3;
-                          });
+    forEachCandidate(o, pos, xyz(pos[i]), rMax, p, [&](uint32_t j, const Vec3& d) {
+      if (j == uint32_t(i)) return;
+      const float d2 = distance2(d);
+      k1 += d2 < r2.r1, k2 += d2 < r2.r2, k3 += d2 < r2.r3;
+    });
     c1 += double(k1), c2 += double(k2), c3 += double(k3);
-    if (n > 1) nn += std::sqrt(double(nearestDistance2(o, pos, uint32_t(i))));
+    if (n > 1) {
+      const float best = periodic ? nearestDistance2Periodic(o, pos, uint32_t(i), p.halfSize)
+                                  : nearestDistance2(o, pos, uint32_t(i));
+      nn += std::sqrt(double(best));
+    }
   }
   const double inv = 1.0 / double(n);
   out[Obs::Polarization] = std::sqrt(ux * ux + uy * uy + uz * uz) * inv;
@@ -157,15 +199,48 @@ void observeBoids(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, co
   if (!req.flocks) return;
 
   const std::vector<uint32_t> root = flockRoots(o, pos, p);
-  // Per flock: size and centre, then the angular momentum about the centre.
+  // Per flock: size and centre, then the angular momentum about the centre. Wrap: c = the sums of
+  // the positions (cx, cy, cz) over the size. Periodic (circularMean): the sums of the sines
+  // (sx, sy, sz) and cosines (cx, cy, cz) of the angles, then the circular mean c0 in (cx, cy,
+  // cz) and the sums of the offsets from it by the minimum image in (sx, sy, sz).
   std::vector<double> size(n, 0), cx(n, 0), cy(n, 0), cz(n, 0), lx(n, 0), ly(n, 0), lz(n, 0), den(n, 0);
-  for (long i = 0; i < n; ++i) {
-    const uint32_t f = root[i];
-    size[f] += 1, cx[f] += pos[i].x, cy[f] += pos[i].y, cz[f] += pos[i].z;
+  std::vector<double> sx, sy, sz;
+  const float h = p.halfSize;
+  if (!periodic) {
+    for (long i = 0; i < n; ++i) {
+      const uint32_t f = root[i];
+      size[f] += 1, cx[f] += pos[i].x, cy[f] += pos[i].y, cz[f] += pos[i].z;
+    }
+  } else {
+    sx.assign(n, 0), sy.assign(n, 0), sz.assign(n, 0);
+    for (long i = 0; i < n; ++i) {
+      const uint32_t f = root[i];
+      const double ax = periodicAngle(pos[i].x, h), ay = periodicAngle(pos[i].y, h), az = periodicAngle(pos[i].z, h);
+      size[f] += 1;
+      cx[f] += std::cos(ax), cy[f] += std::cos(ay), cz[f] += std::cos(az);
+      sx[f] += std::sin(ax), sy[f] += std::sin(ay), sz[f] += std::sin(az);
+    }
+    for (long f = 0; f < n; ++f) {
+      if (root[f] != uint32_t(f)) continue;
+      cx[f] = circularMean(sx[f], cx[f], h), cy[f] = circularMean(sy[f], cy[f], h), cz[f] = circularMean(sz[f], cz[f], h);
+      sx[f] = sy[f] = sz[f] = 0;
+    }
+    for (long i = 0; i < n; ++i) {
+      const uint32_t f = root[i];
+      sx[f] += minimumImage(pos[i].x - cx[f], h), sy[f] += minimumImage(pos[i].y - cy[f], h),
+          sz[f] += minimumImage(pos[i].z - cz[f], h);
+    }
   }
   for (long i = 0; i < n; ++i) {
     const uint32_t f = root[i];
-    const double dx = pos[i].x - cx[f] / size[f], dy = pos[i].y - cy[f] / size[f], dz = pos[i].z - cz[f] / size[f];
+    double dx, dy, dz;
+    if (!periodic) {
+      dx = pos[i].x - cx[f] / size[f], dy = pos[i].y - cy[f] / size[f], dz = pos[i].z - cz[f] / size[f];
+    } else {
+      dx = minimumImage(pos[i].x - cx[f], h) - sx[f] / size[f];
+      dy = minimumImage(pos[i].y - cy[f], h) - sy[f] / size[f];
+      dz = minimumImage(pos[i].z - cz[f], h) - sz[f] / size[f];
+    }
     const double vx = vel[i].x, vy = vel[i].y, vz = vel[i].z;
     lx[f] += dy * vz - dz * vy, ly[f] += dz * vx - dx * vz, lz[f] += dx * vy - dy * vx;
     den[f] += std::sqrt(dx * dx + dy * dy + dz * dz) * std::sqrt(vx * vx + vy * vy + vz * vz);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/bodies.h"
+#include "core/boundary.h"
 #include "core/grid.h"
 #include "core/params.h"
 
@@ -24,7 +25,8 @@ namespace murmur::core {
   X(Polarization, "polarization", Boids, false, false, "|sum of unit velocities| / N: 1 when all boids fly alike") \
   X(MeanSpeed, "mean_speed", Boids, false, false, "mean |v|")                                                      \
   X(NearestDistance, "nn_distance", Boids, false, false,                                                           \
-    "mean distance to the nearest other boid (not across the wrap; empty below 2 boids)")                          \
+    "mean distance to the nearest other boid (through the faces by the minimum image under the periodic boundary " \
+    "only; empty below 2 boids)")                                                                                  \
   X(NeighboursCohesion, "neighbours_cohesion", Boids, false, false, "mean other boids closer than the cohesion radius") \
   X(NeighboursSeparation, "neighbours_separation", Boids, false, false,                                            \
     "mean other boids closer than the separation radius")                                                          \
@@ -111,16 +113,94 @@ struct Observables {
 // The columns a run of this force writes (flocks: with the flock columns): the table's order.
 std::vector<Obs> observedColumns(ForceMode force, bool flocks);
 
-// The grid both engines search for the boids observables: the world (not across the wrap) at cell
-// width = the largest rule radius, or a whole multiple of it where that grid would have more than
-// max(4 N, 2^21) cells (a sparse, huge world), so that its cell arrays stay small.
+// The grid both engines search for the boids observables: the world at cell width = the largest
+// rule radius, or a whole multiple of it where that grid would have more than max(4 N, 2^21)
+// cells (a sparse, huge world), so that its cell arrays stay small. Under the periodic boundary
+// the cells are widened a little to a whole number of them across the world, so that the
+// nearest-neighbour search's shells wrap around the faces with no narrower cell between.
 GridSpec observablesGrid(const SimParams& p, size_t n);
+
+// The periodic boundary (docs/observables.md#the-periodic-boundary), shared by both engines so
+// that they measure alike. A pair's offset is taken by the minimum image: an offset component
+// beyond half the world's width L = 2 halfSize is shifted by L.
+
+// The offset from pi to pj by the minimum image, formed as the periodic pipelines form the offset
+// of a neighbour found near an image of pi (core/boundary.h): pj less pi shifted by the image's
+// shift (0 or +-L per axis, added only where not 0). For a pair within a rule radius (less than
+// half the world apart, core::periodicFits) this is that image's offset bit for bit, so the
+// nearest distances use the very offsets the neighbour counts and the flock graph test.
+MURMUR_HD Vec3 minimumImageOffset(const Vec3& pi, const Vec3& pj, float halfSize) {
+  const float L = 2.0f * halfSize;
+  const Vec3 d = pj - pi;
+  const Vec3 s{d.x > halfSize ? L : (d.x < -halfSize ? -L : 0.0f), d.y > halfSize ? L : (d.y < -halfSize ? -L : 0.0f),
+               d.z > halfSize ? L : (d.z < -halfSize ? -L : 0.0f)};
+  return pj - shifted(pi, s);
+}
+
+// The same for one coordinate offset in double (flock centres): d within [-L, L] shifted by L
+// where it is beyond half of it.
+MURMUR_HD double minimumImage(double d, float halfSize) {
+  const double h = halfSize, L = 2.0 * h;
+  return d > h ? d - L : (d < -h ? d + L : d);
+}
+
+// A flock's centre under the periodic boundary, per axis: each coordinate x is an angle on the
+// circle of the axis (pi x / halfSize, in [-pi, pi)); the circular mean of a flock's angles
+// (atan2 of the sums of their sines and cosines) is the reference c0 from which each boid is
+// taken at its minimum image, c0 + minimumImage(x - c0); the centre is the plain mean of those
+// images. A flock less than half the world wide along an axis has all its images within half a
+// width of c0, so its centre is the mean of the flock unwrapped, wherever it lies on the torus
+// (the same as in the middle of the world); no ordering of the boids enters (both engines take
+// the same images), and a flock wrapped all the way around an axis still gets one centre.
+MURMUR_HD double periodicAngle(float x, float halfSize) {
+  return double(x) * (3.14159265358979323846 / double(halfSize));
+}
+MURMUR_HD double circularMean(double sumSin, double sumCos, float halfSize) {
+  return atan2(sumSin, sumCos) * (double(halfSize) / 3.14159265358979323846);
+}
+
+// The nearest-neighbour search under the periodic boundary (on the grid observablesGrid gives)
+// visits shells of cells around the torus. Shell k: the cells at Chebyshev distance exactly k
+// from cell c counted either way around, per axis the offsets from -(d - 1) / 2 to d / 2 of its d
+// cells (each cell once), f(cx, cy, cz) with the coordinates wrapped into the grid; a plane's one
+// cell along z at offset 0 only. Shell periodicShellReach(dims) is the last that holds a cell.
+MURMUR_HD int periodicShellReach(const Int3& dims) {
+  const int x = dims.x / 2, y = dims.y / 2, z = dims.z / 2;
+  return x > y ? (x > z ? x : z) : (y > z ? y : z);
+}
+MURMUR_HD int periodicShellLo(int dim, int k) { return (dim - 1) / 2 < k ? -((dim - 1) / 2) : -k; }
+MURMUR_HD int periodicShellHi(int dim, int k) { return dim / 2 < k ? dim / 2 : k; }
+MURMUR_HD int wrapCell(int x, int dim) { return x < 0 ? x + dim : (x >= dim ? x - dim : x); }
+template <typename F>
+MURMUR_HD void forEachPeriodicShellCell(const Int3& dims, const Int3& c, int k, F&& f) {
+  for (int oz = periodicShellLo(dims.z, k); oz <= periodicShellHi(dims.z, k); ++oz)
+    for (int oy = periodicShellLo(dims.y, k); oy <= periodicShellHi(dims.y, k); ++oy) {
+      const bool face = oz == k || oz == -k || oy == k || oy == -k;
+      for (int ox = periodicShellLo(dims.x, k); ox <= periodicShellHi(dims.x, k); ++ox) {
+        if (!face && ox != k && ox != -k) continue;
+        f(wrapCell(c.x + ox, dims.x), wrapCell(c.y + oy, dims.y), wrapCell(c.z + oz, dims.z));
+      }
+    }
+}
+
+// After the periodic shells 0 to k, a lower bound on the distance (by the minimum image) to any
+// body in a cell not yet visited: such a cell lies k + 1 cells or more from c along some axis
+// either way around, so at least k whole cells lie between, less the grid's overhang beyond the
+// world (none but rounding on observablesGrid's periodic grid) and a margin for the rounding of
+// the cells and the offsets. 0 or less: no bound.
+MURMUR_HD float periodicShellBound(const GridSpec& g, int k, float halfSize) {
+  const float L = 2.0f * halfSize, w = g.cellWidth;
+  float over = fmaxf(float(g.dims.x) * w - L, float(g.dims.y) * w - L);
+  if (g.dims.z > 1) over = fmaxf(over, float(g.dims.z) * w - L);
+  return float(k) * w * (1.0f - 1e-4f) - fmaxf(over, 0.0f) - 1e-4f * w;
+}
 
 // A cumulative mass within this factor of a Lagrangian radius' fraction counts as reaching it.
 constexpr double kLagrangeSlack = 1.0 - 1e-9;
 
-// The reference implementation (the CPU engine's): `b` in any order. Boids use the boids grid of
-// `p` at cell width 1 (the rule radii, not across the wrap: docs/design.md#the-boundary-rule);
+// The reference implementation (the CPU engine's): `b` in any order. Boids use observablesGrid;
+// the distances follow the boundary (docs/design.md#the-boundary-rule): not across the faces
+// under wrap, by the minimum image under periodic (the flock centres too: circularMean);
 // gravity uses G and the softening of `p`. Parallel over bodies (OpenMP), sums in double.
 Observables observeBodies(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, const SimParams& p,
                           const ObserveRequest& r);

@@ -77,27 +77,61 @@ __device__ void forEachInShell(const GridRef& r, core::Int3 c, int k, F&& f) {
     }
 }
 
+// The boundary as the kernels take it: periodic (core::Boundary::Periodic) and the world's
+// half-size.
+struct Faces {
+  bool periodic;
+  float halfSize;
+};
+
+// Calls f(q, d) for every slot q in the cells within `radius` of p and, under the periodic
+// boundary, of each of its images (core::forEachImage), d the offset of q from the centre it was
+// found near: as the CPU reference's forEachCandidate (core/observables.cpp).
+template <typename F>
+__device__ void forEachCandidate(const GridRef& r, const Vec4* __restrict__ spos, const Vec3& p, float radius,
+                                 const Faces& faces, F&& f) {
+  core::forEachImage(p, radius, faces.halfSize, faces.periodic, [&](const Vec3& c) {
+    const core::CellRange cr = core::cellRangeForRadius(r.g, c, radius);
+    for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
+      for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
+        for (int cx = cr.lo.x; cx <= cr.hi.x; ++cx)
+          forEachInCell(r, cx, cy, cz, [&](uint32_t q) { f(q, core::xyz(ldg4(spos + q)) - c); });
+  });
+}
+
 // Per boid (sorted slot k): unit velocity, speed, neighbours within each rule radius, the nearest
-// other boid's distance.
+// other boid's distance (by the minimum image under the periodic boundary, the shells wrapping
+// around the faces, as the CPU reference's nearestDistance2Periodic).
 __global__ void boidsStatsKernel(GridRef r, const Vec4* __restrict__ spos, const Vec4* __restrict__ svel, uint32_t n,
-                                 core::BoidsRule::Setup r2, float rMax, double* sums) {
+                                 core::BoidsRule::Setup r2, float rMax, Faces faces, double* sums) {
   const uint32_t k = globalThreadIndex();
   double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (k < n) {
     setSpeedAndHeading(ldg4(svel + k), v);
     const Vec3 p = core::xyz(ldg4(spos + k));
-    const core::CellRange cr = core::cellRangeForRadius(r.g, p, rMax);
     unsigned c1 = 0, c2 = 0, c3 = 0;
-    for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
-      for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
-        for (int cx = cr.lo.x; cx <= cr.hi.x; ++cx)
-          forEachInCell(r, cx, cy, cz, [&](uint32_t q) {
-            if (q == k) return;
-            const float d2 = core::distance2(core::xyz(ldg4(spos + q)) - p);
-            c1 += d2 < r2.r1, c2 += d2 < r2.r2, c3 += d2 < r2.r3;
-          });
+    forEachCandidate(r, spos, p, rMax, faces, [&](uint32_t q, const Vec3& d) {
+      if (q == k) return;
+      const float d2 = core::distance2(d);
+      c1 += d2 < r2.r1, c2 += d2 < r2.r2, c3 += d2 < r2.r3;
+    });
     v[kCount1] = c1, v[kCount2] = c2, v[kCount3] = c3;
-    if (n > 1) {
+    if (n > 1 && faces.periodic) {
+      const core::Int3 c = core::cellOf(r.g, p);
+      const int maxK = core::periodicShellReach(r.g.dims);
+      float best = INFINITY;
+      for (int sh = 0; sh <= maxK; ++sh) {
+        core::forEachPeriodicShellCell(r.g.dims, c, sh, [&](int cx, int cy, int cz) {
+          forEachInCell(r, cx, cy, cz, [&](uint32_t q) {
+            if (q != k)
+              best = fminf(best, core::distance2(core::minimumImageOffset(p, core::xyz(ldg4(spos + q)), faces.halfSize)));
+          });
+        });
+        const float bound = core::periodicShellBound(r.g, sh, faces.halfSize);
+        if (bound > 0.0f && best < bound * bound) break;
+      }
+      v[kNearest] = sqrt(double(best));
+    } else if (n > 1) {
       const core::Int3 c = core::cellOf(r.g, p);
       const core::Int3 d = r.g.dims;
       const int maxK = max(max(max(c.x, c.y), max(c.z, d.x - 1 - c.x)), max(d.y - 1 - c.y, d.z - 1 - c.z));
@@ -125,24 +159,21 @@ __device__ __forceinline__ uint32_t findRoot(const uint32_t* parent, uint32_t a)
 
 // Hooking: for every edge (k, q) of the flock graph, the larger root points at the smaller one.
 // Parents only decrease, so the forest stays acyclic; a pass that changes nothing leaves every
-// edge inside one tree.
-__global__ void hookKernel(GridRef r, const Vec4* __restrict__ spos, uint32_t n, float radius, float r1sq,
+// edge inside one tree. The edges are the CPU reference's (by the minimum image under the
+// periodic boundary).
+__global__ void hookKernel(GridRef r, const Vec4* __restrict__ spos, uint32_t n, float radius, float r1sq, Faces faces,
                            uint32_t* parent, unsigned long long* counters) {
   const uint32_t k = globalThreadIndex();
   if (k >= n) return;
   const Vec3 p = core::xyz(ldg4(spos + k));
-  const core::CellRange cr = core::cellRangeForRadius(r.g, p, radius);
   bool changed = false;
-  for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
-    for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)
-      for (int cx = cr.lo.x; cx <= cr.hi.x; ++cx)
-        forEachInCell(r, cx, cy, cz, [&](uint32_t q) {
-          if (q <= k || !(core::distance2(core::xyz(ldg4(spos + q)) - p) < r1sq)) return;
-          const uint32_t a = findRoot(parent, k), b = findRoot(parent, q);
-          if (a == b) return;
-          const uint32_t hi = max(a, b), lo = min(a, b);
-          if (atomicMin(parent + hi, lo) > lo) changed = true;
-        });
+  forEachCandidate(r, spos, p, radius, faces, [&](uint32_t q, const Vec3& d) {
+    if (q <= k || !(core::distance2(d) < r1sq)) return;
+    const uint32_t a = findRoot(parent, k), b = findRoot(parent, q);
+    if (a == b) return;
+    const uint32_t hi = max(a, b), lo = min(a, b);
+    if (atomicMin(parent + hi, lo) > lo) changed = true;
+  });
   if (changed) counters[kChanged] = 1;
 }
 
@@ -156,7 +187,20 @@ __global__ void compressKernel(uint32_t* parent, uint32_t n) {
   if (k < n) parent[k] = findRoot(parent, k);
 }
 
-// Per flock (at its root): size, then centre sums.
+// Where a flock's sums lie in DeviceObserver's flockAcc, `stride` doubles per root: the size at
+// 0; the centre's sums at 1 to 3 (wrap) or 1 to 6 (periodic); the angular momentum about the
+// centre (3) and the sum of |r - c| |v| from `spin` on.
+struct FlockLayout {
+  int stride, spin;
+};
+// Wrap: [size, sum x, sum y, sum z, L (3), den].
+constexpr FlockLayout kWrapFlocks{8, 4};
+// Periodic (core::circularMean): [size, the sums of the angles' cosines (3), then the circular
+// mean c0 (3); the sums of their sines (3), then the sums of the offsets from c0 by the minimum
+// image (3); L (3), den].
+constexpr FlockLayout kPeriodicFlocks{11, 7};
+
+// Per flock (at its root): size, then centre sums (wrap).
 __global__ void flockSumsKernel(const uint32_t* __restrict__ parent, const Vec4* __restrict__ spos, uint32_t n,
                                 double* acc) {
   const uint32_t k = globalThreadIndex();
@@ -169,36 +213,90 @@ __global__ void flockSumsKernel(const uint32_t* __restrict__ parent, const Vec4*
   atomicAdd(acc + 8 * size_t(f) + 3, double(p.z));
 }
 
+// Periodic, per flock (kPeriodicFlocks): size, and each axis' sums of the cosines and sines of
+// the boids' angles (core::periodicAngle).
+__global__ void flockAnglesKernel(const uint32_t* __restrict__ parent, const Vec4* __restrict__ spos, uint32_t n,
+                                  float halfSize, double* acc) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  double* a = acc + kPeriodicFlocks.stride * size_t(parent[k]);
+  const Vec4 p = ldg4(spos + k);
+  const double angle[3] = {core::periodicAngle(p.x, halfSize), core::periodicAngle(p.y, halfSize),
+                           core::periodicAngle(p.z, halfSize)};
+  atomicAdd(a, 1.0);
+  for (int c = 0; c < 3; ++c) {
+    atomicAdd(a + 1 + c, cos(angle[c]));
+    atomicAdd(a + 4 + c, sin(angle[c]));
+  }
+}
+
+// Periodic, per root: the circular mean c0 of each axis in place of the cosines' sum, and the
+// sines' sums zeroed for the offsets from c0.
+__global__ void flockCircularMeanKernel(const uint32_t* __restrict__ parent, uint32_t n, float halfSize, double* acc) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n || parent[k] != k) return;
+  double* a = acc + kPeriodicFlocks.stride * size_t(k);
+  for (int c = 0; c < 3; ++c) {
+    a[1 + c] = core::circularMean(a[4 + c], a[1 + c], halfSize);
+    a[4 + c] = 0.0;
+  }
+}
+
+// Periodic, per flock: the sums of the boids' offsets from c0 by the minimum image.
+__global__ void flockOffsetsKernel(const uint32_t* __restrict__ parent, const Vec4* __restrict__ spos, uint32_t n,
+                                   float halfSize, double* acc) {
+  const uint32_t k = globalThreadIndex();
+  if (k >= n) return;
+  double* a = acc + kPeriodicFlocks.stride * size_t(parent[k]);
+  const Vec4 p = ldg4(spos + k);
+  atomicAdd(a + 4, core::minimumImage(p.x - a[1], halfSize));
+  atomicAdd(a + 5, core::minimumImage(p.y - a[2], halfSize));
+  atomicAdd(a + 6, core::minimumImage(p.z - a[3], halfSize));
+}
+
+// Per flock: the angular momentum about its centre and the sum of |r - c| |v|, r - c as the CPU
+// reference forms it (the position less the mean position; periodic: the offset from c0 by the
+// minimum image less the offsets' mean).
 __global__ void flockSpinKernel(const uint32_t* __restrict__ parent, const Vec4* __restrict__ spos,
-                                const Vec4* __restrict__ svel, uint32_t n, double* acc) {
+                                const Vec4* __restrict__ svel, uint32_t n, Faces faces, double* acc) {
   const uint32_t k = globalThreadIndex();
   if (k >= n) return;
   const uint32_t f = parent[k];
-  const double* a = acc + 8 * size_t(f);
+  const FlockLayout layout = faces.periodic ? kPeriodicFlocks : kWrapFlocks;
+  double* a = acc + layout.stride * size_t(f);
   const Vec4 p = ldg4(spos + k), v = ldg4(svel + k);
-  const double dx = p.x - a[1] / a[0], dy = p.y - a[2] / a[0], dz = p.z - a[3] / a[0];
+  double dx, dy, dz;
+  if (!faces.periodic) {
+    dx = p.x - a[1] / a[0], dy = p.y - a[2] / a[0], dz = p.z - a[3] / a[0];
+  } else {
+    const float h = faces.halfSize;
+    dx = core::minimumImage(p.x - a[1], h) - a[4] / a[0];
+    dy = core::minimumImage(p.y - a[2], h) - a[5] / a[0];
+    dz = core::minimumImage(p.z - a[3], h) - a[6] / a[0];
+  }
   const double vx = v.x, vy = v.y, vz = v.z;
-  double* o = acc + 8 * size_t(f);
-  atomicAdd(o + 4, dy * vz - dz * vy);
-  atomicAdd(o + 5, dz * vx - dx * vz);
-  atomicAdd(o + 6, dx * vy - dy * vx);
-  atomicAdd(o + 7, sqrt(dx * dx + dy * dy + dz * dz) * sqrt(vx * vx + vy * vy + vz * vz));
+  double* o = a + layout.spin;
+  atomicAdd(o + 0, dy * vz - dz * vy);
+  atomicAdd(o + 1, dz * vx - dx * vz);
+  atomicAdd(o + 2, dx * vy - dy * vx);
+  atomicAdd(o + 3, sqrt(dx * dx + dy * dy + dz * dz) * sqrt(vx * vx + vy * vy + vz * vz));
 }
 
 __global__ void flockTallyKernel(const uint32_t* __restrict__ parent, const double* __restrict__ acc, uint32_t n,
-                                 uint32_t minSize, double* sums, unsigned long long* counters) {
+                                 FlockLayout layout, uint32_t minSize, double* sums, unsigned long long* counters) {
   const uint32_t k = globalThreadIndex();
   double v[2] = {0, 0};
   if (k < n && parent[k] == k) {
-    const double* a = acc + 8 * size_t(k);
+    const double* a = acc + layout.stride * size_t(k);
     const unsigned long long size = static_cast<unsigned long long>(a[0]);
     atomicAdd(counters + kFlockCount, 1ull);
     atomicMax(counters + kLargest, size);
     const int bin = size < 2 ? kBin1 : size < 10 ? kBin2 : size < 100 ? kBin10 : size < 1000 ? kBin100 : kBin1000;
     atomicAdd(counters + bin, 1ull);
     if (size >= minSize) {
+      const double* l = a + layout.spin;
       v[1] = a[0];
-      if (a[7] > 0) v[0] = a[0] * sqrt(a[4] * a[4] + a[5] * a[5] + a[6] * a[6]) / a[7];
+      if (l[3] > 0) v[0] = a[0] * sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]) / l[3];
     }
   }
   blockAtomicAdd<2>(v, sums + kMillSum);
@@ -285,7 +383,8 @@ void setBoidScalars(const double* sums, size_t n, core::Observables& out) {
 
 struct DeviceObserver::Buffers {
   // Each array is allocated on the first sample that needs it and when N grows: boids 48 bytes
-  // per body and 8 per cell (+ 68 per body with flocks), gravity 32 per body.
+  // per body and 8 per cell (+ 68 per body with flocks, 92 under the periodic boundary), gravity
+  // 32 per body.
   size_t gridN = 0, flocksN = 0, gravityN = 0, sampleN = 0;
   uint32_t cells = 0;
   DeviceBuffer<uint32_t> keys[2], index[2], cellStart, cellEnd, parent;
@@ -316,16 +415,17 @@ struct DeviceObserver::Buffers {
     if (sampleHost) cudaFreeHost(sampleHost);
   }
 
-  void ensureBoids(size_t n, bool withFlocks) {
+  void ensureBoids(size_t n, bool withFlocks, const FlockLayout& layout) {
     if (n > gridN) {
       for (auto* b : {&keys[0], &keys[1], &index[0], &index[1]}) b->allocate(n);
       spos.allocate(n), svel.allocate(n);
       gridN = n;
     }
     if (withFlocks && n > flocksN) {
-      parent.allocate(n), flockAcc.allocate(8 * n);
+      parent.allocate(n);
       flocksN = n;
     }
+    if (withFlocks && size_t(layout.stride) * n > flockAcc.size()) flockAcc.allocate(size_t(layout.stride) * n);
   }
   void ensureSample(size_t n) {
     if (n <= sampleN) return;
@@ -394,7 +494,9 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
   };
 
   if (core::runsLocalRule(p)) {
-    B.ensureBoids(n, req.flocks);
+    const Faces faces{p.boundary == core::Boundary::Periodic, p.halfSize};
+    const FlockLayout layout = faces.periodic ? kPeriodicFlocks : kWrapFlocks;
+    B.ensureBoids(n, req.flocks, layout);
     const GridSpec g = core::observablesGrid(p, n);
     if (g.numCells > B.cells) {
       B.cellStart.allocate(g.numCells), B.cellEnd.allocate(g.numCells);
@@ -413,7 +515,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     MURMUR_CUDA_LAUNCH_CHECK();
     const GridRef ref{g, B.cellStart.get(), B.cellEnd.get()};
     boidsStatsKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), B.svel.get(), n, core::BoidsRule::setup(p.boids),
-                                                      core::searchRadius(p), B.sums.get());
+                                                      core::searchRadius(p), faces, B.sums.get());
     MURMUR_CUDA_LAUNCH_CHECK();
     if (req.flocks) {
       iotaKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
@@ -422,7 +524,8 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
         unsigned long long changed = 0;
         MURMUR_CUDA_CHECK(cudaMemsetAsync(B.counters.get() + kChanged, 0, sizeof(unsigned long long), stream));
         hookKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), n, p.boids.cohesionRadius,
-                                                    core::BoidsRule::setup(p.boids).r1, B.parent.get(), B.counters.get());
+                                                    core::BoidsRule::setup(p.boids).r1, faces, B.parent.get(),
+                                                    B.counters.get());
         MURMUR_CUDA_LAUNCH_CHECK();
         compressKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
         MURMUR_CUDA_LAUNCH_CHECK();
@@ -431,14 +534,26 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
         MURMUR_CUDA_CHECK(cudaStreamSynchronize(stream));
         if (!changed) break;
       }
-      MURMUR_CUDA_CHECK(cudaMemsetAsync(B.flockAcc.get(), 0, 8 * size_t(n) * sizeof(double), stream));
-      flockSumsKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), n, B.flockAcc.get());
-      MURMUR_CUDA_LAUNCH_CHECK();
-      flockSpinKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), B.svel.get(), n,
+      MURMUR_CUDA_CHECK(
+          cudaMemsetAsync(B.flockAcc.get(), 0, size_t(layout.stride) * n * sizeof(double), stream));
+      if (!faces.periodic) {
+        flockSumsKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), n, B.flockAcc.get());
+        MURMUR_CUDA_LAUNCH_CHECK();
+      } else {
+        flockAnglesKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), n, faces.halfSize,
+                                                           B.flockAcc.get());
+        MURMUR_CUDA_LAUNCH_CHECK();
+        flockCircularMeanKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n, faces.halfSize, B.flockAcc.get());
+        MURMUR_CUDA_LAUNCH_CHECK();
+        flockOffsetsKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), n, faces.halfSize,
+                                                            B.flockAcc.get());
+        MURMUR_CUDA_LAUNCH_CHECK();
+      }
+      flockSpinKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.spos.get(), B.svel.get(), n, faces,
                                                        B.flockAcc.get());
       MURMUR_CUDA_LAUNCH_CHECK();
-      flockTallyKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.flockAcc.get(), n, req.millingMinSize,
-                                                        B.sums.get(), B.counters.get());
+      flockTallyKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), B.flockAcc.get(), n, layout,
+                                                        req.millingMinSize, B.sums.get(), B.counters.get());
       MURMUR_CUDA_LAUNCH_CHECK();
     }
     download();

@@ -3,9 +3,11 @@
 // the state. Boids: the observables' own grid of the world at cell width = the largest rule
 // radius (label, radix sort, cell bounds, a gather into cell order), neighbour counts and the
 // nearest neighbour through it, flocks by connected components (min-label hooking with pointer
-// jumping over the grid's neighbours). Gravity: sums, the exact all-pairs potential tiled through
-// shared memory up to ObserveRequest::potentialMaxN bodies, Lagrangian radii by a radix sort of
-// the distances from the centre of mass and a scan of the masses.
+// jumping over the grid's neighbours); under the periodic boundary every distance and flock
+// centre by the minimum image, as the CPU reference (core/observables.h). Gravity: sums, the
+// exact all-pairs potential tiled through shared memory up to ObserveRequest::potentialMaxN
+// bodies, Lagrangian radii by a radix sort of the distances from the centre of mass and a scan of
+// the masses.
 #pragma once
 
 #include "cuda/module_guard.h"

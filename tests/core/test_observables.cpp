@@ -14,10 +14,29 @@
 namespace murmur::core {
 namespace {
 
-double dist(const Vec4& a, const Vec4& b) {
-  const double dx = double(a.x) - b.x, dy = double(a.y) - b.y, dz = double(a.z) - b.z;
-  return std::sqrt(dx * dx + dy * dy + dz * dz);
+struct D3 {
+  double x, y, z;
+};
+
+// The offset from a to b in double: plain under the wrap boundary; under the periodic one each
+// component less the nearest whole multiple of the world's width (the minimum image).
+D3 offset(const Vec4& a, const Vec4& b, const SimParams& p) {
+  D3 d{double(b.x) - a.x, double(b.y) - a.y, double(b.z) - a.z};
+  if (p.boundary == Boundary::Periodic) {
+    const double L = 2.0 * double(p.halfSize);
+    for (double* c : {&d.x, &d.y, &d.z}) *c -= L * std::round(*c / L);
+  }
+  return d;
 }
+
+double norm(const D3& d) { return std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z); }
+
+// What bruteBoids saw of the flocks it measured the milling of: how many straddle a face (some
+// boid's unwrapped position is not its own), and the widest along any axis once unwrapped.
+struct BruteFlocks {
+  int straddling = 0;
+  double widest = 0;
+};
 
 SimParams boidParams(float h) {
   SimParams p = defaultParams();
@@ -26,8 +45,11 @@ SimParams boidParams(float h) {
   return p;
 }
 
-// Everything the boids columns say, by all pairs in double and a breadth-first search.
-Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize) {
+// Everything the boids columns say, by all pairs in double and a breadth-first search. Under the
+// periodic boundary the distances are the minimum image's, and each flock is unwrapped along the
+// search (a boid placed at the minimum-image offset from the boid that reached it, which holds for
+// flocks narrower than half the world) and measured about the mean of its unwrapped positions.
+Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize, BruteFlocks* seen = nullptr) {
   const size_t n = b.size();
   Observables o;
   double ux = 0, uy = 0, uz = 0, sp = 0, nn = 0, c1 = 0, c2 = 0, c3 = 0;
@@ -39,7 +61,7 @@ Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize) {
     double best = INFINITY;
     for (size_t j = 0; j < n; ++j) {
       if (j == i) continue;
-      const double d = dist(b.pos[i], b.pos[j]);
+      const double d = norm(offset(b.pos[i], b.pos[j], p));
       best = std::min(best, d);
       c1 += d < p.boids.cohesionRadius, c2 += d < p.boids.separationRadius, c3 += d < p.boids.alignmentRadius;
       if (d < p.boids.cohesionRadius) adj[i].push_back(uint32_t(j));
@@ -52,17 +74,23 @@ Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize) {
   o[Obs::NeighboursCohesion] = c1 / n, o[Obs::NeighboursSeparation] = c2 / n, o[Obs::NeighboursAlignment] = c3 / n;
   std::vector<int> comp(n, -1);
   std::vector<std::vector<uint32_t>> flocks;
+  std::vector<D3> u(n);  // unwrapped positions
   for (size_t s = 0; s < n; ++s) {
     if (comp[s] >= 0) continue;
     flocks.emplace_back();
     std::vector<uint32_t> stack{uint32_t(s)};
     comp[s] = int(flocks.size() - 1);
+    u[s] = D3{b.pos[s].x, b.pos[s].y, b.pos[s].z};
     while (!stack.empty()) {
       const uint32_t i = stack.back();
       stack.pop_back();
       flocks.back().push_back(i);
       for (uint32_t j : adj[i])
-        if (comp[j] < 0) comp[j] = comp[s], stack.push_back(j);
+        if (comp[j] < 0) {
+          comp[j] = comp[s], stack.push_back(j);
+          const D3 d = offset(b.pos[i], b.pos[j], p);
+          u[j] = D3{u[i].x + d.x, u[i].y + d.y, u[i].z + d.z};
+        }
     }
   }
   for (Obs bin : {Obs::Flocks1, Obs::Flocks2to9, Obs::Flocks10to99, Obs::Flocks100to999, Obs::Flocks1000Plus})
@@ -73,11 +101,22 @@ Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize) {
     o[flockSizeBin(f.size())] += 1;
     if (f.size() < minSize) continue;
     double cx = 0, cy = 0, cz = 0;
-    for (uint32_t i : f) cx += b.pos[i].x, cy += b.pos[i].y, cz += b.pos[i].z;
+    for (uint32_t i : f) cx += u[i].x, cy += u[i].y, cz += u[i].z;
     cx /= f.size(), cy /= f.size(), cz /= f.size();
+    if (seen) {
+      D3 lo = u[f[0]], hi = u[f[0]];
+      bool moved = false;
+      for (uint32_t i : f) {
+        lo = D3{std::min(lo.x, u[i].x), std::min(lo.y, u[i].y), std::min(lo.z, u[i].z)};
+        hi = D3{std::max(hi.x, u[i].x), std::max(hi.y, u[i].y), std::max(hi.z, u[i].z)};
+        moved = moved || u[i].x != b.pos[i].x || u[i].y != b.pos[i].y || u[i].z != b.pos[i].z;
+      }
+      seen->straddling += moved;
+      seen->widest = std::max({seen->widest, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z});
+    }
     double lx = 0, ly = 0, lz = 0, den = 0;
     for (uint32_t i : f) {
-      const double dx = b.pos[i].x - cx, dy = b.pos[i].y - cy, dz = b.pos[i].z - cz;
+      const double dx = u[i].x - cx, dy = u[i].y - cy, dz = u[i].z - cz;
       const double vx = b.vel[i].x, vy = b.vel[i].y, vz = b.vel[i].z;
       lx += dy * vz - dz * vy, ly += dz * vx - dx * vz, lz += dx * vy - dy * vx;
       den += std::sqrt(dx * dx + dy * dy + dz * dz) * std::sqrt(vx * vx + vy * vy + vz * vz);
@@ -226,6 +265,265 @@ TEST(Observables, NearestNeighbourBeyondTheRuleRadiusIsFound) {
   EXPECT_DOUBLE_EQ(o[Obs::NearestDistance], 30.0);
   EXPECT_EQ(o[Obs::Polarization], 0.0);
   EXPECT_EQ(o[Obs::NeighboursCohesion], 0.0);
+}
+
+// The periodic boundary (--boundary periodic): distances, neighbours, the flock graph and the
+// flock centres by the minimum image (docs/observables.md#the-periodic-boundary).
+
+SimParams periodicParams(float h, int dims = 3) {
+  SimParams p = boidParams(h);
+  p.boundary = Boundary::Periodic;
+  p.dims = dims;
+  return p;
+}
+
+SimParams wrapOf(SimParams p) {
+  p.boundary = Boundary::Wrap;
+  return p;
+}
+
+// Uniform random boids in the world of p (in its plane where p.dims is 2).
+Bodies randomBoids(size_t n, const SimParams& p, uint64_t seed) {
+  Bodies b = test::randomBodies(n, p.halfSize, 1, seed);
+  for (size_t i = 0; i < n; ++i) {
+    b.pos[i].w = 1;
+    if (p.dims == 2) b.pos[i].z = 0, b.vel[i].z = 0;
+  }
+  return b;
+}
+
+void addBoid(Bodies& b, Vec3 at, Vec3 v) {
+  const size_t i = b.size();
+  b.resize(i + 1);
+  b.pos[i] = make4(at, 1);
+  b.vel[i] = make4(v, 0);
+  b.id[i] = uint32_t(i);
+}
+
+// x on a grid of 1/256: translations by whole numbers and the shift by the world's width are then
+// exact in float, so a flock moved across a face keeps its offsets bit for bit.
+float dyadic(double x) { return float(std::round(x * 256.0) / 256.0); }
+
+// b moved by t, each coordinate wrapped back into [-h, h) (by the world's width, exactly).
+Bodies moved(const Bodies& b, Vec3 t, float h) {
+  Bodies out = b;
+  const auto wrap = [h](float x) { return x >= h ? x - 2 * h : (x < -h ? x + 2 * h : x); };
+  for (Vec4& q : out.pos) q = Vec4{wrap(q.x + t.x), wrap(q.y + t.y), wrap(q.z + t.z), q.w};
+  return out;
+}
+
+TEST(Observables, PeriodicMatchesBruteForceOnRandomStates) {
+  ObserveRequest r;
+  r.flocks = true;
+  r.millingMinSize = 5;
+  // Sparse (about 1.2 neighbours a boid: flocks of a few radii, many cut by a face, every one
+  // narrower than half the world, so the brute force's unwrapping along its search is the
+  // flock's): every column, milling included. In 3D and in the plane.
+  for (int dims : {3, 2}) {
+    for (uint64_t seed : {1u, 2u}) {
+      const SimParams p = periodicParams(dims == 3 ? 60.0f : 160.0f, dims);
+      const Bodies b = randomBoids(dims == 3 ? 4000 : 2000, p, seed);
+      BruteFlocks seen;
+      const Observables want = bruteBoids(b, p, 5, &seen);
+      const Observables got = observeBodies(b.pos, b.vel, p, r);
+      SCOPED_TRACE("sparse, dims " + std::to_string(dims) + ", seed " + std::to_string(seed));
+      expectNear(got, want, observedColumns(ForceMode::Boids, true), 1e-9);
+      EXPECT_GT(seen.straddling, 0) << "some measured flock should straddle a face";
+      EXPECT_LT(seen.widest, p.halfSize);
+      EXPECT_FALSE(std::isnan(want[Obs::Milling]));
+      // The same state under wrap differs: pairs across the faces are gone.
+      const Observables plain = observeBodies(b.pos, b.vel, wrapOf(p), r);
+      EXPECT_LT(plain[Obs::NeighboursCohesion], got[Obs::NeighboursCohesion]);
+      EXPECT_GT(plain[Obs::Flocks], got[Obs::Flocks]);
+    }
+  }
+  // Dense (about 6 neighbours: a flock spanning the torus, whose unwrapping the brute force
+  // cannot follow): every column but milling.
+  for (int dims : {3, 2}) {
+    const SimParams p = periodicParams(dims == 3 ? 25.0f : 60.0f, dims);
+    const Bodies b = randomBoids(1500, p, 7);
+    const Observables want = bruteBoids(b, p, 5);
+    std::vector<Obs> cols;
+    for (Obs c : observedColumns(ForceMode::Boids, true))
+      if (c != Obs::Milling) cols.push_back(c);
+    SCOPED_TRACE("dense, dims " + std::to_string(dims));
+    expectNear(observeBodies(b.pos, b.vel, p, r), want, cols, 1e-9);
+    EXPECT_GT(want[Obs::LargestFlockShare], 0.5);
+  }
+}
+
+TEST(Observables, PeriodicTwoBoidsThroughAFaceAreNeighboursAndOneFlock) {
+  // Two boids 1 apart through a face (99 apart inside the world): under periodic each is the
+  // other's nearest neighbour at distance 1, a neighbour within every rule radius, and they are
+  // one flock; under wrap they are 99 apart, no neighbours and two flocks. Through the x, y and z
+  // faces, through a corner (1 along each axis), and in the plane.
+  struct Case {
+    int dims;
+    Vec3 a, b;
+    double distance;
+  };
+  const float h = 50;
+  const Case cases[] = {
+      {3, {49.5f, 3, -7}, {-49.5f, 3, -7}, 1.0},
+      {3, {2, -49.5f, 11}, {2, 49.5f, 11}, 1.0},
+      {3, {-20, 5, 49.5f}, {-20, 5, -49.5f}, 1.0},
+      {3, {49.5f, 49.5f, 49.5f}, {-49.5f, -49.5f, -49.5f}, std::sqrt(3.0)},
+      {2, {49.5f, 8, 0}, {-49.5f, 8, 0}, 1.0},
+      {2, {-13, -49.5f, 0}, {-13, 49.5f, 0}, 1.0},
+  };
+  ObserveRequest r;
+  r.flocks = true;
+  r.millingMinSize = 2;
+  for (const Case& c : cases) {
+    Bodies b;
+    addBoid(b, c.a, Vec3{1, 0, 0});
+    addBoid(b, c.b, Vec3{0, 1, 0});
+    const SimParams p = periodicParams(h, c.dims);
+    // On the CPU engine, as a run samples it.
+    CpuEngine e(p);
+    e.reset(b);
+    const Observables o = e.observe(r);
+    SCOPED_TRACE("dims " + std::to_string(c.dims) + " a.x " + std::to_string(c.a.x));
+    EXPECT_DOUBLE_EQ(o[Obs::NearestDistance], c.distance);
+    EXPECT_EQ(o[Obs::NeighboursCohesion], 1);
+    EXPECT_EQ(o[Obs::NeighboursSeparation], 1);
+    EXPECT_EQ(o[Obs::NeighboursAlignment], 1);
+    EXPECT_EQ(o[Obs::Flocks], 1);
+    EXPECT_EQ(o[Obs::Flocks2to9], 1);
+    EXPECT_EQ(o[Obs::LargestFlockShare], 1);
+    EXPECT_FALSE(std::isnan(o[Obs::Milling]));
+    EXPECT_EQ(flockSizes(b.pos, p), std::vector<uint32_t>({2}));
+    const Observables w = observeBodies(b.pos, b.vel, wrapOf(p), r);
+    EXPECT_DOUBLE_EQ(w[Obs::NearestDistance], 99.0 * c.distance);
+    EXPECT_EQ(w[Obs::NeighboursCohesion], 0);
+    EXPECT_EQ(w[Obs::Flocks], 2);
+    EXPECT_EQ(w[Obs::Flocks1], 2);
+    EXPECT_TRUE(std::isnan(w[Obs::Milling]));
+    EXPECT_EQ(flockSizes(b.pos, wrapOf(p)), std::vector<uint32_t>({1, 1}));
+  }
+}
+
+TEST(Observables, PeriodicNearestNeighbourFarThroughTheFacesIsFound) {
+  // Beyond the rule radius, where the search's shells wrap around the faces: 75 apart inside the
+  // world, 25 through the x face.
+  Bodies two;
+  addBoid(two, Vec3{-30, 1, 2}, Vec3{1, 0, 0});
+  addBoid(two, Vec3{45, 1, 2}, Vec3{-1, 0, 0});
+  EXPECT_DOUBLE_EQ(observeBodies(two.pos, two.vel, periodicParams(50), ObserveRequest{})[Obs::NearestDistance], 25.0);
+  EXPECT_DOUBLE_EQ(observeBodies(two.pos, two.vel, boidParams(50), ObserveRequest{})[Obs::NearestDistance], 75.0);
+  // a and b 4 apart along each axis through a corner; c in the middle, 48 from each along each
+  // axis, whose nearest lies as far as the search reaches.
+  Bodies three;
+  addBoid(three, Vec3{-48, -48, -48}, Vec3{1, 0, 0});
+  addBoid(three, Vec3{48, 48, 48}, Vec3{1, 0, 0});
+  addBoid(three, Vec3{0, 0, 0}, Vec3{1, 0, 0});
+  const double ab = std::sqrt(48.0), c = std::sqrt(3.0 * 48 * 48);
+  EXPECT_NEAR(observeBodies(three.pos, three.vel, periodicParams(50), ObserveRequest{})[Obs::NearestDistance],
+              (2 * ab + c) / 3, 1e-12);
+  // In the plane, in a world whose cells do not divide it at the rule radius (the observables'
+  // grid then widens its cells to a whole number across): 29.6 apart inside, 14.3 through the y
+  // face.
+  Bodies plane;
+  addBoid(plane, Vec3{3, -21.6f, 0}, Vec3{1, 0, 0});
+  addBoid(plane, Vec3{3, 8.0f, 0}, Vec3{1, 0, 0});
+  const SimParams p = periodicParams(21.95f, 2);
+  EXPECT_NEAR(observeBodies(plane.pos, plane.vel, p, ObserveRequest{})[Obs::NearestDistance], 14.3, 1e-5);
+}
+
+// A flock moved across a face or a corner measures as it does in the middle of the world: a ring
+// milling in its plane (milling 1) and a lopsided blob spinning about an axis away from its
+// centre (so that the centre must be the unwrapped flock's mean: the circular mean alone is not).
+TEST(Observables, PeriodicFlockStraddlingACornerMeasuresAsInTheMiddle) {
+  const float h = 50;
+  ObserveRequest r;
+  r.flocks = true;
+  for (int dims : {3, 2}) {
+    Bodies ring;
+    for (int k = 0; k < 40; ++k) {
+      const double a = 2 * 3.14159265358979 * k / 40;
+      addBoid(ring, Vec3{dyadic(4 * std::cos(a)), dyadic(4 * std::sin(a)), 0},
+              Vec3{float(-std::sin(a)), float(std::cos(a)), 0});
+    }
+    Bodies blob;
+    Rng rng(5 + dims);
+    for (int k = 0; k < 80; ++k) {
+      const double x = k < 60 ? rng.uniform(-3, 3) : rng.uniform(3, 7), y = rng.uniform(-2, 2);
+      const double z = dims == 2 ? 0 : rng.uniform(-1, 1);
+      const Vec3 at{dyadic(x), dyadic(y), dyadic(z)};
+      // About the z axis through (1, -1): v = omega x (r - (1, -1, 0)), plus a little noise.
+      addBoid(blob, at,
+              Vec3{float(-(at.y + 1) + 0.1 * rng.uniform(-1, 1)), float(at.x - 1 + 0.1 * rng.uniform(-1, 1)),
+                   dims == 2 ? 0.0f : float(0.1 * rng.uniform(-1, 1))});
+    }
+    const SimParams p = periodicParams(h, dims);
+    const Vec3 corner{h, h, dims == 2 ? 0.0f : h}, face{h - 2, 0, 0};
+    for (const Bodies* flock : {&ring, &blob}) {
+      const std::string what = std::string(flock == &ring ? "ring" : "blob") + ", dims " + std::to_string(dims);
+      SCOPED_TRACE(what);
+      const Observables middle = observeBodies(flock->pos, flock->vel, p, r);
+      EXPECT_EQ(middle[Obs::Flocks], 1);
+      EXPECT_GT(middle[Obs::Milling], flock == &ring ? 0.999 : 0.3);
+      // In the middle the periodic and wrap boundaries agree (no pair near a face).
+      expectNear(observeBodies(flock->pos, flock->vel, wrapOf(p), r), middle, observedColumns(ForceMode::Boids, true),
+                 1e-12);
+      for (const Vec3& t : {corner, face}) {
+        const Bodies there = moved(*flock, t, h);
+        expectNear(observeBodies(there.pos, there.vel, p, r), middle, observedColumns(ForceMode::Boids, true), 1e-12);
+        // Under wrap the faces cut it.
+        EXPECT_GT(observeBodies(there.pos, there.vel, wrapOf(p), r)[Obs::Flocks], 1);
+      }
+    }
+  }
+}
+
+// Polarization and the mean speed read velocities only: the same under either boundary and
+// wherever the boids are.
+TEST(Observables, PolarizationDoesNotDependOnTheBoundary) {
+  const SimParams p = periodicParams(20);
+  Bodies b = randomBoids(800, p, 4);
+  for (size_t i = 0; i < b.size(); i += 3) b.vel[i] = Vec4{0.5f, 0.25f, -1, 0};
+  const Observables per = observeBodies(b.pos, b.vel, p, ObserveRequest{});
+  const Observables wrap = observeBodies(b.pos, b.vel, wrapOf(p), ObserveRequest{});
+  const Observables away = observeBodies(moved(b, Vec3{13, -7, 29}, p.halfSize).pos, b.vel, p, ObserveRequest{});
+  // Equal but for the order of the parallel sums.
+  EXPECT_NEAR(per[Obs::Polarization], wrap[Obs::Polarization], 1e-12);
+  EXPECT_NEAR(per[Obs::MeanSpeed], wrap[Obs::MeanSpeed], 1e-12);
+  EXPECT_NEAR(away[Obs::Polarization], per[Obs::Polarization], 1e-12);
+  EXPECT_GT(per[Obs::Polarization], 0.3);
+}
+
+TEST(Observables, PeriodicGridHasWholeCellsAcrossTheWorld) {
+  for (int dims : {3, 2})
+    for (float h : {50.0f, 37.3f, 12.6f, 21.95f, 1000.0f}) {
+      const SimParams p = periodicParams(h, dims);
+      const GridSpec g = observablesGrid(p, 600);
+      SCOPED_TRACE("h " + std::to_string(h) + ", dims " + std::to_string(dims));
+      EXPECT_GE(g.cellWidth, searchRadius(p) * (1 - 1e-6f));
+      EXPECT_NEAR(double(g.dims.x) * g.cellWidth, 2.0 * h, 1e-6 * h);
+      EXPECT_EQ(g.dims.y, g.dims.x);
+      EXPECT_EQ(g.dims.z, dims == 2 ? 1 : g.dims.x);
+      EXPECT_LE(double(g.numCells), std::max(4.0 * 600, double(1 << 21)));
+      // The wrap boundary's grid is the boids grid at a whole multiple of the radius.
+      const GridSpec w = observablesGrid(wrapOf(p), 600);
+      EXPECT_EQ(std::fmod(w.cellWidth, searchRadius(p)), 0.0f);
+    }
+}
+
+TEST(Observables, PeriodicHugeSparseWorldUsesCoarserCellsAndStillMatches) {
+  // A sparse world and a dense clump around the corner: the coarse cells wrap like the fine ones.
+  const float h = 1000;
+  const SimParams p = periodicParams(h);
+  EXPECT_GT(observablesGrid(p, 600).cellWidth, 2 * searchRadius(p));
+  Bodies b = randomBoids(300, p, 9);
+  const Bodies near = moved(test::randomBodies(300, 12, 1, 10), Vec3{h, h, h}, h);
+  for (size_t i = 0; i < near.size(); ++i) addBoid(b, xyz(near.pos[i]), xyz(near.vel[i]));
+  ObserveRequest r;
+  r.flocks = true;
+  BruteFlocks seen;
+  const Observables want = bruteBoids(b, p, 10, &seen);
+  expectNear(observeBodies(b.pos, b.vel, p, r), want, observedColumns(ForceMode::Boids, true), 1e-9);
+  EXPECT_EQ(want[Obs::Flocks100to999], 1);
+  EXPECT_GT(seen.straddling, 0);
 }
 
 SimParams gravityParams(float eps) {

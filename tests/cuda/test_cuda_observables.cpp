@@ -5,6 +5,8 @@
 // CPU); Lagrangian radii within 1e-5 (distances in float).
 #include <gtest/gtest.h>
 
+#include <cuda_runtime_api.h>
+
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -14,6 +16,8 @@
 #include "core/observables.h"
 #include "core/row_search.h"
 #include "core/scenarios.h"
+#include "cuda/device_buffer.h"
+#include "cuda/observables.h"
 #include "cuda_test_helpers.h"
 
 namespace murmur::test {
@@ -229,6 +233,192 @@ void expectSampledStepsEqualPlainSteps(int dims) {
 TEST_F(CudaObservables, RowsStepsAfterASampleEqualPlainSteps) {
   expectSampledStepsEqualPlainSteps(3);
   expectSampledStepsEqualPlainSteps(2);
+}
+
+// The periodic boundary (docs/observables.md#the-periodic-boundary). The CUDA engine refuses it
+// until its kernels wrap, so these tests hand a state to the engine's observer (DeviceObserver,
+// the path every pipeline but the rows one samples through) in device arrays of their own.
+
+// A state copied to the device and observed there by `observer`, `block` threads per block.
+core::Observables observeOnDevice(cuda::DeviceObserver& observer, const core::Bodies& b, const core::SimParams& p,
+                                  const core::ObserveRequest& r, int block = 256) {
+  cuda::DeviceBuffer<core::Vec4> pos, vel;
+  pos.allocate(b.size());
+  vel.allocate(b.size());
+  const size_t bytes = b.size() * sizeof(core::Vec4);
+  EXPECT_EQ(cudaMemcpy(pos.get(), b.pos.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(vel.get(), b.vel.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  core::DeviceAccess::Bodies d;
+  d.pos = pos.get(), d.vel = vel.get(), d.id = nullptr, d.species = nullptr;
+  d.n = b.size();
+  d.blockSize = block;
+  const core::Observables out = observer.observe(d, p, r, nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  return out;
+}
+
+core::Observables observeOnDevice(const core::Bodies& b, const core::SimParams& p, const core::ObserveRequest& r,
+                                  int block = 256) {
+  cuda::DeviceObserver observer;
+  return observeOnDevice(observer, b, p, r, block);
+}
+
+core::SimParams periodicBoids(float h, int dims) {
+  core::SimParams p = core::defaultParams();
+  p.force = core::ForceMode::Boids;
+  p.boundary = core::Boundary::Periodic;
+  p.dims = dims;
+  p.halfSize = h;
+  return p;
+}
+
+core::Bodies inThePlane(core::Bodies b) {
+  for (size_t i = 0; i < b.size(); ++i) b.pos[i].z = 0, b.vel[i].z = 0;
+  return b;
+}
+
+// Random states of about 6 neighbours a boid (a flock wrapped around the torus and many small
+// ones, plenty of them cut by a face) in the cube and the plane, at two block sizes: counts,
+// flocks and bins equal; nearest distances, means and milling within 1e-9.
+TEST_F(CudaObservables, PeriodicBoidsAgreeWithTheCpuOnRandomStates) {
+  for (int dims : {3, 2})
+    for (size_t n : {size_t(1), size_t(2), size_t(33), size_t(1000), size_t(20000), size_t((1 << 17) + 3)}) {
+      if (dims == 2 && n > 20000) continue;
+      const double volume = dims == 3 ? 523.6 : 78.54;  // of a sphere (a disc) of the cohesion radius
+      const float h = std::max(12.0f, float(std::pow(double(n) * volume / 6.0, 1.0 / dims) / 2));
+      const core::SimParams p = periodicBoids(h, dims);
+      core::Bodies b = uniformBoids(n, h, n + dims);
+      if (dims == 2) b = inThePlane(b);
+      core::ObserveRequest r;
+      r.flocks = true;
+      r.millingMinSize = 5;
+      const core::Observables cpu = core::observeBodies(b.pos, b.vel, p, r);
+      for (int block : {256, 64}) {
+        std::ostringstream what;
+        what << "dims " << dims << " n " << n << " block " << block;
+        expectAgree(observeOnDevice(b, p, r, block), cpu, p.force, true, what.str());
+      }
+    }
+}
+
+// Hand-built flocks across the faces, as tests/core/test_observables.cpp builds them: two boids 1
+// apart through a face or a corner (one flock, nearest distance 1), two boids far apart through a
+// face, and a milling ring and a spinning lopsided blob centred on a corner, each measured as in
+// the middle of the world.
+TEST_F(CudaObservables, PeriodicFlocksAcrossTheFacesAgreeWithTheCpu) {
+  const float h = 50;
+  core::ObserveRequest r;
+  r.flocks = true;
+  r.millingMinSize = 2;
+  auto pair = [](core::Vec3 a, core::Vec3 c) {
+    core::Bodies b;
+    b.resize(2);
+    b.pos = {core::make4(a, 1), core::make4(c, 1)};
+    b.vel = {core::Vec4{1, 0, 0, 0}, core::Vec4{0, 1, 0, 0}};
+    b.id = {0, 1};
+    return b;
+  };
+  struct Pair {
+    int dims;
+    core::Vec3 a, b;
+    double nearest;
+  };
+  const Pair pairs[] = {
+      {3, {49.5f, 3, -7}, {-49.5f, 3, -7}, 1.0},
+      {3, {2, -49.5f, 11}, {2, 49.5f, 11}, 1.0},
+      {3, {-20, 5, 49.5f}, {-20, 5, -49.5f}, 1.0},
+      {3, {49.5f, 49.5f, 49.5f}, {-49.5f, -49.5f, -49.5f}, std::sqrt(3.0)},
+      {3, {-30, 1, 2}, {45, 1, 2}, 25.0},
+      {2, {49.5f, 8, 0}, {-49.5f, 8, 0}, 1.0},
+      {2, {-13, -49.5f, 0}, {-13, 49.5f, 0}, 1.0},
+  };
+  for (const Pair& c : pairs) {
+    const core::SimParams p = periodicBoids(h, c.dims);
+    const core::Bodies b = pair(c.a, c.b);
+    std::ostringstream what;
+    what << "pair dims " << c.dims << " a.x " << c.a.x;
+    const core::Observables gpu = observeOnDevice(b, p, r);
+    expectAgree(gpu, core::observeBodies(b.pos, b.vel, p, r), p.force, true, what.str());
+    EXPECT_DOUBLE_EQ(gpu[Obs::NearestDistance], c.nearest) << what.str();
+    EXPECT_EQ(gpu[Obs::Flocks], c.nearest < 5 ? 1 : 2) << what.str();
+  }
+
+  r.millingMinSize = 10;
+  for (int dims : {3, 2}) {
+    const core::SimParams p = periodicBoids(h, dims);
+    core::Bodies ring, blob;
+    for (int k = 0; k < 40; ++k) {
+      const double a = 2 * 3.14159265358979 * k / 40;
+      ring.resize(size_t(k) + 1);
+      ring.pos[size_t(k)] = core::Vec4{float(4 * std::cos(a)), float(4 * std::sin(a)), 0, 1};
+      ring.vel[size_t(k)] = core::Vec4{float(-std::sin(a)), float(std::cos(a)), 0, 0};
+      ring.id[size_t(k)] = uint32_t(k);
+    }
+    core::Rng rng(11 + dims);
+    blob.resize(80);
+    for (size_t k = 0; k < 80; ++k) {
+      const float x = float(k < 60 ? rng.uniform(-3, 3) : rng.uniform(3, 7)), y = float(rng.uniform(-2, 2));
+      const float z = dims == 2 ? 0.0f : float(rng.uniform(-1, 1));
+      blob.pos[k] = core::Vec4{x, y, z, 1};
+      blob.vel[k] = core::Vec4{-(y + 1), x - 1, 0, 0};
+      blob.id[k] = uint32_t(k);
+    }
+    for (const core::Bodies* flock : {&ring, &blob}) {
+      const core::Observables middle = core::observeBodies(flock->pos, flock->vel, p, r);
+      for (const core::Vec3 t : {core::Vec3{0, 0, 0}, core::Vec3{h, h, dims == 2 ? 0.0f : h}, core::Vec3{h - 2, 0, 0}}) {
+        core::Bodies there = *flock;
+        const auto wrap = [h](float x) { return x >= h ? x - 2 * h : (x < -h ? x + 2 * h : x); };
+        for (core::Vec4& q : there.pos) q = core::Vec4{wrap(q.x + t.x), wrap(q.y + t.y), wrap(q.z + t.z), 1};
+        std::ostringstream what;
+        what << (flock == &ring ? "ring" : "blob") << " dims " << dims << " moved by " << t.x << "," << t.y << "," << t.z;
+        const core::Observables gpu = observeOnDevice(there, p, r);
+        expectAgree(gpu, core::observeBodies(there.pos, there.vel, p, r), p.force, true, what.str());
+        EXPECT_EQ(gpu[Obs::Flocks], 1) << what.str();
+        EXPECT_NEAR(gpu[Obs::Milling], middle[Obs::Milling], 1e-5) << what.str();
+      }
+    }
+  }
+}
+
+// A state the CPU engine flocked under the periodic boundary (flocks drifting through the faces):
+// the observer agrees with the CPU on every boids column, in the cube and the plane.
+TEST_F(CudaObservables, PeriodicFlockedStateAgreesWithTheCpu) {
+  for (int dims : {3, 2}) {
+    core::SimParams p = core::defaultParams();
+    p.force = core::ForceMode::Boids;
+    p.dims = dims;
+    const core::Scenario sc = denseWorld(p, 10000, 4);
+    p.boundary = core::Boundary::Periodic;
+    core::CpuEngine cpu(p);
+    cpu.reset(sc.bodies);
+    cpu.step(150);
+    const core::Bodies state = cpu.readBodies();
+    core::ObserveRequest r;
+    r.flocks = true;
+    expectAgree(observeOnDevice(state, p, r), cpu.observe(r), p.force, true, "dims " + std::to_string(dims));
+  }
+}
+
+// One observer keeps its buffers between samples: the flocks' sums take more room per boid under
+// the periodic boundary than under wrap. Samples that switch boundary, flock count and size each
+// agree with the CPU.
+TEST_F(CudaObservables, ObserverSwitchesBoundaryBetweenSamples) {
+  cuda::DeviceObserver observer;
+  core::ObserveRequest flocks;
+  flocks.flocks = true;
+  flocks.millingMinSize = 5;
+  int k = 0;
+  for (size_t n : {size_t(5000), size_t(5000), size_t(20000), size_t(3000)})
+    for (core::Boundary boundary : {core::Boundary::Wrap, core::Boundary::Periodic}) {
+      core::SimParams p = periodicBoids(std::max(12.0f, float(std::cbrt(double(n) * 523.6 / 6.0) / 2)), 3);
+      p.boundary = boundary;
+      const core::Bodies b = uniformBoids(n, p.halfSize, 40 + n);
+      const core::ObserveRequest r = ++k % 3 == 0 ? core::ObserveRequest{} : flocks;
+      std::ostringstream what;
+      what << "sample " << k << " n " << n << " " << core::toString(boundary) << (r.flocks ? " with flocks" : "");
+      expectAgree(observeOnDevice(observer, b, p, r), core::observeBodies(b.pos, b.vel, p, r), p.force, r.flocks,
+                  what.str());
+    }
 }
 
 TEST_F(CudaObservables, GravityAgreesWithTheCpu) {
