@@ -2,12 +2,18 @@
 // (core/rules/local_rules.h): the same d^2 as the CPU engine's, the rule's sums skipped beyond its
 // reach (most candidates are not neighbours, and a warp often jumps over them), and the
 // neighbour's velocity loaded only if the rule asks for it (the boids rule: inside the alignment
-// radius). One definition, so that the pipelines keep deciding exactly alike. Included only by
-// .cu files.
+// radius). One definition, so that the pipelines keep deciding exactly alike. Also what the
+// periodic boundary adds to them (docs/design.md#the-boundary-rule, core/boundary.h): the choice of
+// a kernel's variant, a body's images, and the offset of a candidate from the image it lies near.
+// Included only by .cu files.
 #pragma once
 
 #include "cuda/module_guard.h"
 
+#include <type_traits>
+
+#include "core/boundary.h"
+#include "core/params.h"
 #include "core/physics.h"
 #include "core/rules/local_rules.h"
 #include "cuda/device_utils.cuh"
@@ -33,6 +39,89 @@ __device__ __forceinline__ void rulePairAddRel(typename Rule::RelSum& acc, const
                                                const core::Vec4* vel, IndexT j, const typename Rule::Setup& su) {
   if (!(d2 < su.reach2)) return;
   Rule::addRel(acc, d, d2, [&] { return ldg4(vel + j); }, su);
+}
+
+// The same for candidate j found near an image c of body i (core::forEachImage, c != p_i): the
+// offset measured from c, and j's position as seen from i (core::imageOf) in the rule's absolute
+// sums, as the CPU engine's core::localRuleLoop adds it.
+template <typename Rule, typename IndexT>
+__device__ __forceinline__ void rulePairAddImage(typename Rule::Sum& acc, const core::Vec4& pi, const core::Vec3& c,
+                                                 const core::Vec4& pj, const core::Vec4* vel, IndexT j,
+                                                 const typename Rule::Setup& su) {
+  const core::Vec3 d = core::xyz(pj) - c;
+  const float d2 = core::distance2(d);
+  if (!(d2 < su.reach2)) return;
+  Rule::add(acc, core::imageOf(pi, d, pj), d, d2, [&] { return ldg4(vel + j); }, su);
+}
+
+// Calls f(std::bool_constant<periodic>) for boundary b: a boids launcher instantiates a kernel's
+// periodic variant, which also searches around a body's images, only where the parameters ask for
+// it, so that the wrap boundary's kernels stay as they were, with no test of the boundary inside.
+template <typename F>
+void withBoundary(core::Boundary b, F&& f) {
+  if (b == core::Boundary::Periodic)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+
+// Calls f(c) for each image c of p that core::forEachImage visits after p itself (periodic), in its
+// order and bit for bit its centres (p + core::imageShift along the axes shifted): the centres a
+// search visits beyond the body's own. One loop over the nonzero subsets of the axes near a face
+// (bit a: axis a, x the lowest), in increasing order as forEachImage's loops take them, the
+// shifts formed again per image: across the search inside, the loop keeps two words live.
+template <typename F>
+__device__ __forceinline__ void forEachOtherImage(const core::Vec3& p, float radius, float halfSize, F&& f) {
+  const unsigned near = (core::imageShift(p.x, radius, halfSize) != 0.0f ? 1u : 0u) |
+                        (core::imageShift(p.y, radius, halfSize) != 0.0f ? 2u : 0u) |
+                        (core::imageShift(p.z, radius, halfSize) != 0.0f ? 4u : 0u);
+  for (unsigned s = (0u - near) & near; s != 0; s = (s - near) & near)
+    f(core::Vec3{(s & 1u) ? p.x + core::imageShift(p.x, radius, halfSize) : p.x,
+                 (s & 2u) ? p.y + core::imageShift(p.y, radius, halfSize) : p.y,
+                 (s & 4u) ? p.z + core::imageShift(p.z, radius, halfSize) : p.z});
+}
+
+// A body's search centres under the periodic boundary, axis by axis: p itself, and q, the
+// coordinate of its image along each axis where it has one (p + core::imageShift, the sum
+// core::forEachImage forms) and p's own where it has none. core::forEachImage's centres are the
+// combinations of the two per axis.
+struct ImageAxes {
+  core::Vec3 p, q;
+};
+__device__ __forceinline__ ImageAxes imageAxes(const core::Vec3& p, float radius, float halfSize) {
+  const float sx = core::imageShift(p.x, radius, halfSize), sy = core::imageShift(p.y, radius, halfSize),
+              sz = core::imageShift(p.z, radius, halfSize);
+  return ImageAxes{p, core::Vec3{sx != 0.0f ? p.x + sx : p.x, sy != 0.0f ? p.y + sy : p.y, sz != 0.0f ? p.z + sz : p.z}};
+}
+
+// The offset of pj from the centre of `a` it lies nearest, axis by axis, bit for bit the offset
+// pj - c that a search around that centre c forms; `image` says whether c is an image (not p).
+// The world is more than twice the reach wide (core::periodicFits), so a candidate lies within the
+// reach of one centre at most, and on every axis that centre's coordinate is the nearer of the
+// two (the other is a world's width further): a pair the rule accepts here is the pair a search
+// of every centre accepts, at the same offset, and a pair no centre accepts is refused here too.
+// The all-pairs and list kernels test each candidate once this way instead of once per centre.
+__device__ __forceinline__ core::Vec3 nearestImageOffset(const core::Vec3& pj, const ImageAxes& a, bool& image) {
+  const float x0 = pj.x - a.p.x, x1 = pj.x - a.q.x;
+  const float y0 = pj.y - a.p.y, y1 = pj.y - a.q.y;
+  const float z0 = pj.z - a.p.z, z1 = pj.z - a.q.z;
+  const bool bx = fabsf(x1) < fabsf(x0), by = fabsf(y1) < fabsf(y0), bz = fabsf(z1) < fabsf(z0);
+  image = bx || by || bz;
+  return core::Vec3{bx ? x1 : x0, by ? y1 : y0, bz ? z1 : z0};
+}
+
+// Candidate j of body i under the periodic boundary, measured from the centre of `a` it lies
+// nearest (nearestImageOffset), added to i's absolute sums as core::localRuleLoop adds it there:
+// p_j from i's own centre, core::imageOf from an image.
+template <typename Rule, typename IndexT>
+__device__ __forceinline__ void rulePairAddNearest(typename Rule::Sum& acc, const core::Vec4& pi, const ImageAxes& a,
+                                                   const core::Vec4& pj, const core::Vec4* vel, IndexT j,
+                                                   const typename Rule::Setup& su) {
+  bool image = false;
+  const core::Vec3 d = nearestImageOffset(core::xyz(pj), a, image);
+  const float d2 = core::distance2(d);
+  if (!(d2 < su.reach2)) return;
+  Rule::add(acc, image ? core::imageOf(pi, d, pj) : pj, d, d2, [&] { return ldg4(vel + j); }, su);
 }
 
 // A boid's speed and heading as the boids observables sum them (cuda/observables.h BoidSum): the

@@ -22,10 +22,13 @@ namespace {
 // memory (dynamic: 2 * block float4), syncs, and every thread consumes the whole tile; the tile
 // loop runs the same number of times for every thread of the block, so the barriers are uniform.
 // BlockT > 0 fixes the block size at compile time so that full tiles unroll; 0 is the generic path.
-template <typename Rule, int BlockT>
+// PeriodicT (the periodic boundary): each candidate is measured from the centre of the boid's
+// search (itself or one of its images) it lies nearest (nearestImageOffset), which is the offset
+// and the sum the CPU engine's search around every centre gives, in one pass over the tiles.
+template <typename Rule, int BlockT, bool PeriodicT>
 __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
     boidsNaiveKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
-                     typename Rule::Params b, core::DrawKeys keys, Vec4* __restrict__ velOut) {
+                     typename Rule::Params b, float halfSize, core::DrawKeys keys, Vec4* __restrict__ velOut) {
   extern __shared__ float4 tile[];
   const uint32_t block = BlockT > 0 ? static_cast<uint32_t>(BlockT) : blockDim.x;
   float4* tilePos = tile;
@@ -36,11 +39,20 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
   const Vec4 vi = active ? ldg4(vel + i) : Vec4{0, 0, 0, 0};
   const typename Rule::Setup su = Rule::setup(b);
   typename Rule::Sum acc = Rule::zero();
+  [[maybe_unused]] const ImageAxes axes =
+      PeriodicT ? imageAxes(core::xyz(pi), Rule::radius(b), halfSize) : ImageAxes{};
   // Candidate k of the tile: every rule term from shared memory.
   const auto add = [&](uint32_t k) {
     const Vec4 pj = toVec4(tilePos[k]);
-    const core::Vec3 d = core::xyz(pj) - core::xyz(pi);
-    Rule::add(acc, pj, d, core::distance2(d), [&] { return toVec4(tileVel[k]); }, su);
+    if constexpr (PeriodicT) {
+      bool image = false;
+      const core::Vec3 d = nearestImageOffset(core::xyz(pj), axes, image);
+      Rule::add(acc, image ? core::imageOf(pi, d, pj) : pj, d, core::distance2(d), [&] { return toVec4(tileVel[k]); },
+                su);
+    } else {
+      const core::Vec3 d = core::xyz(pj) - core::xyz(pi);
+      Rule::add(acc, pj, d, core::distance2(d), [&] { return toVec4(tileVel[k]); }, su);
+    }
   };
 
   for (uint32_t base = 0; base < n; base += block) {
@@ -125,10 +137,15 @@ constexpr int kGridMaxRegisters = 48;  // times 1024 threads still fits an SM's 
 // kernel gained from the same change in all four.
 // Also: contraction on (distance2 keeps the test exact), one loop per row of x-adjacent cells
 // instead of one per cell; the read-only path (__ldg) beat plain L1 loads (ld.global.ca).
-template <typename Rule, bool CoherentT>
+//
+// PeriodicT (the periodic boundary): the same search around each of the boid's images
+// (forEachOtherImage) after its own, every candidate measured from the image it was found near
+// (rulePairAddImage), as the CPU engine's grid pipelines search.
+template <typename Rule, bool CoherentT, bool PeriodicT>
 __global__ void __maxnreg__(kGridMaxRegisters)
     boidsGridKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, DeviceGrid dg,
-                    typename Rule::Params b, float searchRadius, core::DrawKeys keys, Vec4* __restrict__ velOut) {
+                    typename Rule::Params b, float searchRadius, float halfSize, core::DrawKeys keys,
+                    Vec4* __restrict__ velOut) {
   const uint32_t t = globalThreadIndex();
   if (t >= n) return;
   const int self = static_cast<int>(CoherentT ? t : __ldg(dg.sortedIndex + t));
@@ -136,38 +153,48 @@ __global__ void __maxnreg__(kGridMaxRegisters)
   const Vec4 pi = ldg4(pos + self);
   const typename Rule::Setup su = Rule::setup(b);
   typename Rule::Sum acc = Rule::zero();
-  const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
   const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldg(dg.sortedIndex + q)); };
-  const auto consider = [&](int j, const Vec4& pj) {
-    if (j == self) return;
-    rulePairAdd<Rule>(acc, pi, pj, vel, j, su);
-  };
-  for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
-    for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy) {
-      const SlotRun run = rowSlots(dg, core::cellKey(g, cr.lo.x, cy, cz), cr.hi.x - cr.lo.x + 1);
-      int q = run.begin;
-      for (; q + kGridBatch - 1 < run.end; q += kGridBatch) {
-        int js[kGridBatch];
-        Vec4 ps[kGridBatch];
+  // The cells around centre c (the boid, or with ImageT one of its images).
+  const auto search = [&](const core::Vec3 c, auto imageT) {
+    constexpr bool ImageT = decltype(imageT)::value;
+    const core::CellRange cr = core::cellRangeForRadius(g, c, searchRadius);
+    const auto consider = [&](int j, const Vec4& pj) {
+      if (j == self) return;
+      if constexpr (ImageT)
+        rulePairAddImage<Rule>(acc, pi, c, pj, vel, j, su);
+      else
+        rulePairAdd<Rule>(acc, pi, pj, vel, j, su);
+    };
+    for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
+      for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy) {
+        const SlotRun run = rowSlots(dg, core::cellKey(g, cr.lo.x, cy, cz), cr.hi.x - cr.lo.x + 1);
+        int q = run.begin;
+        for (; q + kGridBatch - 1 < run.end; q += kGridBatch) {
+          int js[kGridBatch];
+          Vec4 ps[kGridBatch];
 #pragma unroll
-        for (int u = 0; u < kGridBatch; ++u) {
-          js[u] = body(q + u);
-          ps[u] = ldg4(pos + js[u]);
+          for (int u = 0; u < kGridBatch; ++u) {
+            js[u] = body(q + u);
+            ps[u] = ldg4(pos + js[u]);
+          }
+#pragma unroll
+          for (int u = 0; u < kGridBatch; ++u) consider(js[u], ps[u]);
         }
-#pragma unroll
-        for (int u = 0; u < kGridBatch; ++u) consider(js[u], ps[u]);
+        for (; q + 1 < run.end; q += 2) {
+          const int ja = body(q), jb = body(q + 1);
+          const Vec4 pa = ldg4(pos + ja), pb = ldg4(pos + jb);
+          consider(ja, pa);
+          consider(jb, pb);
+        }
+        if (q < run.end) {
+          const int j = body(q);
+          consider(j, ldg4(pos + j));
+        }
       }
-      for (; q + 1 < run.end; q += 2) {
-        const int ja = body(q), jb = body(q + 1);
-        const Vec4 pa = ldg4(pos + ja), pb = ldg4(pos + jb);
-        consider(ja, pa);
-        consider(jb, pb);
-      }
-      if (q < run.end) {
-        const int j = body(q);
-        consider(j, ldg4(pos + j));
-      }
-    }
+  };
+  search(core::xyz(pi), std::false_type{});
+  if constexpr (PeriodicT)
+    forEachOtherImage(core::xyz(pi), searchRadius, halfSize, [&](core::Vec3 c) { search(c, std::true_type{}); });
   // The own velocity is read after the loop: it is not needed there, and holding it would cost
   // four registers across it.
   st4(velOut + self,
@@ -189,7 +216,9 @@ __device__ __forceinline__ bool withinRadius(const Vec4& pi, const Vec4& pj, flo
   return core::distance2(core::xyz(pj) - core::xyz(pi)) < radius2;
 }
 
-// Statistics are diagnostics, not the hot path: plain loops, one atomic per block.
+// Statistics are diagnostics, not the hot path: plain loops, one atomic per block. They search
+// around the body itself only, without the periodic boundary's images, as the CPU engine's
+// statistics do: under that boundary they count the search of the wrap boundary.
 __global__ void __launch_bounds__(1024)
     boidsStatsNaiveKernel(const Vec4* __restrict__ pos, uint32_t n, float radius2,
                           unsigned long long* __restrict__ counts) {
@@ -231,9 +260,12 @@ void launchBoidsNaive(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const co
   const size_t smem = 2 * static_cast<size_t>(lc.block) * sizeof(float4);
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
-    withStaticBlockSize(lc.block, [&](auto blockT) {
-      boidsNaiveKernel<Rule, decltype(blockT)::value>
-          <<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, Rule::params(p), keys, d_velOut);
+    withBoundary(p.boundary, [&](auto periodic) {
+      withStaticBlockSize(lc.block, [&](auto blockT) {
+        boidsNaiveKernel<Rule, decltype(blockT)::value, decltype(periodic)::value>
+            <<<lc.blocksFor(n), lc.block, smem, lc.stream>>>(d_pos, d_vel, n, Rule::params(p), p.halfSize, keys,
+                                                             d_velOut);
+      });
     });
   });
   MURMUR_CUDA_LAUNCH_CHECK();
@@ -244,13 +276,15 @@ void launchBoidsGrid(bool coherent, const Vec4* d_pos, const Vec4* d_vel, uint32
                      const LaunchConfig& lc) {
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
-    if (coherent)
-      boidsGridKernel<Rule, true><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid, Rule::params(p),
-                                                                              searchRadius, keys, d_velOut);
-    else
-      boidsGridKernel<Rule, false><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, grid,
-                                                                               Rule::params(p), searchRadius, keys,
-                                                                               d_velOut);
+    withBoundary(p.boundary, [&](auto periodic) {
+      constexpr bool P = decltype(periodic)::value;
+      if (coherent)
+        boidsGridKernel<Rule, true, P><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
+            d_pos, d_vel, n, grid, Rule::params(p), searchRadius, p.halfSize, keys, d_velOut);
+      else
+        boidsGridKernel<Rule, false, P><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
+            d_pos, d_vel, n, grid, Rule::params(p), searchRadius, p.halfSize, keys, d_velOut);
+    });
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }

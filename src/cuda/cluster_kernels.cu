@@ -70,6 +70,29 @@ __device__ __noinline__ BoxRow boxRow(const core::GridSpec* __restrict__ grid, c
   return out;
 }
 
+// Calls f(s) for each shift s of the box [lo, hi] that core::forEachBoxImage visits after the box
+// itself (periodic), in its order and bit for bit its shifts: per axis the index 0 (no shift), 1
+// (+L near the low face, else -L) and 2 (-L, where the box reaches both faces), x the fastest. One
+// loop over the images' number, the per-axis counts packed in one word, the shifts formed again
+// per image: across the search inside, the loop keeps two words live.
+template <typename F>
+__device__ __forceinline__ void forEachOtherBoxImage(const Vec3& lo, const Vec3& hi, float radius, float halfSize,
+                                                     F&& f) {
+  const float L = 2.0f * halfSize;
+  const auto count = [&](float l, float h) {
+    return 1u + (l < radius - halfSize ? 1u : 0u) + (h >= halfSize - radius ? 1u : 0u);
+  };
+  const auto shift = [&](unsigned index, float l) {
+    return index == 0 ? 0.0f : (index == 1 && l < radius - halfSize ? L : -L);
+  };
+  const unsigned counts = count(lo.x, hi.x) | count(lo.y, hi.y) << 2 | count(lo.z, hi.z) << 4;
+  const unsigned total = (counts & 3u) * (counts >> 2 & 3u) * (counts >> 4);
+  for (unsigned m = 1; m < total; ++m) {
+    const unsigned nx = counts & 3u, ny = counts >> 2 & 3u;
+    f(Vec3{shift(m % nx, lo.x), shift(m / nx % ny, lo.y), shift(m / (nx * ny), lo.z)});
+  }
+}
+
 // At most 64 registers a thread, so that any block size fits (a few bytes spilled). On an H100
 // (bench/results/h100/clusters/; measurements: docs/performance.md#the-cluster-kernel): with 8
 // bodies a cluster, one a lane, 48 registers beat 64 in the CIS 565 world, at FLAME GPU density and
@@ -80,8 +103,13 @@ constexpr int kClusterMaxRegisters = 64;
 // rule's reach (Rule::radius(b)). Force (Stats false): the new velocities of the bodies (in cell order)
 // into velOut and the positions they integrate to into posOut, the other state buffers (every
 // position of pos is read until the last warp ends). Stats: the pairs tested and the neighbours
-// within the largest radius of the bodies read through `order`, into counts.
-template <typename Rule, bool Stats>
+// within the largest radius of the bodies read through `order`, into counts (the box itself only,
+// no images: the statistics count the search without the periodic boundary's images, on both
+// engines). PeriodicT (the periodic boundary, force only): the search of the box, then of each of
+// its images (core::forEachBoxImage), each a stream of candidates of its own whose partial sums
+// restart at the first (the staging buffer is emptied between images), every candidate measured
+// from the member's image (core::shifted), as the CPU engine's clusters pipeline sums.
+template <typename Rule, bool Stats, bool PeriodicT>
 __global__ void __maxnreg__(kClusterMaxRegisters)
     clusterKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, const uint32_t* __restrict__ order,
                   uint32_t n, const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
@@ -96,6 +124,7 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
   // Lane (jj, ii) holds bodies ii, ii + 8, ... of the group and tests candidates jj, jj + 4, ...
   const int ii = lane % kLaneGroup, jj = lane / kLaneGroup;
   const auto posAt = [&](uint32_t k) { return Stats ? ldg4(pos + __ldg(order + k)) : ldg4(pos + k); };
+  static_assert(!(Stats && PeriodicT), "the statistics search the box itself only");
   unsigned long long tested = 0, near = 0;
   if (base < n) {  // the whole warp
     const typename Rule::Setup r2 = Rule::setup(b);
@@ -151,77 +180,101 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
       typename Rule::RelSum acc[kPerLane];
 #pragma unroll
       for (int u = 0; u < kPerLane; ++u) acc[u] = Rule::relZero();
-      // The pairs of the first `count` staged candidates. Full: count is a whole tile.
-      const auto tile = [&](int count, auto full) {
+      // The candidates of the box shifted by sh (the box itself: sh = 0, which PeriodicT alone
+      // reads), staged and tested against the members at pi; the staging buffer is empty again at
+      // the end, so that each image's candidates restart at partial sum 0.
+      const auto searchBox = [&](const Vec3 sh) {
+        const Vec3 sLo = PeriodicT ? core::shifted(boxLo, sh) : boxLo;
+        const Vec3 sHi = PeriodicT ? core::shifted(boxHi, sh) : boxHi;
+        // The pairs of the first `count` staged candidates. Full: count is a whole tile.
+        const auto tile = [&](int count, auto full) {
 #pragma unroll
-        for (int t = 0; t < kWarpSize / kClusterPartials; ++t) {
-          const int q = jj + kClusterPartials * t;
-          if (decltype(full)::value || q < count) {
-            const float4 e = stage[q];
+          for (int t = 0; t < kWarpSize / kClusterPartials; ++t) {
+            const int q = jj + kClusterPartials * t;
+            if (decltype(full)::value || q < count) {
+              const float4 e = stage[q];
 #pragma unroll
-            for (int u = 0; u < kPerLane; ++u) {
-              if (!inSeg[u]) continue;
-              const Vec3 d = Vec3{e.x, e.y, e.z} - core::xyz(pi[u]);
-              const float d2 = core::distance2(d);
-              if (Stats) {
-                if (__float_as_uint(e.w) != i[u]) {
-                  ++tested;
-                  if (d2 < reach2) ++near;
+              for (int u = 0; u < kPerLane; ++u) {
+                if (!inSeg[u]) continue;
+                const Vec3 d = Vec3{e.x, e.y, e.z} - core::xyz(pi[u]);
+                const float d2 = core::distance2(d);
+                if (Stats) {
+                  if (__float_as_uint(e.w) != i[u]) {
+                    ++tested;
+                    if (d2 < reach2) ++near;
+                  }
+                } else {
+                  // No test against the largest radius first: each sum is predicated on its own
+                  // radius, without a branch around them (most tiles have a hit in some lane).
+                  Rule::addRel(acc[u], d, d2, [&] { return toVec4(stageVel[q]); }, r2);
                 }
-              } else {
-                // No test against the largest radius first: each sum is predicated on its own
-                // radius, without a branch around them (most tiles have a hit in some lane).
-                Rule::addRel(acc[u], d, d2, [&] { return toVec4(stageVel[q]); }, r2);
               }
             }
           }
+        };
+        int count = 0;
+        // The rows of the box, 32 at a time: lane r finds row r's range, then the warp walks the
+        // rows that hold candidates in that order.
+        for (int r0 = 0;; r0 += kWarpSize) {
+          const BoxRow br = boxRow(grid, cellFirst, sLo, sHi, radius, r0 + lane);
+          const uint32_t rowStart = br.start, rowEnd = br.end;
+          unsigned live = __ballot_sync(kFullWarpMask, rowEnd > rowStart);
+          while (live != 0) {
+            const int src = __ffs(live) - 1;
+            live &= live - 1;
+            const uint32_t start = __shfl_sync(kFullWarpMask, rowStart, src);
+            const uint32_t end = __shfl_sync(kFullWarpMask, rowEnd, src);
+            for (uint32_t k0 = start; k0 < end; k0 += kWarpSize) {
+              const uint32_t k = k0 + lane;
+              bool keep = false;
+              Vec4 pj{0, 0, 0, 0};
+              if (k < end) {
+                pj = posAt(k);
+                keep = core::boxDistance2(core::xyz(pj), sLo, sHi) < reach2;
+              }
+              const unsigned m = __ballot_sync(kFullWarpMask, keep);
+              if (keep) {
+                const int slot = count + __popc(m & ((1u << lane) - 1u));
+                stage[slot] = make_float4(pj.x, pj.y, pj.z, __uint_as_float(k));
+                if (!Stats) stageVel[slot] = __ldg(reinterpret_cast<const float4*>(vel + k));
+              }
+              count += __popc(m);
+              if (count >= kWarpSize) {
+                __syncwarp();
+                tile(kWarpSize, std::true_type{});
+                __syncwarp();
+                if (lane < count - kWarpSize) {
+                  stage[lane] = stage[kWarpSize + lane];
+                  if (!Stats) stageVel[lane] = stageVel[kWarpSize + lane];
+                }
+                count -= kWarpSize;
+                __syncwarp();
+              }
+            }
+          }
+          if (r0 + kWarpSize >= br.rows) break;
         }
+        __syncwarp();
+        if (count > 0) tile(count, std::false_type{});
+        __syncwarp();
       };
-      int count = 0;
-      // The rows of the box, 32 at a time: lane r finds row r's range, then the warp walks the rows
-      // that hold candidates in that order.
-      for (int r0 = 0;; r0 += kWarpSize) {
-        const BoxRow br = boxRow(grid, cellFirst, boxLo, boxHi, radius, r0 + lane);
-        const uint32_t rowStart = br.start, rowEnd = br.end;
-        unsigned live = __ballot_sync(kFullWarpMask, rowEnd > rowStart);
-        while (live != 0) {
-          const int src = __ffs(live) - 1;
-          live &= live - 1;
-          const uint32_t start = __shfl_sync(kFullWarpMask, rowStart, src);
-          const uint32_t end = __shfl_sync(kFullWarpMask, rowEnd, src);
-          for (uint32_t k0 = start; k0 < end; k0 += kWarpSize) {
-            const uint32_t k = k0 + lane;
-            bool keep = false;
-            Vec4 pj{0, 0, 0, 0};
-            if (k < end) {
-              pj = posAt(k);
-              keep = core::boxDistance2(core::xyz(pj), boxLo, boxHi) < reach2;
+      searchBox(Vec3{0.0f, 0.0f, 0.0f});
+      if constexpr (PeriodicT) {
+        // Each image's search measures from the members' images: pi holds them meanwhile (read
+        // again and shifted, rather than kept beside pi across the search), then the positions.
+        forEachOtherBoxImage(boxLo, boxHi, radius, halfSize, [&](const Vec3 sh) {
+#pragma unroll
+          for (int u = 0; u < kPerLane; ++u)
+            if (i[u] < n) {
+              const Vec4 p = posAt(i[u]);
+              pi[u] = core::make4(core::shifted(core::xyz(p), sh), p.w);
             }
-            const unsigned m = __ballot_sync(kFullWarpMask, keep);
-            if (keep) {
-              const int slot = count + __popc(m & ((1u << lane) - 1u));
-              stage[slot] = make_float4(pj.x, pj.y, pj.z, __uint_as_float(k));
-              if (!Stats) stageVel[slot] = __ldg(reinterpret_cast<const float4*>(vel + k));
-            }
-            count += __popc(m);
-            if (count >= kWarpSize) {
-              __syncwarp();
-              tile(kWarpSize, std::true_type{});
-              __syncwarp();
-              if (lane < count - kWarpSize) {
-                stage[lane] = stage[kWarpSize + lane];
-                if (!Stats) stageVel[lane] = stageVel[kWarpSize + lane];
-              }
-              count -= kWarpSize;
-              __syncwarp();
-            }
-          }
-        }
-        if (r0 + kWarpSize >= br.rows) break;
+          searchBox(sh);
+        });
+#pragma unroll
+        for (int u = 0; u < kPerLane; ++u)
+          if (i[u] < n) pi[u] = posAt(i[u]);
       }
-      __syncwarp();
-      if (count > 0) tile(count, std::false_type{});
-      __syncwarp();
       if (!Stats) {
 #pragma unroll
         for (int u = 0; u < kPerLane; ++u) {
@@ -249,15 +302,16 @@ unsigned clusterBlocks(uint32_t n, const LaunchConfig& lc) {
 
 // Launches clusterKernel<Stats> with its staging buffers: 2 KB a warp, so blocks of more than 24
 // warps need more dynamic shared memory than the 48 KB a kernel gets without asking.
-template <typename Rule, bool Stats, typename... Args>
+template <typename Rule, bool Stats, bool PeriodicT, typename... Args>
 void launchClusterKernel(uint32_t n, const LaunchConfig& lc, Args... args) {
   const size_t bytes = size_t(lc.block / kWarpSize) * kStagePerWarp * sizeof(float4);
   static std::once_flag raised;
   std::call_once(raised, [] {
-    MURMUR_CUDA_CHECK(cudaFuncSetAttribute(clusterKernel<Rule, Stats>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    MURMUR_CUDA_CHECK(cudaFuncSetAttribute(clusterKernel<Rule, Stats, PeriodicT>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            int(kMaxWarpsPerBlock * kStagePerWarp * sizeof(float4))));
   });
-  clusterKernel<Rule, Stats><<<clusterBlocks(n, lc), lc.block, bytes, lc.stream>>>(args...);
+  clusterKernel<Rule, Stats, PeriodicT><<<clusterBlocks(n, lc), lc.block, bytes, lc.stream>>>(args...);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
@@ -270,9 +324,11 @@ void launchClusterForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const 
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     const typename Rule::Params& b = Rule::params(p);
-    launchClusterKernel<Rule, false>(n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid,
-                                     d_cellFirst, b, Rule::radius(b), halfSize, keys, d_velOut, d_posOut,
-                                     static_cast<unsigned long long*>(nullptr));
+    withBoundary(p.boundary, [&](auto periodic) {
+      launchClusterKernel<Rule, false, decltype(periodic)::value>(
+          n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid, d_cellFirst, b, Rule::radius(b),
+          halfSize, keys, d_velOut, d_posOut, static_cast<unsigned long long*>(nullptr));
+    });
   });
 }
 
@@ -283,9 +339,9 @@ void launchClusterStats(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_g
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     const typename Rule::Params& b = Rule::params(p);
-    launchClusterKernel<Rule, true>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid,
-                                    d_cellFirst, b, Rule::radius(b), 0.0f, core::DrawKeys{}, static_cast<Vec4*>(nullptr),
-                                    static_cast<Vec4*>(nullptr), d_counts);
+    launchClusterKernel<Rule, true, false>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid,
+                                           d_cellFirst, b, Rule::radius(b), 0.0f, core::DrawKeys{},
+                                           static_cast<Vec4*>(nullptr), static_cast<Vec4*>(nullptr), d_counts);
   });
 }
 

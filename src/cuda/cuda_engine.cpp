@@ -124,8 +124,6 @@ void CudaEngine::setParams(const SimParams& p) {
   DeviceState& s = m.s;
   std::string err = core::validateParams(p);
   if (err.empty()) err = core::validateGridFor(p, s.n);
-  if (err.empty() && p.boundary == core::Boundary::Periodic)
-    err = "--boundary periodic runs on the cpu engine only so far (--engine cpu)";
   if (!err.empty()) throw std::invalid_argument(err);
   s.dropPendingStep();
   CudaPipeline& stepper = m.pipeline(core::effectivePipeline(p.pipeline, p.force));

@@ -64,7 +64,9 @@ class CudaPipeline {
   virtual bool samplesInStep() const { return false; }
   virtual void sampleStep(DeviceState&, const BoidSampleSums&) {}
   // Neighbour statistics of the current state over this pipeline's candidate set, in the
-  // current force mode. The engine has zeroed the counts (DeviceState::beginNeighbourCount).
+  // current force mode: the search around each body itself, without the periodic boundary's
+  // images, as the CPU engine counts them. The engine has zeroed the counts
+  // (DeviceState::beginNeighbourCount).
   virtual core::NeighbourStats neighbourStats(DeviceState&) = 0;
   // The local rule's force over a sorted set (LocalForcePass): the new velocities into velOut;
   // returns true when the positions were integrated too (into posOut: rows integrates in the force

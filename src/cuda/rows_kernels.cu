@@ -61,12 +61,16 @@ __device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const
 // when a row ends; the flat loop below.
 // A sampled step (SampleT) adds, per candidate, the separation count and the nearest distance
 // (sampleCandidate) beside the force's sums; the plain step's code is the same without them.
-template <typename Rule, bool BatchedT, bool SampleT>
+// PeriodicT (the periodic boundary; never with SampleT, see launchBoidsRows): after its own rows,
+// a boid walks the rows around each of its images (forEachOtherImage), every candidate measured
+// from that image; the boid itself is its own candidate at its own centre only, as without.
+template <typename Rule, bool BatchedT, bool SampleT, bool PeriodicT>
 __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                                               const GridSpec* __restrict__ grid,
                                               const uint32_t* __restrict__ cellFirst, const typename Rule::Params& b,
                                               float searchRadius, Vec4* __restrict__ velOut,
                                               const RowsStepOut& out, BoidSampleOut& sampled) {
+  static_assert(!(SampleT && PeriodicT), "a sampled step runs under the wrap boundary only");
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const GridSpec g = *grid;
@@ -75,13 +79,14 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   const typename Rule::Setup r2 = Rule::setup(b);
   typename Rule::RelSum acc = Rule::relZero();
   BoidSampleAcc sa;
-  // One row [s, e); OwnRow says whether it holds the boid itself (sampleCandidate).
-  const auto walkRow = [&](auto ownRow, uint32_t s, uint32_t e) {
+  // One row [s, e) searched from centre c (the boid, or one of its images); OwnRow says whether
+  // it holds the boid itself (sampleCandidate).
+  const auto walkRow = [&](auto ownRow, uint32_t s, uint32_t e, const core::Vec3 c) {
     constexpr bool OwnRowT = decltype(ownRow)::value;
     uint32_t j = s;
     if constexpr (BatchedT) {
       const auto add = [&](const Vec4& pj, uint32_t q) {
-        const core::Vec3 d = core::xyz(pj) - ci;
+        const core::Vec3 d = core::xyz(pj) - c;
         const float d2 = core::distance2(d);
         rulePairAddRel<Rule>(acc, d, d2, vel, q, r2);
         sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
@@ -101,7 +106,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       if (j < e) add(ldg4(pos + j), j);
     } else {
       const auto add = [&](const Vec4& pj, const Vec4& vj, uint32_t q) {
-        const core::Vec3 d = core::xyz(pj) - ci;
+        const core::Vec3 d = core::xyz(pj) - c;
         const float d2 = core::distance2(d);
         Rule::addRel(acc, d, d2, [&] { return vj; }, r2);
         sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
@@ -119,30 +124,36 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
     const uint32_t s = __ldg(cellFirst + first), e = __ldg(cellFirst + last + 1);
     if constexpr (SampleT) {
       if (s <= i && i < e) {
-        walkRow(std::true_type{}, s, e);
+        walkRow(std::true_type{}, s, e, ci);
         return;
       }
     }
-    walkRow(std::false_type{}, s, e);
+    walkRow(std::false_type{}, s, e, ci);
   });
+  if constexpr (PeriodicT)
+    forEachOtherImage(ci, searchRadius, out.halfSize, [&](core::Vec3 c) {
+      core::forEachRowOneLoop(g, c, searchRadius, [&](uint32_t first, uint32_t last) {
+        walkRow(std::false_type{}, __ldg(cellFirst + first), __ldg(cellFirst + last + 1), c);
+      });
+    });
   finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
-template <typename Rule, bool SampleT>
+template <typename Rule, bool SampleT, bool PeriodicT>
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, typename Rule::Params b,
                     float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<Rule, false, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, false, SampleT, PeriodicT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
 // 48 registers: 10 blocks of 128 threads per SM instead of 8 (times 1024 threads it still fits).
 constexpr int kRowsBatchedMaxRegisters = 48;
 
-template <typename Rule, bool SampleT>
+template <typename Rule, bool SampleT, bool PeriodicT>
 __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
     boidsRowsBatchedKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                            const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
@@ -150,7 +161,7 @@ __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
                            float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<Rule, true, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, true, SampleT, PeriodicT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
@@ -187,13 +198,17 @@ __device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
 }
 __device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
 
-template <typename Rule, bool SampleT>
+// PeriodicT (the periodic boundary; never with SampleT): the table lists the rows around the boid
+// itself; the rows around its images (forEachOtherImage) are walked at once after the table, every
+// candidate measured from its image. Few boids lie near a face, and their rows there are few.
+template <typename Rule, bool SampleT, bool PeriodicT>
 __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
                                                   uint32_t n, const GridSpec* __restrict__ grid,
                                                   const uint32_t* __restrict__ cellFirst,
                                                   const typename Rule::Params& b,
                                                   float searchRadius, int tableRows, Vec4* __restrict__ velOut,
                                                   const RowsStepOut& out, BoidSampleOut& sampled) {
+  static_assert(!(SampleT && PeriodicT), "a sampled step runs under the wrap boundary only");
   extern __shared__ uint32_t rowTable[];  // [tableRows][blockDim.x]
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;  // no barrier in the walk (a sampled kernel's block sum comes after it)
@@ -204,13 +219,15 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
   typename Rule::RelSum acc = Rule::relZero();
   BoidSampleAcc sa;
   // Every candidate of a row in the rule's sums (no reach test: these rows are crowded with
-  // neighbours), the velocity loaded only if the rule asks for it.
-  const auto add = [&](uint32_t j) {
-    const core::Vec3 d = core::xyz(ldg4(pos + j)) - ci;
+  // neighbours), the velocity loaded only if the rule asks for it. c: the centre the row was
+  // found around (the boid, or one of its images).
+  const auto addFrom = [&](uint32_t j, const core::Vec3& c) {
+    const core::Vec3 d = core::xyz(ldg4(pos + j)) - c;
     const float d2 = core::distance2(d);
     Rule::addRel(acc, d, d2, [&] { return ldg4(vel + j); }, r2);
     sampleCandidate<SampleT, true>(sa, d2, j == i, r2);
   };
+  const auto add = [&](uint32_t j) { addFrom(j, ci); };
   uint32_t* mine = rowTable + threadIdx.x;
   const uint32_t stride = blockDim.x;
   int rows = 0;
@@ -239,10 +256,17 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
     add(j);
     ++j;
   }
+  if constexpr (PeriodicT)
+    forEachOtherImage(ci, searchRadius, out.halfSize, [&](core::Vec3 c) {
+      core::forEachRow(g, c, searchRadius, [&](uint32_t first, uint32_t last) {
+        const uint32_t e = __ldg(cellFirst + last + 1);
+        for (uint32_t j = __ldg(cellFirst + first); j < e; ++j) addFrom(j, c);
+      });
+    });
   finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
-template <typename Rule, bool SampleT>
+template <typename Rule, bool SampleT, bool PeriodicT>
 __global__ void __launch_bounds__(1024)
     boidsRowsFlatKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                         const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
@@ -250,7 +274,8 @@ __global__ void __launch_bounds__(1024)
                         float searchRadius, int tableRows, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsFlatBody<Rule, SampleT>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out, sampled);
+  boidsRowsFlatBody<Rule, SampleT, PeriodicT>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out,
+                                              sampled);
   addSample<SampleT>(sampled, out);
 }
 
@@ -270,7 +295,7 @@ int rowsFlatTableRows(const GridSpec& g, float searchRadius) {
 
 namespace {
 
-template <typename Rule, bool SampleT>
+template <typename Rule, bool SampleT, bool PeriodicT>
 void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const typename Rule::Params& b, float searchRadius,
                      core::RowLoop loop, int flatTableRows, Vec4* d_velOut, const RowsStepOut& out,
@@ -278,16 +303,16 @@ void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
   if (loop == core::RowLoop::Flat) {
     const size_t bytes = size_t(flatTableRows) * size_t(lc.block) * sizeof(uint32_t);
     if (bytes > kDefaultSharedBytes)  // at most kRowsFlatMaxTableRows * 1024 * 4 bytes: fits every sm_90 SM
-      MURMUR_CUDA_CHECK(cudaFuncSetAttribute(boidsRowsFlatKernel<Rule, SampleT>,
+      MURMUR_CUDA_CHECK(cudaFuncSetAttribute(boidsRowsFlatKernel<Rule, SampleT, PeriodicT>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    boidsRowsFlatKernel<Rule, SampleT><<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(
+    boidsRowsFlatKernel<Rule, SampleT, PeriodicT><<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(
         d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, flatTableRows, d_velOut, out);
   } else if (loop == core::RowLoop::Batched) {
-    boidsRowsBatchedKernel<Rule, SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
+    boidsRowsBatchedKernel<Rule, SampleT, PeriodicT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
         d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, d_velOut, out);
   } else {
-    boidsRowsKernel<Rule, SampleT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst,
-                                                                                b, searchRadius, d_velOut, out);
+    boidsRowsKernel<Rule, SampleT, PeriodicT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
+        d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, d_velOut, out);
   }
   MURMUR_CUDA_LAUNCH_CHECK();
 }
@@ -297,19 +322,26 @@ void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
 void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const core::SimParams& p, float searchRadius, core::RowLoop loop,
                      int flatTableRows, Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc) {
+  // A sampled step's observables come from the candidates of the boid's own search; under the
+  // periodic boundary the engine samples with its observer instead (RowsPipeline::samplesInStep),
+  // so the sampled kernels are instantiated for the wrap boundary only.
+  if (out.sample.sums && p.boundary == core::Boundary::Periodic)
+    throw std::logic_error("launchBoidsRows: a sampled rows step runs under the wrap boundary only");
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     if (out.sample.sums) {
       // The sample reads the boids' neighbour counts from the sums (rows_sample.cuh): only the
       // rules that keep them sample (core::samplesBoidCounts).
       if constexpr (Rule::kBoidCounts)
-        launchRowsLoops<Rule, true>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
-                                    flatTableRows, d_velOut, out, lc);
+        launchRowsLoops<Rule, true, false>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
+                                           flatTableRows, d_velOut, out, lc);
       else
         throw std::logic_error("launchBoidsRows: the active rule keeps no boids counts to sample");
     } else
-      launchRowsLoops<Rule, false>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
-                                   flatTableRows, d_velOut, out, lc);
+      withBoundary(p.boundary, [&](auto periodic) {
+        launchRowsLoops<Rule, false, decltype(periodic)::value>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
+                                                                searchRadius, loop, flatTableRows, d_velOut, out, lc);
+      });
   });
 }
 

@@ -123,6 +123,8 @@ __global__ void __launch_bounds__(1024)
   if (threadIdx.x == 0) *sample.beyondCount = 0, *sample.blocksDone = 0;
 }
 
+// The neighbour statistics: the rows around the body itself only, without the periodic
+// boundary's images, as the CPU engine's rows pipeline counts them.
 __global__ void __launch_bounds__(1024)
     boidsStatsRowsKernel(const Vec4* __restrict__ pos, uint32_t n, const GridSpec* __restrict__ grid,
                          const uint32_t* __restrict__ cellFirst, const uint32_t* __restrict__ sortedIndex,

@@ -118,6 +118,10 @@ class TextbookCoherentEngine final : public core::Engine {
     if (!err.empty()) throw std::invalid_argument(err);
     if (!core::runsLocalRule(p))
       throw std::invalid_argument("textbook-coherent is a boids baseline: --force gravity is not supported");
+    // The recipe as taught searches the world's cells only: it has no images to search across the faces.
+    if (p.boundary == core::Boundary::Periodic)
+      throw std::invalid_argument(
+          "textbook-coherent is the wrap boundary's baseline: --boundary periodic is not supported");
     params_ = p;
     grid_ = core::boidGrid(p);
     launchStoreGrid(d_gridSpec_.get(), grid_, launch());

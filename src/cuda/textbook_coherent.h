@@ -15,7 +15,8 @@
 
 namespace murmur::cuda {
 
-// Boids only: setParams throws std::invalid_argument for gravity (and for invalid parameters).
+// Boids only, under the wrap boundary: setParams throws std::invalid_argument for gravity, for
+// --boundary periodic (the recipe searches the world's cells only) and for invalid parameters.
 // The pipeline field of the parameters is ignored. Throws like createCudaEngine without a device.
 std::unique_ptr<core::Engine> createTextbookCoherentEngine(const core::SimParams& p);
 

@@ -67,11 +67,15 @@ __global__ void __launch_bounds__(1024)
 
 // One thread per body: its list, four entries per iteration (indices, then positions, then the
 // tests), the sums skipped outside every radius and a velocity read only inside the alignment
-// radius.
-template <typename Rule>
+// radius. PeriodicT (the periodic boundary): the lists hold the bodies near the body's images too
+// (core::forEachListed), and each entry is tested against the body's centres (itself and its
+// images within the rule's reach, core::forEachImage) by taking, axis by axis, the centre it lies
+// nearest (rulePairAddNearest): a neighbour lies within the reach of one centre only, so that is
+// the test of every centre in one, at the offset from the centre that accepts it.
+template <typename Rule, bool PeriodicT>
 __global__ void __launch_bounds__(1024)
     verletForceKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, VerletLists lists,
-                      typename Rule::Params b, core::DrawKeys keys, Vec4* __restrict__ velOut) {
+                      typename Rule::Params b, float halfSize, core::DrawKeys keys, Vec4* __restrict__ velOut) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const uint32_t c = __ldg(lists.count + i);
@@ -79,7 +83,14 @@ __global__ void __launch_bounds__(1024)
   const Vec4 pi = ldg4(pos + i);
   const typename Rule::Setup su = Rule::setup(b);
   typename Rule::Sum acc = Rule::zero();
-  const auto consider = [&](uint32_t j, const Vec4& pj) { rulePairAdd<Rule>(acc, pi, pj, vel, j, su); };
+  [[maybe_unused]] const ImageAxes axes =
+      PeriodicT ? imageAxes(core::xyz(pi), Rule::radius(b), halfSize) : ImageAxes{};
+  const auto consider = [&](uint32_t j, const Vec4& pj) {
+    if constexpr (PeriodicT)
+      rulePairAddNearest<Rule>(acc, pi, axes, pj, vel, j, su);
+    else
+      rulePairAdd<Rule>(acc, pi, pj, vel, j, su);
+  };
   const uint4* __restrict__ quads = listQuad(lists.list, i, lists.capacity, 0);
   const uint32_t full = c / kListQuad;
   for (uint32_t q = 0; q < full; ++q) {
@@ -104,7 +115,17 @@ __global__ void __launch_bounds__(1024)
 
 // One thread per queued body (see launchVerletOverflow). Runs after the force kernel every step;
 // with an empty queue it does nothing.
-template <typename Rule>
+// PeriodicT (the periodic boundary): a neighbour lies within the rule's reach of one of the body's
+// centres (itself and its images at that reach, core::forEachImage), as the CPU engine tests a
+// list. Lists of one step (plan.steps 1, built on this step's positions) are searched as the rows
+// pipeline searches: around each centre to the reach, every candidate measured from that centre;
+// a cell may be reached from two centres there (the world need only be more than twice the reach
+// wide), and a candidate counts at the one centre it is near. Lists of several steps hold bodies
+// that crossed a face since the build, whose cells lie near another of the body's images: the
+// rows of the build's search (the body and its images to R, each cell once, since such a plan
+// has core::verletPeriodicFits), every candidate measured from the centre it lies nearest now, as
+// the force kernel tests a list entry (rulePairAddNearest).
+template <typename Rule, bool PeriodicT>
 __global__ void __launch_bounds__(256)
     verletOverflowKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                          const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
@@ -118,19 +139,49 @@ __global__ void __launch_bounds__(256)
     const uint32_t i = lists.overflow[q];
     const Vec4 pi = ldg4(pos + i);
     typename Rule::Sum a = Rule::zero();
-    core::forEachListRow(g, plan, halfSize, core::xyz(pi), [&](uint32_t first, uint32_t last) {
-      const uint32_t e = __ldg(cellFirst + last + 1);
-      for (uint32_t j = __ldg(cellFirst + first); j < e; ++j)
-        if (j != i) {
-          const Vec4 pj = ldg4(pos + j);
-          const Vec3 d = core::xyz(pj) - core::xyz(pi);
-          Rule::add(a, pj, d, core::distance2(d), [&] { return ldg4(vel + j); }, su);
-        }
-    });
+    if constexpr (PeriodicT) {
+      const float radius = Rule::radius(b);
+      if (plan.steps == 1) {
+        bool image = false;  // the first centre is the body itself
+        core::forEachImage(core::xyz(pi), radius, halfSize, true, [&](Vec3 c) {
+          core::forEachRowOneLoop(g, c, radius, [&](uint32_t first, uint32_t last) {
+            const uint32_t e = __ldg(cellFirst + last + 1);
+            for (uint32_t j = __ldg(cellFirst + first); j < e; ++j)
+              if (j != i) {
+                if (image)
+                  rulePairAddImage<Rule>(a, pi, c, ldg4(pos + j), vel, j, su);
+                else
+                  rulePairAdd<Rule>(a, pi, ldg4(pos + j), vel, j, su);
+              }
+          });
+          image = true;
+        });
+      } else {
+        const ImageAxes axes = imageAxes(core::xyz(pi), radius, halfSize);
+        core::forEachListRow(g, plan, halfSize, core::xyz(pi), [&](uint32_t first, uint32_t last) {
+          const uint32_t e = __ldg(cellFirst + last + 1);
+          for (uint32_t j = __ldg(cellFirst + first); j < e; ++j)
+            if (j != i) rulePairAddNearest<Rule>(a, pi, axes, ldg4(pos + j), vel, j, su);
+        });
+      }
+    } else {
+      core::forEachListRow(g, plan, halfSize, core::xyz(pi), [&](uint32_t first, uint32_t last) {
+        const uint32_t e = __ldg(cellFirst + last + 1);
+        for (uint32_t j = __ldg(cellFirst + first); j < e; ++j)
+          if (j != i) {
+            const Vec4 pj = ldg4(pos + j);
+            const Vec3 d = core::xyz(pj) - core::xyz(pi);
+            Rule::add(a, pj, d, core::distance2(d), [&] { return ldg4(vel + j); }, su);
+          }
+      });
+    }
     st4(velOut + i, core::make4(Rule::velocity(a, pi, ldg4(vel + i), b, core::drawsOf<Rule>(keys, i)), 0.0f));
   }
 }
 
+// Neighbour statistics: the entries of lists built now (under the periodic boundary with the
+// bodies near the images, as the lists hold them), each tested against the body's own position
+// only, without images, as the CPU engine's verlet pipeline counts them.
 __global__ void __launch_bounds__(1024)
     verletStatsKernel(const Vec4* __restrict__ pos, uint32_t n, const core::GridSpec* __restrict__ grid,
                       const uint32_t* __restrict__ cellFirst, const uint32_t* __restrict__ sortedIndex,
@@ -169,8 +220,10 @@ void launchVerletForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const V
                        const core::SimParams& p, const core::DrawKeys& keys, Vec4* d_velOut, const LaunchConfig& lc) {
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
-    verletForceKernel<Rule><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_vel, n, lists, Rule::params(p),
-                                                                         keys, d_velOut);
+    withBoundary(p.boundary, [&](auto periodic) {
+      verletForceKernel<Rule, decltype(periodic)::value><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
+          d_pos, d_vel, n, lists, Rule::params(p), p.halfSize, keys, d_velOut);
+    });
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }
@@ -181,8 +234,10 @@ void launchVerletOverflow(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, cons
                           Vec4* d_velOut, const LaunchConfig& lc) {
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
-    verletOverflowKernel<Rule><<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(
-        d_pos, d_vel, n, d_grid, d_cellFirst, plan, halfSize, lists, Rule::params(p), keys, d_velOut);
+    withBoundary(p.boundary, [&](auto periodic) {
+      verletOverflowKernel<Rule, decltype(periodic)::value><<<kOverflowBlocks, kOverflowBlockSize, 0, lc.stream>>>(
+          d_pos, d_vel, n, d_grid, d_cellFirst, plan, halfSize, lists, Rule::params(p), keys, d_velOut);
+    });
   });
   MURMUR_CUDA_LAUNCH_CHECK();
 }

@@ -32,7 +32,9 @@ class RowsPipeline final : public CudaPipeline {
   }
 
   // The same pass with the sample of the state it reads (the state before the step), left pending.
-  bool samplesInStep() const override { return true; }
+  // Not under the periodic boundary: the force then also searches around the boids' images, and
+  // the observables are the observer's to define across the faces (DeviceObserver samples).
+  bool samplesInStep() const override { return !plan_.periodic; }
   void sampleStep(DeviceState& s, const BoidSampleSums& sample) override {
     forcePass(s, sample);
     s.pending.active = true;
@@ -42,6 +44,7 @@ class RowsPipeline final : public CudaPipeline {
   // the density of the whole world asks for (core::rowLoop), the same on one GPU and on every rank.
   void plan(const core::SimParams& p, size_t total) override {
     plan_ = Plan{};
+    plan_.periodic = p.boundary == core::Boundary::Periodic;
     if (total == 0) return;  // no step runs on an empty world
     plan_.cells = rowGridCells(p, total);
     plan_.radius = core::searchRadius(p);
@@ -127,6 +130,7 @@ class RowsPipeline final : public CudaPipeline {
     core::RowLoop loop{};  // the loop for the world's density
     int flatRows = 0;     // the flat loop's table rows (0 for the other loops)
     float dt = 0;         // the rule's time step, for the integration in the kernel
+    bool periodic = false;  // the periodic boundary: no sampled step (samplesInStep)
   } plan_;
 };
 
