@@ -243,6 +243,24 @@ const std::vector<ParamDesc>& paramTable() {
       // spelling (optionAliases).
       {"boids.rules", "--rule", "rule", "", localRuleHelp().c_str(), enumSpec<RuleSet>(),
        MURMUR_PARAM_FIELD(boids.rules), 0, 0, false},
+      // The Vicsek model (core/rules/vicsek.h). Its radius and speed are bounded as the boids' are.
+      {"vicsek.radius", "--vicsek-radius", "vicsek radius r", "world units",
+       "Vicsek: boids closer than this (the boid itself included) set the heading (--radius sets it too)",
+       floatAbove(0, kMaxLength), MURMUR_PARAM_FIELD(vicsek.radius), 0.1, 10, true},
+      {"vicsek.speed", "--vicsek-speed", "vicsek speed v0", "world units per time unit",
+       "Vicsek: every boid's constant speed (--speed sets it too)", floatAbove(0, kMaxLength),
+       MURMUR_PARAM_FIELD(vicsek.speed), 0.001, 2, true},
+      // 2 pi turns the heading anywhere (angular); the bound is 2 pi rounded up to a number that
+      // prints as it parses.
+      {"vicsek.noise", "--vicsek-noise", "vicsek noise eta", "radians",
+       "Vicsek: the noise amplitude, 0 to 2 pi (--noise sets it too)", floatAtLeast(0, 6.2832),
+       MURMUR_PARAM_FIELD(vicsek.noise), 0, 6.283, false},
+      {"vicsek.dt", "--vicsek-dt", "vicsek dt", "time units", "Vicsek time step (1 in the paper; --dt sets the active force's)",
+       floatAbove(0, 1000), MURMUR_PARAM_FIELD(vicsek.dt), 0.1, 5, false},
+      {"vicsek.noiseKind", "--vicsek-noise-kind", "noise kind", "",
+       "Vicsek noise: angular (the heading turns by a random angle, Vicsek 1995) or vectorial (a random vector "
+       "added to the sum of unit velocities, Gregoire & Chate 2004)",
+       enumSpec<VicsekNoise>(), MURMUR_PARAM_FIELD(vicsek.noiseKind), 0, 0, false},
       // Unit systems put G between 6.7e-11 (SI) and 39.5 (AU, years, solar masses); at 1e6 the
       // largest pull of a unit mass at the smallest softening (0.385 G m / eps^2 with eps = 1e-15)
       // is still a finite float.

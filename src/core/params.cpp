@@ -22,6 +22,13 @@ SimParams defaultParams() {
   p.boids.alignmentScale = 0.1f;
   p.boids.maxSpeed = 1.0f;
   p.boids.dt = 0.2f;
+  // Vicsek 1995's particles: r = 1, v0 = 0.03, dt = 1; eta 0.5 is well inside the ordered phase
+  // at the paper's densities.
+  p.vicsek.radius = 1.0f;
+  p.vicsek.speed = 0.03f;
+  p.vicsek.noise = 0.5f;
+  p.vicsek.dt = 1.0f;
+  p.vicsek.noiseKind = VicsekNoise::Angular;
   p.gravity.G = 1.0f;
   p.gravity.softening = 0.05f;
   p.gravity.damping = 1.0f;

@@ -17,7 +17,11 @@ enum class ForceMode : int { Boids = 0, Gravity = 1 };
 enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4, Verlet = 5, Clusters = 6 };
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
-enum class RuleSet : int { Cis565 = 0, Reynolds = 1 };
+// Vicsek: the Vicsek model (core/rules/vicsek.h), VicsekParams.
+enum class RuleSet : int { Cis565 = 0, Reynolds = 1, Vicsek = 2 };
+// The Vicsek model's noise: angular (Vicsek 1995, the heading turned by a random angle) or
+// vectorial (Gregoire and Chate 2004, a random vector added to the sum of unit velocities).
+enum class VicsekNoise : int { Angular = 0, Vectorial = 1 };
 // The world's faces (docs/design.md#the-boundary-rule). Wrap: a body that leaves through a face
 // re-enters at the opposite one, and no neighbour search crosses a face. Periodic: a torus, whose
 // searches cross the faces by the minimum image.
@@ -43,7 +47,11 @@ struct EnumNames<EngineKind> {
 };
 template <>
 struct EnumNames<RuleSet> {
-  static constexpr const char* names[] = {"cis565", "reynolds"};
+  static constexpr const char* names[] = {"cis565", "reynolds", "vicsek"};
+};
+template <>
+struct EnumNames<VicsekNoise> {
+  static constexpr const char* names[] = {"angular", "vectorial"};
 };
 template <>
 struct EnumNames<Boundary> {
@@ -90,6 +98,15 @@ struct BoidParams {
   RuleSet rules;
 };
 
+// The Vicsek model (core/rules/vicsek.h).
+struct VicsekParams {
+  float radius;           // r, world units: boids closer than this (the boid itself included) set the heading
+  float speed;            // v0, world units per time unit: every boid's constant speed
+  float noise;            // eta, radians (0 to 2 pi): the noise's amplitude (noiseKind says how it acts)
+  float dt;               // time units per step (1 in the paper)
+  VicsekNoise noiseKind;
+};
+
 struct GravityParams {
   float G;          // gravitational constant (N-body units: G = 1)
   float softening;  // eps, length units: a = G m r / (|r|^2 + eps^2)^(3/2)
@@ -110,6 +127,7 @@ struct SimParams {
   Pipeline pipeline;
   BoidParams boids;
   GravityParams gravity;
+  VicsekParams vicsek;
   float halfSize;       // boids world is the cube [-halfSize, halfSize)^3, wrapped at the faces
   Boundary boundary;    // what the faces do to a local rule's neighbour search (Boundary)
   int dims;             // 3, or 2: a plane (every body at z = 0 with vz = 0, which the forces keep),

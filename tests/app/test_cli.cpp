@@ -14,6 +14,7 @@
 
 #include "app/engine_factory.h"
 #include "app/progress.h"
+#include "core/body_io.h"
 #include "core/pipeline_table.h"
 #include "run_command.h"
 
@@ -69,6 +70,11 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--force gravity --speed 2", "--speed 2: the gravity rule has no speed"},
       {"--speed 2 --max-speed 3", "--speed 2 and --max-speed 3 set the same parameter"},
       {"--speed 0", "--speed 0 is invalid: max speed must be"},
+      {"--rule vicsek --noise 7", "--noise 7 is invalid: vicsek noise eta must be"},
+      {"--rule vicsek --cohesion-radius 2", "--cohesion-radius 2 applies to the cis565 and reynolds rules only"},
+      {"--rule cis565 --vicsek-noise 0.2", "--vicsek-noise 0.2 applies to the vicsek rule only"},
+      {"--rule vicsek --scenario uniform --half-size 1.0005", "--boundary periodic needs a world half-size of at least"},
+      {"--rule vicsek --scenario uniform --half-size 0.5", "(1; halfSize and vicsek.radius in a --params file)"},
       {"--integrator rk4", "--integrator"},
       {"--no-such-option", "no-such-option"},
       {"--zoom 0", "--zoom"},
@@ -196,6 +202,34 @@ TEST(Cli, SpeedSetsTheActiveRulesSpeed) {
   EXPECT_FALSE(sum(shared.out).empty()) << shared.out;
   EXPECT_EQ(sum(shared.out), sum(own.out));
   EXPECT_NE(sum(shared.out), sum(plain.out));
+}
+
+// --rule vicsek: the shared options set its radius, speed and noise; the boids start at its speed;
+// its boundary is periodic unless --boundary says otherwise.
+TEST(Cli, VicsekRunsWithTheSharedOptionsOnItsOwnBoundary) {
+  const std::string world = kHeadless + "--rule vicsek --scenario uniform --half-size 12 --dims 2 --n 600 --seed 3 ";
+  const auto sum = [](const std::string& out) {
+    const size_t at = out.find("checksum=");
+    return at == std::string::npos ? std::string() : out.substr(at, 25);
+  };
+  const std::string out = testing::TempDir() + "vicsek_state.txt";
+  const Result own = run(world + "--steps 20 --radius 1.5 --speed 0.05 --noise 0.4 --out " + out);
+  ASSERT_EQ(own.status, 0) << own.out;
+  const Result named = run(world + "--steps 20 --vicsek-radius 1.5 --vicsek-speed 0.05 --vicsek-noise 0.4 --boundary periodic");
+  const Result walled = run(world + "--steps 20 --radius 1.5 --speed 0.05 --noise 0.4 --boundary wrap");
+  ASSERT_EQ(named.status, 0) << named.out;
+  ASSERT_EQ(walled.status, 0) << walled.out;
+  EXPECT_FALSE(sum(own.out).empty()) << own.out;
+  EXPECT_EQ(sum(own.out), sum(named.out));
+  EXPECT_NE(sum(own.out), sum(walled.out));
+  // Every boid moves at v0.
+  const core::Bodies b = core::readBodiesFile(out);
+  ASSERT_EQ(b.size(), 600u);
+  for (const core::Vec4& v : b.vel) ASSERT_NEAR(std::hypot(v.x, v.y), 0.05, 1e-6);
+  // Zero steps: the uniform start is at v0 already.
+  const Result start = run(world + "--steps 0 --speed 0.05 --out " + out);
+  ASSERT_EQ(start.status, 0) << start.out;
+  for (const core::Vec4& v : core::readBodiesFile(out).vel) ASSERT_NEAR(std::hypot(v.x, v.y), 0.05, 1e-6);
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {

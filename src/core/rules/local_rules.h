@@ -6,14 +6,15 @@
 
 #include "core/params.h"
 #include "core/rules/boids.h"
+#include "core/rules/vicsek.h"
 
 namespace murmur::core {
 
 // Calls f(R{}) with the type R of the local rule that p selects (core/rule_table.h names the
-// rows; BoidsRule serves both cis565 and reynolds).
+// rows; BoidsRule serves both cis565 and reynolds, VicsekRule vicsek).
 template <typename F>
 decltype(auto) withLocalRule(const SimParams& p, F&& f) {
-  (void)p;
+  if (p.boids.rules == RuleSet::Vicsek) return f(VicsekRule{});
   return f(BoidsRule{});
 }
 
