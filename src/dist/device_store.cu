@@ -11,8 +11,11 @@
 //
 // The selection before the exchange reads only the owned bodies that can matter to another rank:
 // a body moves at most maxSpeed dt a step, so one that was sorted deeper inside the slab than the
-// halo plus that distance (and a plane for rounding) neither leaves nor is anyone's halo. Right
-// after the slab moved, every owned body is read.
+// halo plus that distance (and a plane for rounding) neither leaves nor is anyone's halo. Under
+// the periodic boundary the halo across the z faces (SlabLayout::wrapHalo) counts too: the planes
+// another rank reads across a face lie within it of the first or the last plane of this slab,
+// and a body that wraps leaves through a face of it. Right after the slab (or its halo) changed,
+// every owned body is read.
 //
 // The store's class is in device_store_impl.h. This file has its life, ownership and the exchange;
 // device_store_step.cu the local step (with the rows pipeline's counting sort);
@@ -42,18 +45,15 @@ namespace {
 
 using core::Vec4;
 
-// An owned body some other rank needs next step, or that this rank no longer needs. Most bodies
-// are needed by this rank alone; those stay where they are.
+// An owned body some other rank needs next step (its halo, across the z faces too when the halo
+// wraps), or that this rank no longer needs. Most bodies are needed by this rank alone; those stay
+// where they are.
 struct LeavesOrShared {
   const Vec4* pos;
   SlabLayout l;
   core::GridSpec g;
   int me;
-  __device__ bool operator()(uint32_t i) const {
-    int lo = 0, hi = 0;
-    neededRanks(l, planeOf(g, pos[i].z), lo, hi);
-    return lo != me || hi != me;
-  }
+  __device__ bool operator()(uint32_t i) const { return !neededOnlyBy(l, me, planeOf(g, pos[i].z)); }
 };
 
 // A selected body that `rank` needs next step.
@@ -124,10 +124,14 @@ void DeviceStore::checkFits(size_t owned, size_t total, const core::SimParams& p
     const core::GridSpec g = rankGrid(p, total);
     const size_t cells = g.numCells;
     // Rows: the counting sort's counts over the rank's share of the cells and the planes its
-    // halo's searches reach, with a quarter of room.
+    // halo's searches reach, with a quarter of room; every cell where the halo wraps around z (the
+    // periodic boundary: the first and the last slabs count the whole grid).
     const size_t perPlane = size_t(g.dims.x) * size_t(g.dims.y);
-    const size_t local = std::min(cells, size_t(double(cells) * double(owned) / double(std::max<size_t>(total, 1))) +
-                                             4 * size_t(rankHaloPlanes(p, g)) * perPlane);
+    const size_t local =
+        p.boundary == core::Boundary::Periodic
+            ? cells
+            : std::min(cells, size_t(double(cells) * double(owned) / double(std::max<size_t>(total, 1))) +
+                                  4 * size_t(rankHaloPlanes(p, g)) * perPlane);
     need = rows(p) ? (owned + owned / 4) * (2 * 37 + 16 + 16 + 16 + 4) + (cells + 1) * 4 + (local + local / 4) * 4
                    : (owned + owned / 4) * (2 * 37 + 16 + 16 + 4) + cells * 8;
   } else {
@@ -208,7 +212,7 @@ std::vector<uint64_t> DeviceStore::packOutgoing(const SlabLayout& l, const core:
   EdgeSlot edges{static_cast<uint32_t>(ownedBegin_), numOwn, 0};
   uint32_t numRead = numOwn;
   if (edgesFor_.valid && edgesFor_.start == l.start[me] && edgesFor_.end == l.start[me + 1] &&
-      edgesFor_.halo == l.halo) {
+      edgesFor_.halo == l.halo && edgesFor_.wrapHalo == l.wrapHalo) {
     edges.numLow = static_cast<uint32_t>(edgeLow_ - ownedBegin_);
     edges.highBegin = static_cast<uint32_t>(edgeHigh_);
     numRead = static_cast<uint32_t>(edges.numLow + (ownedEnd_ - edgeHigh_));
@@ -220,8 +224,9 @@ std::vector<uint64_t> DeviceStore::packOutgoing(const SlabLayout& l, const core:
   const uint32_t selected = host_.numSelected;
   if (selected == 0) return counts;
   // Per rank, in slot order (which is cell order): the records for each peer, and how many this
-  // rank keeps. A body goes to at most 2 halo other ranks (slabs.h ranksNeeding).
-  const size_t peersPerBody = static_cast<size_t>(std::min(l.numRanks - 1, 2 * l.halo));
+  // rank keeps. A body goes to at most maxRanksNeeding ranks (slabs.h ranksNeeding), all of them
+  // others when it left this rank's reach, and never to more than the other ranks.
+  const size_t peersPerBody = static_cast<size_t>(std::min(maxRanksNeeding(l), l.numRanks - 1));
   ensure(peerIdx_, selected), ensure(send_, peersPerBody * selected);
   const cuda::LaunchConfig lc = launch();
   for (int p = 0; p < l.numRanks; ++p) {

@@ -129,7 +129,8 @@ class DeviceStore final : public LocalStore {
   }
 
   // The rows pipeline's counting sort of the local set over the local cells [fromCell, endCell)
-  // (see device_store_step.cu), into the reordered arrays, the sorted keys and the cell offsets.
+  // (see device_store_step.cu; the whole grid when the halo wraps around z), into the reordered
+  // arrays, the sorted keys and the cell offsets.
   // Returns false, having changed nothing the radix sort reads, when it does not run: another
   // pipeline, more local cells than the scan counts, or a crowded cell (this step and every later
   // one until the next setOwned).
@@ -206,7 +207,7 @@ class DeviceStore final : public LocalStore {
   // start again, for the slab (and halo) they were sorted for; how many the last selection read.
   struct EdgesFor {
     bool valid = false;
-    int start = 0, end = 0, halo = 0;
+    int start = 0, end = 0, halo = 0, wrapHalo = 0;
   } edgesFor_;
   size_t edgeLow_ = 0, edgeHigh_ = 0, lastEdgeRead_ = 0;
   Control host_{};

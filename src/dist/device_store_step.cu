@@ -6,7 +6,8 @@
 // Rows: the same, on the rows grid, with the one-GPU rows force kernel (cuda/rows_kernels.h, the
 // loop core::rowLoop picks for the whole count). The local set is sorted by a counting sort over
 // the rank's own run of cells (the slab, its halo and the planes the halo's searches reach: local
-// cell keys, so the counts are a rank's share of the grid, not the whole world's): one atomic per
+// cell keys, so the counts are a rank's share of the grid, not the whole world's; the whole grid
+// for a slab whose halo wraps around z under the periodic boundary): one atomic per
 // body after the exchange, a scan of the local counts straight into the cell offsets (the counts
 // are then zeroed on a side stream, where that overlaps the force kernel), a placement and a
 // gather that puts the bodies of each cell back in their local-set order. That is the
@@ -229,10 +230,14 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   if (timing) synchronize(), t0 = std::chrono::steady_clock::now();
   cuda::launchStoreGrid(gridSpec_.get(), g, lc);
   // The cells of the local set's planes (the slab and its halo) and of those its halo bodies'
-  // searches reach: the whole grid's cells are many times more (every other rank's slab).
-  const int reach = 2 * l.halo;
-  const uint32_t fromCell = firstKeyOfPlane(g, std::max(0, l.start[me] - reach));
-  const uint32_t endCell = firstKeyOfPlane(g, std::min(g.dims.z, l.start[me + 1] + reach));
+  // searches reach: the whole grid's cells are many times more (every other rank's slab). Where
+  // the halo wraps around z (the periodic boundary) and these planes come near a face, the local
+  // set holds planes at both ends of the grid and the searches around its bodies' images read
+  // cells at both: every cell. Away from the faces no body of the local set has an image along z.
+  const int reach = 2 * std::max(l.halo, l.wrapHalo);
+  const bool wraps = l.wrapHalo > 0 && (l.start[me] - reach < 0 || l.start[me + 1] + reach > g.dims.z);
+  const uint32_t fromCell = wraps ? 0u : firstKeyOfPlane(g, std::max(0, l.start[me] - reach));
+  const uint32_t endCell = wraps ? g.numCells : firstKeyOfPlane(g, std::min(g.dims.z, l.start[me + 1] + reach));
   if (!countedSort(set, m, n, l, g, me, fromCell, endCell, lap, prof)) {
     labelLocalKernel<<<lc.blocksFor(m), lc.block, 0, stream_>>>(set, m, l, me, g, keys_[0].get(), idx_[0].get());
     MURMUR_CUDA_LAUNCH_CHECK();
@@ -249,9 +254,10 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   const cuda::DeviceGrid dg{gridSpec_.get(), keys_[sorted_].get(), idx_[sorted_].get(), cellStart_.get(),
                             cellEnd_.get(), g.numCells};
   // The owned slots, and the edges of the slab the next selection reads: a body moves at most
-  // maxSpeed dt (plus a plane for rounding) from the plane it was sorted in.
+  // maxSpeed dt (plus a plane for rounding) from the plane it was sorted in, and the planes other
+  // ranks read lie within the halo of a face of the slab (the halo across the z faces included).
   const double jump = std::ceil(double(core::localMaxSpeed(params_)) * double(core::localDt(params_)) * double(g.invCellWidth));
-  const int edge = l.halo + 1 + static_cast<int>(std::min(jump, double(g.dims.z)));
+  const int edge = std::max(l.halo, l.wrapHalo) + 1 + static_cast<int>(std::min(jump, double(g.dims.z)));
   const int lowPlane = std::min(l.start[me + 1], l.start[me] + edge);
   const int highPlane = std::max(lowPlane, l.start[me + 1] - edge);
   const SlotBounds bounds{{firstKeyOfPlane(g, l.start[me]), firstKeyOfPlane(g, lowPlane),
@@ -292,7 +298,7 @@ void DeviceStore::boidsLocalStep(const SlabLayout& l, const core::GridSpec& g, i
   readControl();
   ownedBegin_ = host_.ownedBegin, ownedEnd_ = host_.ownedEnd;
   edgeLow_ = host_.edgeLow, edgeHigh_ = host_.edgeHigh;
-  edgesFor_ = EdgesFor{true, l.start[me], l.start[me + 1], l.halo};
+  edgesFor_ = EdgesFor{true, l.start[me], l.start[me + 1], l.halo, l.wrapHalo};
   lap(prof.integrateMs);
 }
 

@@ -74,8 +74,6 @@ core::DeviceInfo DistEngine::deviceInfo() const {
 void DistEngine::setParams(const core::SimParams& p) {
   std::string err = validateDistParams(p, ranks());
   if (err.empty()) err = core::validateGridFor(p, total_);
-  if (err.empty() && p.boundary == core::Boundary::Periodic)
-    err = "--boundary periodic runs on one rank only so far";
   if (!err.empty()) throw std::invalid_argument(err);
   // The engines' one rule (core::forceFieldChanged): the pipeline, theta, the grid and the leaf
   // size change a gravity method's accelerations too.
@@ -95,6 +93,9 @@ void DistEngine::setParams(const core::SimParams& p) {
     throw std::invalid_argument("over several ranks, the force, the pipeline and the world size change only with a "
                                 "reset");
   params_ = p;
+  // The boundary changes who reads which planes across the z faces, not who owns what: the next
+  // exchange sends the halo of the new boundary.
+  if (core::runsLocalRule(p) && total_ > 0) layout_.wrapHalo = rankWrapHaloPlanes(p, grid_);
   store_->setParams(p);
 }
 
@@ -137,7 +138,7 @@ std::vector<uint64_t> DistEngine::planeCounts(const std::vector<core::Vec4>& pos
 }
 
 void DistEngine::balanceSlabs(const std::vector<uint64_t>& hist) {
-  layout_ = balancedSlabs(hist, ranks(), rankHaloPlanes(params_, grid_));
+  layout_ = balancedSlabs(hist, ranks(), rankHaloPlanes(params_, grid_), rankWrapHaloPlanes(params_, grid_));
   stats_.imbalance = imbalance(layout_, hist);
 }
 
@@ -315,7 +316,7 @@ void DistEngine::rebalance() {
   if (stats_.imbalance <= kRebalanceThreshold) return;
   // Only ownership changes here; the bodies move with the next step's migration, and the
   // result does not depend on who owns what.
-  layout_ = balancedSlabs(hist, ranks(), layout_.halo);
+  layout_ = balancedSlabs(hist, ranks(), layout_.halo, layout_.wrapHalo);
   stats_.imbalance = imbalance(layout_, hist);
   ++stats_.rebalances;
 }

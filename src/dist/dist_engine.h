@@ -5,7 +5,8 @@
 //
 // Boids (the coherent or the rows pipeline): slabs of cell planes of the pipeline's grid
 // (slabs.h), a halo of the planes the search reaches on either side per step (one on the coherent
-// grid, two or three on the rows grid), migration to the owner of the plane a body moved into,
+// grid, two or three on the rows grid; under the periodic boundary also across the z faces, from
+// the slabs at the other face), migration to the owner of the plane a body moved into,
 // slab boundaries moved every kRebalanceSteps steps to even out the bodies per rank. Every rank
 // keeps its bodies in the global order of the last step (see BodyRecord::tag), so the result
 // equals the same pipeline on one rank to the bit, for any number of ranks.

@@ -74,7 +74,9 @@ class HostStore final : public LocalStore {
     keep_.resize(0);
     keepTag_.clear();
     for (size_t i = 0; i < pos_.size(); ++i) {
-      int need[kMaxRanks];  // up to min(ranks, 2 halo + 1): more than 3 once a slab is thinner than the halo
+      // Up to maxRanksNeeding: more than 3 once a slab is thinner than the halo, or across the z
+      // faces under the periodic boundary.
+      int need[kMaxRanks];
       const int k = ranksNeeding(l, planeOf(g, pos_[i].z), need);
       for (int j = 0; j < k; ++j) {
         if (need[j] == me) {
@@ -100,8 +102,10 @@ class HostStore final : public LocalStore {
   }
   // The arrivals from lower ranks, the kept bodies, the arrivals from higher ranks: the global
   // order of the last step restricted to this rank, because a slab is one run of cell keys
-  // (slabs.h). The GPU store relies on this without looking; here every step checks it on the
-  // tags, so the CPU tests over several ranks prove the order the GPU store assumes.
+  // (slabs.h) and every sender holds the bodies of its own slab of the last step, whichever planes
+  // they are needed for now (a halo across the z face included). The GPU store relies on this
+  // without looking; here every step checks it on the tags, so the CPU tests over several ranks
+  // prove the order the GPU store assumes.
   void mergeReceived(const std::vector<uint64_t>& perPeer) override {
     size_t records = 0, low = 0;
     for (size_t p = 0; p < perPeer.size(); ++p) {
@@ -147,7 +151,9 @@ class HostStore final : public LocalStore {
     // Forces for owned bodies; halo bodies are only read. Same visiting order as the CPU
     // engine's pipeline. Coherent: cells z, y, x over the radius' range, then slots in order.
     // Rows (core/cpu_pipelines/rows.cpp): the rows of core::forEachRow, each a run of slots; the
-    // halo holds every plane the rows reach (slabs.h), so each run is the one-rank run.
+    // halo holds every plane the rows reach (slabs.h), so each run is the one-rank run. Under the
+    // periodic boundary localRuleLoop searches around the images too: x and y stay inside the
+    // slab, and the planes across the z faces are the wrapped halo.
     const float radius = core::searchRadius(params_);
     altVel_.resize(pos_.size());
     core::localRuleLoop(

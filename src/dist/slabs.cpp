@@ -23,27 +23,29 @@ void checkShape(int numRanks, int numPlanes) {
 
 }  // namespace
 
-SlabLayout evenSlabs(int numRanks, int numPlanes, int halo) {
+SlabLayout evenSlabs(int numRanks, int numPlanes, int halo, int wrapHalo) {
   checkShape(numRanks, numPlanes);
   SlabLayout l{};
   l.numRanks = numRanks;
   l.numPlanes = numPlanes;
   l.halo = halo;
+  l.wrapHalo = wrapHalo;
   for (int r = 0; r <= numRanks; ++r)
     l.start[r] = static_cast<int>(static_cast<long long>(numPlanes) * r / numRanks);
   return l;
 }
 
-SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks, int halo) {
+SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks, int halo, int wrapHalo) {
   const int numPlanes = static_cast<int>(perPlane.size());
   checkShape(numRanks, numPlanes);
   uint64_t total = 0;
   for (uint64_t c : perPlane) total += c;
-  if (total == 0) return evenSlabs(numRanks, numPlanes, halo);
+  if (total == 0) return evenSlabs(numRanks, numPlanes, halo, wrapHalo);
   SlabLayout l{};
   l.numRanks = numRanks;
   l.numPlanes = numPlanes;
   l.halo = halo;
+  l.wrapHalo = wrapHalo;
   l.start[0] = 0;
   l.start[numRanks] = numPlanes;
   // Cut r goes after the first plane where the running count reaches r/K of the total, kept
@@ -76,6 +78,18 @@ core::GridSpec rankGrid(const core::SimParams& p, size_t n) {
 int rankHaloPlanes(const core::SimParams& p, const core::GridSpec& g) {
   // The coherent grid's cells are at least the search radius wide (--cell-width >= 1): one plane.
   return core::pipelineInfo(p.pipeline).rowGrid ? core::rowReachPlanes(g, core::searchRadius(p)) : 1;
+}
+
+int rankWrapHaloPlanes(const core::SimParams& p, const core::GridSpec& g) {
+  if (p.boundary != core::Boundary::Periodic) return 0;
+  // The grid is whole cells: its P planes cover the world's width L = 2 halfSize and run past the
+  // top face by `over` of a plane. A body's image across a z face lies L / w from it, between
+  // P - 1 and P planes along, so the image's search reads one plane further across than the
+  // body's own search reads inside the world (docs/design.md#the-decomposition-over-ranks).
+  // When the world ends less than 1/64 of a cell into the last plane, L / w lies within rounding
+  // of a whole number, and an image's rounded coordinate may be one more plane along.
+  const double over = double(g.dims.z) - 2.0 * double(p.halfSize) * double(g.invCellWidth);
+  return rankHaloPlanes(p, g) + 1 + (over > 1.0 - 1.0 / 64.0 ? 1 : 0);
 }
 
 double imbalance(const SlabLayout& l, const std::vector<uint64_t>& perPlane) {

@@ -2,7 +2,8 @@
 // store over MPI) and, where there is a GPU and NCCL, the CUDA engine (device store over NCCL).
 // Boids must match the one-rank run of the same pipeline (coherent, rows) per id to the bit after
 // many steps (same neighbour sets, same summation order), through migration, the wrap boundary
-// and moving slabs. Gravity (all pairs) must match the one-rank naive pipeline to the bit.
+// and moving slabs, and under the periodic boundary, whose halos wrap around z. Gravity (all
+// pairs) must match the one-rank naive pipeline to the bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,8 +46,10 @@ struct Case {
   core::ForceMode force;
   core::Pipeline pipeline;
   float dt = 0;        // boids dt, 0 = the default
-  float halfSize = 0;  // uniform and drifting-clump: the world's half-size, 0 = the default
+  float halfSize = 0;  // uniform, drifting-clump and face-clump: the world's half-size, 0 = the default
   int cellWidth = 0;   // --cell-width, 0 = the default
+  core::Boundary boundary = core::Boundary::Wrap;
+  int dims = 3;
 };
 
 // Runs `each` once per boids pipeline several ranks run (coherent and rows), every rank alike.
@@ -68,6 +71,27 @@ core::Bodies driftingClump(size_t n, const core::SimParams& p) {
   for (size_t i = 0; i < n; ++i) {
     const bool clump = i % 4 != 0;
     const double z = clump ? rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
+    b.pos[i] = core::Vec4{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(z), 1.0f};
+    b.vel[i] = clump ? core::Vec4{0.0f, 0.0f, 0.9f, 0.0f}
+                     : core::Vec4{0.0f, float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), 0.0f};
+    b.id[i] = static_cast<uint32_t>(i);
+  }
+  return b;
+}
+
+// A clump a tenth of the world thick straddling the top z face (the part past it wrapped to the
+// bottom) and drifting along +z through it, plus a thin background: under the periodic boundary
+// its bodies see each other across the face while the first and the last slabs hold them, and the
+// slabs have to follow it around.
+core::Bodies faceClump(size_t n, const core::SimParams& p) {
+  core::Rng rng(17);
+  core::Bodies b;
+  b.resize(n);
+  const double h = p.halfSize;
+  for (size_t i = 0; i < n; ++i) {
+    const bool clump = i % 4 != 0;
+    double z = clump ? 0.95 * h + rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
+    if (z >= h) z -= 2.0 * h;
     b.pos[i] = core::Vec4{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(z), 1.0f};
     b.vel[i] = clump ? core::Vec4{0.0f, 0.0f, 0.9f, 0.0f}
                      : core::Vec4{0.0f, float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), 0.0f};
@@ -116,6 +140,8 @@ core::SimParams paramsForUntagged(const Case& c, core::Bodies& bodies) {
   core::SimParams p = core::defaultParams();
   if (c.halfSize > 0) p.halfSize = c.halfSize;
   if (c.cellWidth > 0) p.cellWidthFactor = c.cellWidth;
+  p.boundary = c.boundary;
+  p.dims = c.dims;
   if (c.scenario == "crowded-blob") {
     bodies = crowdedBlob(c.n, p);
     p.pipeline = c.pipeline;
@@ -123,6 +149,11 @@ core::SimParams paramsForUntagged(const Case& c, core::Bodies& bodies) {
   }
   if (c.scenario == "drifting-clump") {
     bodies = driftingClump(c.n, p);
+    p.pipeline = c.pipeline;
+    return p;
+  }
+  if (c.scenario == "face-clump") {
+    bodies = faceClump(c.n, p);
     p.pipeline = c.pipeline;
     return p;
   }
@@ -164,7 +195,9 @@ void expectIdentical(const core::Bodies& ref, const core::Bodies& got, const std
 struct RunInfo {
   int rebalances = 0;
   int halo = 0;        // planes on either side of a slab
+  int wrapHalo = 0;    // planes across the z faces (the periodic boundary)
   int thinnest = 0;    // planes of the thinnest slab of the run
+  int mostNeeding = 0;  // the most ranks that needed one plane in a step of the run
   bool counted = false;      // this rank's last step sorted with the counting sort
   size_t selectionRead = 0;  // owned bodies this rank's last selection read
   int slab = 0;              // planes of this rank's slab after the run
@@ -187,6 +220,8 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
       engine->step(1);
       const SlabLayout& l = d->layout();
       for (int r = 0; r < l.numRanks; ++r) info->thinnest = std::min(info->thinnest, l.start[r + 1] - l.start[r]);
+      int need[kMaxRanks];
+      for (int q = 0; q < l.numPlanes; ++q) info->mostNeeding = std::max(info->mostNeeding, ranksNeeding(l, q, need));
     }
   } else {
     engine->step(c.steps);
@@ -204,6 +239,7 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
   if (info) {
     info->rebalances = d->commStats().rebalances;
     info->halo = d->layout().halo;
+    info->wrapHalo = d->layout().wrapHalo;
     info->counted = d->lastSortCounted();
     info->selectionRead = d->lastSelectionRead();
     info->slab = d->layout().start[d->rank() + 1] - d->layout().start[d->rank()];
@@ -264,10 +300,11 @@ void expectCompositeIsOneImage(core::EngineKind kind, const Case& c) {
 // them to their owners: every later step equals reset with every body on every rank, per id, to
 // the bit (and so one rank's run).
 void expectShareResetIsReset(core::EngineKind kind, core::ForceMode force, core::Pipeline pipe, const char* name,
-                             size_t n, int steps) {
+                             size_t n, int steps, core::Boundary boundary = core::Boundary::Wrap) {
   core::SimParams p = core::defaultParams();
   p.force = force;
   p.pipeline = pipe;
+  p.boundary = boundary;
   core::ScenarioSpec spec;
   spec.name = name;
   spec.n = n;
@@ -290,6 +327,45 @@ void expectShareResetIsReset(core::EngineKind kind, core::ForceMode force, core:
   if (ra.rank() == 0)
     expectIdentical(want, got, std::string(name) + " " + core::toString(force) + " " + core::toString(pipe) +
                                    " from shares over " + std::to_string(ra.numRanks()) + " ranks");
+}
+
+// What the periodic boundary does in a case, on one rank (the CPU engine, the case's pipeline and
+// boundary): how many times a body crossed a z face (a step that moved it along z by more than the
+// world's half-size), and how many bodies end elsewhere than under the wrap boundary.
+struct FaceTraffic {
+  size_t crossings = 0, differFromWrap = 0;
+};
+FaceTraffic faceTraffic(const Case& c) {
+  core::Bodies bodies;
+  const core::SimParams p = paramsFor(c, bodies);
+  FaceTraffic t;
+  auto periodic = core::createCpuEngine(p);
+  periodic->reset(bodies);
+  core::Bodies before = periodic->readBodies();
+  for (int s = 0; s < c.steps; ++s) {
+    periodic->step(1);
+    core::Bodies after = periodic->readBodies();
+    for (size_t i = 0; i < after.size(); ++i) t.crossings += std::fabs(after.pos[i].z - before.pos[i].z) > p.halfSize;
+    before = std::move(after);
+  }
+  core::SimParams wrap = p;
+  wrap.boundary = core::Boundary::Wrap;
+  auto walled = core::createCpuEngine(wrap);
+  walled->reset(bodies);
+  walled->step(c.steps);
+  const core::Bodies w = walled->readBodies();
+  for (size_t i = 0; i < w.size(); ++i) t.differFromWrap += std::memcmp(&w.pos[i], &before.pos[i], sizeof(core::Vec4)) != 0;
+  return t;
+}
+
+// The periodic worlds of the tests below: a clump drifting through the top z face into the bottom
+// one, and a uniform world whose bodies move up to 12 of a cell of 5 a step (many cross a face
+// every step).
+Case periodicClump(core::Pipeline pipe, size_t n, int steps, float halfSize) {
+  return {"face-clump", n, steps, kBoids, pipe, 0, halfSize, 0, core::Boundary::Periodic};
+}
+Case periodicFast(core::Pipeline pipe, size_t n, int steps, float halfSize) {
+  return {"uniform", n, steps, kBoids, pipe, 12.0f, halfSize, 0, core::Boundary::Periodic};
 }
 
 // Uniform worlds whose rows grids take each of the GPU rows kernel's loops (core::rowLoop).
@@ -367,6 +443,136 @@ TEST_F(DistCpu, RowsWithAHaloOfSeveralPlanesMatchOneRank) {
     EXPECT_GT(clump.rebalances, 0);
     EXPECT_LT(clump.thinnest, clump.halo) << "a slab thinner than the halo was meant to be tested";
   }
+}
+
+// --boundary periodic: the slabs' halos wrap around z (dist/slabs.h), so that the searches around
+// the images of a body near a z face find, on its rank, every body one rank finds across the face.
+// The worlds of the periodic tests end inside their grids' last plane (202 is 40.4 cells of 5 and
+// 20.2 of 10; 62 is 12.4 of 5), where the searches around the images read the plane more across
+// the face (slabs.h rankWrapHaloPlanes).
+TEST_F(DistCpu, PeriodicBoidsMatchOneRankToTheBit) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    for (int cellWidth : {1, 2}) {
+      SCOPED_TRACE("cell width " + std::to_string(cellWidth));
+      RunInfo info;
+      runCase(core::EngineKind::Cpu,
+              {"uniform", 6000, 40, kBoids, pipe, 0, 101.0f, cellWidth, core::Boundary::Periodic}, single, nullptr,
+              &info);
+      EXPECT_EQ(info.wrapHalo, info.halo + 1);
+    }
+  });
+}
+
+// Most bodies in a clump that straddles the top z face and drifts through it: they see each other
+// across the face from the first step, the first and the last slabs hold them, and the slabs
+// follow the clump around the face.
+TEST_F(DistCpu, PeriodicClumpDriftingThroughTheZFaceMatchesOneRank) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    const Case c = periodicClump(pipe, 4000, 70, 31.0f);
+    RunInfo info;
+    runCase(core::EngineKind::Cpu, c, single, nullptr, &info);
+    if (launchedRanks() > 1) {
+      EXPECT_GT(info.rebalances, 0) << "the clump should have moved the slabs";
+    }
+    if (MpiWorld::get()->rank() == 0) {
+      const FaceTraffic t = faceTraffic(c);
+      EXPECT_GT(t.crossings, 700u) << "the clump should cross the z face";
+      EXPECT_GT(t.differFromWrap, 3000u) << "the clump should feel the periodic boundary";
+    }
+  });
+}
+
+TEST_F(DistCpu, FastPeriodicBoidsCrossingTheZFacesMatchOneRank) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    const Case c = periodicFast(pipe, 3000, 25, 31.0f);
+    runCase(core::EngineKind::Cpu, c, single);
+    if (MpiWorld::get()->rank() == 0) {
+      const FaceTraffic t = faceTraffic(c);
+      EXPECT_GT(t.crossings, 2000u) << "the fast bodies should cross the z faces";
+      EXPECT_GT(t.differFromWrap, 2000u) << "the fast bodies should feel the periodic boundary";
+    }
+  });
+}
+
+// The rows grid's halo of 3 planes (4 across the face) with the clump at the face: the slabs
+// near it get thinner than the halo, so that a rank reads planes across the face from ranks
+// beyond its neighbours there, and on 4 ranks some plane is every rank's.
+TEST_F(DistCpu, PeriodicRowsWithAHaloOfSeveralPlanesMatchOneRank) {
+  core::SimParams p = core::defaultParams();
+  p.pipeline = core::Pipeline::Rows;
+  p.halfSize = 19.0f;
+  ASSERT_EQ(rankHaloPlanes(p, rankGrid(p, 6000)), 3);
+  RunInfo uniform, clump;
+  runCase(core::EngineKind::Cpu, {"uniform", 6000, 40, kBoids, core::Pipeline::Rows, 0, 19.0f, 0,
+                                  core::Boundary::Periodic},
+          single, nullptr, &uniform);
+  EXPECT_EQ(uniform.halo, 3);
+  EXPECT_EQ(uniform.wrapHalo, 4);
+  runCase(core::EngineKind::Cpu, periodicClump(core::Pipeline::Rows, 6000, 60, 19.0f), single, nullptr, &clump);
+  if (launchedRanks() > 2) {
+    EXPECT_GT(clump.rebalances, 0);
+    EXPECT_LT(clump.thinnest, clump.halo) << "a slab thinner than the halo was meant to be tested";
+    EXPECT_EQ(clump.mostNeeding, launchedRanks()) << "some plane should be every rank's";
+  }
+}
+
+// The plane under the periodic boundary: one rank runs it (the ranks cut slabs along z, which the
+// plane does not have) as the CPU engine does; more ranks refuse it as any plane.
+TEST_F(DistCpu, APeriodicPlaneRunsOnOneRankAsTheCpuEngine) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    const Case plane{"uniform", 4000, 30, kBoids, pipe, 0, 0, 0, core::Boundary::Periodic, 2};
+    if (launchedRanks() == 1) {
+      runCase(core::EngineKind::Cpu, plane, single);
+      return;
+    }
+    core::Bodies bodies;
+    const core::SimParams p = paramsFor(plane, bodies);
+    try {
+      createDistEngine(core::EngineKind::Cpu, p);
+      FAIL() << "a plane over several ranks accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("--dims 2: a 2D world runs on one rank"), std::string::npos) << e.what();
+    }
+  });
+}
+
+// The boundary changes between steps without a reset, as on one engine: the halo across the faces
+// comes with the next exchange and goes with the one after the change back.
+TEST_F(DistCpu, ABoundaryChangeBetweenStepsMatchesOneRank) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    core::Bodies bodies;
+    const core::SimParams walled = paramsFor({"face-clump", 4000, 0, kBoids, pipe, 0, 31.0f}, bodies);
+    core::SimParams periodic = walled;
+    periodic.boundary = core::Boundary::Periodic;
+    auto engine = createDistEngine(core::EngineKind::Cpu, walled);
+    auto* d = dynamic_cast<DistEngine*>(engine.get());
+    ASSERT_NE(d, nullptr);
+    std::unique_ptr<core::Engine> one;
+    if (d->rank() == 0) one = core::createCpuEngine(walled);
+    for (core::Engine* e : {engine.get(), one.get()}) {
+      if (!e) continue;
+      e->reset(bodies);
+      e->step(10);
+      e->setParams(periodic);
+      if (e == engine.get()) {
+        EXPECT_GT(d->layout().wrapHalo, 0);
+      }
+      e->step(15);
+      e->setParams(walled);
+      if (e == engine.get()) {
+        EXPECT_EQ(d->layout().wrapHalo, 0);
+      }
+      e->step(5);
+    }
+    const core::Bodies got = engine->readBodies();
+    if (one) expectIdentical(one->readBodies(), got, "wrap, periodic, wrap over ranks");
+  });
+}
+
+TEST_F(DistCpu, PeriodicBodiesMadeInSharesRunAsBodiesMadeWhole) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    expectShareResetIsReset(core::EngineKind::Cpu, kBoids, pipe, "dense", 6001, 30, core::Boundary::Periodic);
+  });
 }
 
 TEST_F(DistCpu, GravityAllPairsMatchesOneRankToTheBit) {
@@ -674,6 +880,53 @@ TEST_F(DistCuda, RowsWithACrowdedCellTakeTheRadixSortAndMatchOneGpu) {
   };
   runCase(core::EngineKind::Cuda, {"crowded-blob", 60000, 30, kBoids, core::Pipeline::Rows}, radix, nullptr, &info);
   EXPECT_FALSE(info.counted);
+}
+
+// --boundary periodic over GPU ranks: the device store's halo wraps around z (its selection, the
+// records per peer and its local set's cells cover both ends of the grid), and the force pass
+// searches around the images as on one GPU.
+// Worlds that end inside their grids' last plane, as in the CPU tests.
+TEST_F(DistCuda, PeriodicBoidsMatchOneGpuToTheBit) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    for (int cellWidth : {1, 2}) {
+      SCOPED_TRACE("cell width " + std::to_string(cellWidth));
+      runCase(core::EngineKind::Cuda,
+              {"uniform", 200000, 60, kBoids, pipe, 0, 101.0f, cellWidth, core::Boundary::Periodic}, single);
+    }
+  });
+}
+
+TEST_F(DistCuda, PeriodicClumpDriftingThroughTheZFaceMatchesOneGpu) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    RunInfo info;
+    runCase(core::EngineKind::Cuda, periodicClump(pipe, 100000, 100, 101.0f), single, nullptr, &info);
+    if (launchedRanks() > 1) {
+      EXPECT_GT(info.rebalances, 0);
+    }
+  });
+}
+
+TEST_F(DistCuda, FastPeriodicBoidsCrossingTheZFacesMatchOneGpu) {
+  forEachBoidsPipeline(
+      [&](core::Pipeline pipe) { runCase(core::EngineKind::Cuda, periodicFast(pipe, 100000, 40, 101.0f), single); });
+}
+
+// The rows grid's halo of 3 planes (4 across the face), the clump at the face: thin slabs there,
+// and the ranks at both ends count every cell of the grid in their counting sort.
+TEST_F(DistCuda, PeriodicRowsWithAHaloOfSeveralPlanesMatchOneGpu) {
+  RunInfo info;
+  runCase(core::EngineKind::Cuda, periodicClump(core::Pipeline::Rows, 200000, 80, 51.0f), single, nullptr, &info);
+  EXPECT_GE(info.wrapHalo, info.halo + 1);
+  runCase(core::EngineKind::Cuda, {"uniform", 1000000, 20, kBoids, core::Pipeline::Rows, 0, 101.0f, 0,
+                                   core::Boundary::Periodic},
+          single, nullptr, &info);
+  EXPECT_TRUE(info.counted);
+}
+
+TEST_F(DistCuda, PeriodicBodiesMadeInSharesRunAsBodiesMadeWhole) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    expectShareResetIsReset(core::EngineKind::Cuda, kBoids, pipe, "dense", 100000, 30, core::Boundary::Periodic);
+  });
 }
 
 TEST_F(DistCuda, GravityAllPairsMatchesOneGpuToTheBit) {
