@@ -21,6 +21,7 @@
 #include "core/pipeline_table.h"
 #include "core/rng.h"
 #include "core/row_search.h"
+#include "core/rule_table.h"
 #include "core/scenarios.h"
 #include "core/splat.h"
 #include "dist/dist_engine.h"
@@ -255,6 +256,43 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
                   c.scenario + " " + core::toString(c.force) + " over " + std::to_string(d->ranks()) + " ranks");
 }
 
+// The Vicsek model over the ranks: its noise is drawn per body from (seed, id, step)
+// (core/random.h), so every rank count draws the same numbers for each body, and the run equals
+// one rank's to the bit, in a periodic world whose flock crosses the z faces; a rank that drew by
+// slot, or from the step of another count, would part from one rank at the first step.
+template <typename MakeSingle>
+void expectVicsekMatchesOneRank(core::EngineKind kind, size_t n, MakeSingle makeSingle) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    for (core::VicsekNoise noise : {core::VicsekNoise::Angular, core::VicsekNoise::Vectorial}) {
+      core::SimParams p = core::defaultParams();
+      core::selectRule(p, *core::findRule("vicsek"));
+      p.boundary = core::Boundary::Periodic;
+      p.pipeline = pipe;
+      p.vicsek.noise = 1.2f;
+      p.vicsek.noiseKind = noise;
+      p.vicsek.speed = 0.3f;  // a third of the radius per step: many bodies cross a slab face
+      p.halfSize = 0.5f * float(std::cbrt(double(n) / 4.0));  // density 4 per unit volume
+      core::ScenarioSpec spec;
+      spec.name = "uniform";
+      spec.n = n;
+      spec.seed = 9;
+      core::Bodies bodies = core::makeScenario(spec, p).bodies;
+      tagSpecies(bodies);
+      auto engine = createDistEngine(kind, p);
+      engine->reset(bodies);
+      engine->step(25);
+      const core::Bodies got = engine->readBodies();
+      if (engine->rankAccess()->rank() != 0) continue;
+      std::unique_ptr<core::Engine> single = makeSingle(p);
+      single->reset(bodies);
+      single->step(25);
+      expectIdentical(single->readBodies(), got,
+                      std::string("vicsek ") + core::toString(noise) + " on " + core::toString(pipe) + " over " +
+                          std::to_string(engine->rankAccess()->numRanks()) + " ranks");
+    }
+  });
+}
+
 // A frame over the ranks: every rank splats its own bodies and the images meet in one per-pixel
 // minimum on rank 0, which must be the image of every body splatted in one place (core/splat.h;
 // the GPU splat gives the CPU's keys). The eye looks down -z from outside the world; bodies near it
@@ -450,6 +488,8 @@ TEST_F(DistCpu, RowsWithAHaloOfSeveralPlanesMatchOneRank) {
 // The worlds of the periodic tests end inside their grids' last plane (202 is 40.4 cells of 5 and
 // 20.2 of 10; 62 is 12.4 of 5), where the searches around the images read the plane more across
 // the face (slabs.h rankWrapHaloPlanes).
+TEST_F(DistCpu, VicsekNoiseDrawsAlikeOverAnyRankCount) { expectVicsekMatchesOneRank(core::EngineKind::Cpu, 6000, single); }
+
 TEST_F(DistCpu, PeriodicBoidsMatchOneRankToTheBit) {
   forEachBoidsPipeline([&](core::Pipeline pipe) {
     for (int cellWidth : {1, 2}) {
@@ -886,6 +926,10 @@ TEST_F(DistCuda, RowsWithACrowdedCellTakeTheRadixSortAndMatchOneGpu) {
 // records per peer and its local set's cells cover both ends of the grid), and the force pass
 // searches around the images as on one GPU.
 // Worlds that end inside their grids' last plane, as in the CPU tests.
+TEST_F(DistCuda, VicsekNoiseDrawsAlikeOverAnyRankCount) {
+  expectVicsekMatchesOneRank(core::EngineKind::Cuda, 200000, single);
+}
+
 TEST_F(DistCuda, PeriodicBoidsMatchOneGpuToTheBit) {
   forEachBoidsPipeline([&](core::Pipeline pipe) {
     for (int cellWidth : {1, 2}) {
