@@ -152,7 +152,8 @@ struct UnionFind {
 std::vector<uint32_t> flockRoots(const ObsGrid& o, const std::vector<Vec4>& pos, const SimParams& p) {
   const size_t n = pos.size();
   UnionFind uf(n);
-  const float r = p.boids.cohesionRadius, r2 = BoidsRule::setup(p.boids).r1;
+  const BoidParams b = observedBoidParams(p);
+  const float r = b.cohesionRadius, r2 = BoidsRule::setup(b).r1;
   for (size_t i = 0; i < n; ++i)
     forEachCandidate(o, pos, xyz(pos[i]), r, p, [&](uint32_t j, const Vec3& d) {
       if (j > i && distance2(d) < r2) uf.unite(uint32_t(i), j);
@@ -166,7 +167,7 @@ void observeBoids(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, co
                   const ObserveRequest& req, Observables& out) {
   const long n = static_cast<long>(pos.size());
   const ObsGrid o = buildObsGrid(pos, p);
-  const BoidsRule::Setup r2 = BoidsRule::setup(p.boids);
+  const BoidsRule::Setup r2 = BoidsRule::setup(observedBoidParams(p));
   const float rMax = searchRadius(p);
   const bool periodic = p.boundary == Boundary::Periodic;
   double ux = 0, uy = 0, uz = 0, speed = 0, nn = 0, c1 = 0, c2 = 0, c3 = 0;
@@ -373,6 +374,12 @@ Observables ObservablesSeries::add(Observables o, double time) {
     if (l0 > 0) o[Obs::AngularMomentumDrift] = std::sqrt(lx * lx + ly * ly + lz * lz) / l0;
   }
   return o;
+}
+
+BoidParams observedBoidParams(const SimParams& p) {
+  BoidParams b = p.boids;
+  if (!samplesBoidCounts(p)) b.cohesionRadius = b.separationRadius = b.alignmentRadius = searchRadius(p);
+  return b;
 }
 
 }  // namespace murmur::core

@@ -110,6 +110,11 @@ struct Observables {
   bool has(Obs o) const { return !std::isnan((*this)[o]); }
 };
 
+// The radii the boids observables measure with: the boids rules' own (the neighbour columns are
+// named after them; the flock graph joins boids closer than the cohesion radius); under a rule of
+// one radius (vicsek) every one of them is that radius.
+BoidParams observedBoidParams(const SimParams& p);
+
 // The columns a run of this force writes (flocks: with the flock columns): the table's order.
 std::vector<Obs> observedColumns(ForceMode force, bool flocks);
 

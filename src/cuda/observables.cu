@@ -514,7 +514,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     gatherKernel<<<blocks, lc.block, 0, stream>>>(B.index[sel].get(), n, b.pos, b.vel, B.spos.get(), B.svel.get());
     MURMUR_CUDA_LAUNCH_CHECK();
     const GridRef ref{g, B.cellStart.get(), B.cellEnd.get()};
-    boidsStatsKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), B.svel.get(), n, core::BoidsRule::setup(p.boids),
+    boidsStatsKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), B.svel.get(), n, core::BoidsRule::setup(core::observedBoidParams(p)),
                                                       core::searchRadius(p), faces, B.sums.get());
     MURMUR_CUDA_LAUNCH_CHECK();
     if (req.flocks) {
@@ -523,8 +523,9 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
       for (;;) {
         unsigned long long changed = 0;
         MURMUR_CUDA_CHECK(cudaMemsetAsync(B.counters.get() + kChanged, 0, sizeof(unsigned long long), stream));
-        hookKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), n, p.boids.cohesionRadius,
-                                                    core::BoidsRule::setup(p.boids).r1, faces, B.parent.get(),
+        hookKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), n, core::observedBoidParams(p).cohesionRadius,
+                                                    core::BoidsRule::setup(core::observedBoidParams(p)).r1, faces,
+                                                    B.parent.get(),
                                                     B.counters.get());
         MURMUR_CUDA_LAUNCH_CHECK();
         compressKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
