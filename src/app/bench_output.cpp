@@ -90,6 +90,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   core::SimParams ran = m.params;
   ran.force = c.force;
   row.set("rule", std::string(core::activeRule(ran).name));
+  if (core::runsLocalRule(ran)) row.set("boundary", std::string(core::toString(ran.boundary)));
   row.set("pipeline", pipelineName(c));
   row.set("scenario", scenarioLabel(c.scenario, c.denseNeighbours, m.params.dims));
   row.set("n", static_cast<long long>(m.n));

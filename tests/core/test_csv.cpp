@@ -19,7 +19,7 @@ std::vector<std::string> readLines(const std::string& path) {
 
 TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   const auto& c = benchCsvColumns();
-  ASSERT_EQ(c.size(), 38u);
+  ASSERT_EQ(c.size(), 39u);
   EXPECT_EQ(c.front(), "timestamp");
   EXPECT_EQ(c[10], "n");
   EXPECT_EQ(c[17], "sim_ms_median");
@@ -30,7 +30,8 @@ TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   EXPECT_EQ(c[34], "observe_ms");  // bench --observe (docs/observables.md)
   EXPECT_EQ(c[35], "observe_flocks");
   EXPECT_EQ(c[36], "rule");  // the rule table's row the run ran (docs/design.md#rules-and-how-to-add-a-rule)
-  EXPECT_EQ(c.back(), "cut");  // what --max-seconds cut: warmup, steps, warmup+steps or empty
+  EXPECT_EQ(c[37], "cut");  // what --max-seconds cut: warmup, steps, warmup+steps or empty
+  EXPECT_EQ(c.back(), "boundary");  // the local rules' faces: wrap or periodic (empty for gravity)
 }
 
 TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {
