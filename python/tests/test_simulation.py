@@ -270,10 +270,18 @@ def test_tables():
     row = next(r for r in mm.param_table() if r["key"] == "boids.maxSpeed")
     assert row["option"] == "--max-speed" and row["default"] == "1"
     rules = {r["name"]: r for r in mm.rules()}
-    assert [r["name"] for r in mm.rules() if r["kind"] == "local"] == ["cis565", "reynolds"]
+    assert [r["name"] for r in mm.rules() if r["kind"] == "local"] == ["cis565", "reynolds", "vicsek"]
     assert rules["gravity"]["kind"] == "field" and rules["gravity"]["force"] == "gravity"
     assert rules["reynolds"]["section"] == "boids"
     assert mm.Simulation(n=500, engine="cpu", rule="reynolds").params["boids"]["rules"] == "reynolds"
+    assert rules["vicsek"]["section"] == "vicsek"
+    # Vicsek: its own section of parameters, and a periodic world unless told otherwise.
+    sim = mm.Simulation(n=500, engine="cpu", rule="vicsek", dims=2)
+    assert sim.params["boids"]["rules"] == "vicsek" and sim.params["boundary"] == "periodic"
+    assert sim.params["vicsek"]["speed"] == 0.03
+    sim.step(3)
+    speeds = np.hypot(sim.velocities[:, 0], sim.velocities[:, 1])
+    assert np.allclose(speeds, 0.03, rtol=1e-5)
 
 
 def test_bench_rows():
@@ -358,7 +366,7 @@ def test_ctrl_c_stops_between_steps():
     (dict(scale=(1, "2", 3)), TypeError, "velocity factor must be a number"),
     (dict(dims=4), ValueError, "--dims 4"),
     (dict(dims="2"), TypeError, "dims must be an int"),
-    (dict(rule="vicsek"), ValueError, "--rule vicsek is invalid"),
+    (dict(rule="couzin"), ValueError, "--rule couzin is invalid"),
     (dict(rule=1), TypeError, "rule must be a str"),
     (dict(force="gravity", rule="reynolds"), ValueError, "--rule reynolds applies to boids only"),
 ])
