@@ -130,6 +130,9 @@ void localRuleLoop(const SimParams& p, const DrawKeys& keys, const std::vector<V
     const typename Rule::Setup su = Rule::setup(rp);
     const float radius = Rule::radius(rp);
     const bool periodic = p.boundary == Boundary::Periodic;
+    // Named here: clang's OpenMP does not let a lambda inside the loop reach the enclosing
+    // function's forwarding-reference parameter.
+    auto& visitCandidates = visit;
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < n; ++i) {
       if (skip(i)) continue;
@@ -137,7 +140,7 @@ void localRuleLoop(const SimParams& p, const DrawKeys& keys, const std::vector<V
       typename Rule::Sum acc = Rule::zero();
       bool image = false;  // the first centre is p_i itself
       forEachImage(xyz(pi), radius, p.halfSize, periodic, [&](const Vec3& c) {
-        visit(i, make4(c, pi.w), [&](long j) {
+        visitCandidates(i, make4(c, pi.w), [&](long j) {
           const Vec3 d = xyz(pos[j]) - c;
           // A neighbour found near an image is where it is seen from i: p_i + d (imageOf).
           Rule::add(acc, image ? imageOf(pi, d, pos[j]) : pos[j], d, distance2(d), [&] { return vel[j]; }, su);

@@ -27,6 +27,12 @@ using test::Result;
 Result run(const std::string& args) { return test::runCommand(test::murmurExe() + " " + args); }
 
 const std::string kHeadless = "--headless --no-render --engine cpu ";
+
+// The checksum field of a headless run's summary line ("" when there is none).
+std::string sum(const std::string& out) {
+  const size_t at = out.find("checksum=");
+  return at == std::string::npos ? std::string() : out.substr(at, 25);
+}
 }  // namespace
 
 TEST(Cli, BadInputExitsTwoWithOneLine) {
@@ -178,10 +184,6 @@ TEST(Cli, RuleAndItsOldNameRunTheSameRule) {
   ASSERT_EQ(reynolds.status, 0) << reynolds.out;
   ASSERT_EQ(old.status, 0) << old.out;
   ASSERT_EQ(cis565.status, 0) << cis565.out;
-  const auto sum = [](const std::string& out) {
-    const size_t at = out.find("checksum=");
-    return at == std::string::npos ? std::string() : out.substr(at, 25);
-  };
   EXPECT_FALSE(sum(reynolds.out).empty()) << reynolds.out;
   EXPECT_EQ(sum(reynolds.out), sum(old.out));
   EXPECT_NE(sum(reynolds.out), sum(cis565.out));
@@ -195,10 +197,6 @@ TEST(Cli, SpeedSetsTheActiveRulesSpeed) {
   const Result plain = run(world);
   ASSERT_EQ(shared.status, 0) << shared.out;
   ASSERT_EQ(own.status, 0) << own.out;
-  const auto sum = [](const std::string& out) {
-    const size_t at = out.find("checksum=");
-    return at == std::string::npos ? std::string() : out.substr(at, 25);
-  };
   EXPECT_FALSE(sum(shared.out).empty()) << shared.out;
   EXPECT_EQ(sum(shared.out), sum(own.out));
   EXPECT_NE(sum(shared.out), sum(plain.out));
@@ -208,10 +206,6 @@ TEST(Cli, SpeedSetsTheActiveRulesSpeed) {
 // its boundary is periodic unless --boundary says otherwise.
 TEST(Cli, VicsekRunsWithTheSharedOptionsOnItsOwnBoundary) {
   const std::string world = kHeadless + "--rule vicsek --scenario uniform --half-size 12 --dims 2 --n 600 --seed 3 ";
-  const auto sum = [](const std::string& out) {
-    const size_t at = out.find("checksum=");
-    return at == std::string::npos ? std::string() : out.substr(at, 25);
-  };
   const std::string out = testing::TempDir() + "vicsek_state.txt";
   const Result own = run(world + "--steps 20 --radius 1.5 --speed 0.05 --noise 0.4 --out " + out);
   ASSERT_EQ(own.status, 0) << own.out;
