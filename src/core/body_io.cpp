@@ -178,7 +178,7 @@ Bodies readBodies(std::istream& in, const std::string& name, StateHeader* header
       cur = endp;
     }
     if (columns == 0 && (count == kRequiredColumns || count == kAllColumns)) columns = count, firstRow = lineNo;
-    if (count != columns) {
+    if (count == 0 || count != columns) {  // a row of separators alone holds no number either
       if (columns == 0)
         lineError(name, lineNo, "expected " + std::to_string(kRequiredColumns) + " numbers (" + kColumnNames + ") or " +
                                     std::to_string(kAllColumns) + " (" + kAllColumnNames + "), found " + std::to_string(count));

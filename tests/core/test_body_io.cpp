@@ -214,6 +214,12 @@ TEST(BodyFiles, BadSpeciesAreRefusedNamingTheFileLineAndValue) {
       << fewer;
   const std::string more = errorOf(writeText("more.txt", "1 0 0 0 0 0 0\n\n1 1 0 0 0 0 0 4\n"));
   EXPECT_NE(more.find("line 3: expected 7 numbers (mass x y z vx vy vz) as on line 1, found 8"), std::string::npos) << more;
+  // A row of separators alone holds no number: refused, first row or not (a fuzzed file once
+  // loaded it as a body of uninitialised values).
+  for (const char* text : {",,\n1 0 0 0 0 0 0\n", "1 0 0 0 0 0 0\n , \n"}) {
+    const std::string none = errorOf(writeText("none.txt", text));
+    EXPECT_NE(none.find("found 0"), std::string::npos) << text << ": " << none;
+  }
 }
 
 // A state of species 0 throughout, whether its species array is empty or all zeros, is written in
