@@ -4,9 +4,6 @@
 // the order of the double sums differs.
 #include "cuda/observables.h"
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -32,9 +29,7 @@ namespace {
 
 // The sums one sample adds up on the device (doubles) and its counters.
 enum Sum {
-  kMillSum = kNumBoidSums, kMillWeight,                              // flocks (the boids' BoidSum first)
-  kMass, kKinetic, kRx, kRy, kRz, kPx, kPy, kPz, kLx, kLy, kLz,      // gravity
-  kPotential, kLag10, kLag50, kLag90,
+  kMillSum = kNumBoidSums, kMillWeight,  // flocks (the boids' BoidSum first)
   kNumSums
 };
 enum Counter { kFlockCount, kLargest, kBin1, kBin2, kBin10, kBin100, kBin1000, kChanged, kNumCounters };
@@ -302,72 +297,6 @@ __global__ void flockTallyKernel(const uint32_t* __restrict__ parent, const doub
   blockAtomicAdd<2>(v, sums + kMillSum);
 }
 
-__global__ void gravitySumsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n, double* sums) {
-  const uint32_t i = globalThreadIndex();
-  double v[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  if (i < n) {
-    const Vec4 p = ldg4(pos + i), u = ldg4(vel + i);
-    const double m = p.w, x = p.x, y = p.y, z = p.z, vx = u.x, vy = u.y, vz = u.z;
-    v[0] = m, v[1] = 0.5 * m * (vx * vx + vy * vy + vz * vz);
-    v[2] = m * x, v[3] = m * y, v[4] = m * z;
-    v[5] = m * vx, v[6] = m * vy, v[7] = m * vz;
-    v[8] = m * (y * vz - z * vy), v[9] = m * (z * vx - x * vz), v[10] = m * (x * vy - y * vx);
-  }
-  blockAtomicAdd<11>(v, sums + kMass);
-}
-
-// W = -G/2 sum_i m_i sum_{j != i} m_j / sqrt(r^2 + eps^2): each pair in float, each tile's sum
-// added to a per-body double.
-__global__ void potentialKernel(const Vec4* __restrict__ pos, uint32_t n, float eps2, double G, double* sums) {
-  extern __shared__ Vec4 tile[];
-  const uint32_t i = globalThreadIndex();
-  const Vec4 pi = i < n ? ldg4(pos + i) : Vec4{0, 0, 0, 0};
-  double phi = 0;
-  for (uint32_t base = 0; base < n; base += blockDim.x) {
-    const uint32_t j = base + threadIdx.x;
-    tile[threadIdx.x] = j < n ? ldg4(pos + j) : Vec4{0, 0, 0, 0};
-    __syncthreads();
-    float t = 0;
-    const uint32_t count = min(uint32_t(blockDim.x), n - base);
-    for (uint32_t q = 0; q < count; ++q) {
-      if (base + q == i) continue;
-      const Vec4 pj = tile[q];
-      const float dx = pj.x - pi.x, dy = pj.y - pi.y, dz = pj.z - pi.z;
-      t += pj.w * rsqrtf(dx * dx + dy * dy + dz * dz + eps2);
-    }
-    phi += t;
-    __syncthreads();
-  }
-  double v[1] = {i < n ? -0.5 * G * double(pi.w) * phi : 0.0};
-  blockAtomicAdd<1>(v, sums + kPotential);
-}
-
-__global__ void radiusKernel(const Vec4* __restrict__ pos, uint32_t n, double cx, double cy, double cz, float* r,
-                             float* m) {
-  const uint32_t i = globalThreadIndex();
-  if (i >= n) return;
-  const Vec4 p = ldg4(pos + i);
-  const double dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
-  r[i] = float(sqrt(dx * dx + dy * dy + dz * dz));
-  m[i] = p.w;
-}
-
-__global__ void toDoubleKernel(const float* __restrict__ m, uint32_t n, double* out) {
-  const uint32_t i = globalThreadIndex();
-  if (i < n) out[i] = m[i];
-}
-
-// The first sorted body at which the cumulative mass reaches each fraction of the total (within
-// core::kLagrangeSlack, as the CPU reference).
-__global__ void lagrangeKernel(const float* __restrict__ r, const double* __restrict__ cum, uint32_t n, double* sums) {
-  const uint32_t i = globalThreadIndex();
-  if (i >= n) return;
-  const double total = cum[n - 1] * core::kLagrangeSlack, prev = i > 0 ? cum[i - 1] : 0.0;
-  const double fr[3] = {0.1, 0.5, 0.9};
-  for (int f = 0; f < 3; ++f)
-    if (prev < fr[f] * total && cum[i] >= fr[f] * total) sums[kLag10 + f] = r[i];
-}
-
 // The scalar boids columns from their sums (BoidSum) over n boids.
 void setBoidScalars(const double* sums, size_t n, core::Observables& out) {
   const double inv = 1.0 / double(n);
@@ -383,14 +312,12 @@ void setBoidScalars(const double* sums, size_t n, core::Observables& out) {
 
 struct DeviceObserver::Buffers {
   // Each array is allocated on the first sample that needs it and when N grows: boids 48 bytes
-  // per body and 8 per cell (+ 68 per body with flocks, 92 under the periodic boundary), gravity
-  // 32 per body.
-  size_t gridN = 0, flocksN = 0, gravityN = 0, sampleN = 0;
+  // per body and 8 per cell (+ 68 per body with flocks, 92 under the periodic boundary).
+  size_t gridN = 0, flocksN = 0, sampleN = 0;
   uint32_t cells = 0;
   DeviceBuffer<uint32_t> keys[2], index[2], cellStart, cellEnd, parent;
   DeviceBuffer<Vec4> spos, svel;
-  DeviceBuffer<double> flockAcc, sums, massIn, cum;
-  DeviceBuffer<float> radius[2], mass[2];
+  DeviceBuffer<double> flockAcc, sums;
   DeviceBuffer<unsigned long long> counters;
   DeviceBuffer<GridSpec> grid;
   DeviceBuffer<unsigned char> temp;
@@ -433,12 +360,6 @@ struct DeviceObserver::Buffers {
     MURMUR_CUDA_CHECK(cudaMemset(hint.get(), 0, hint.bytes()));
     MURMUR_CUDA_CHECK(cudaDeviceSynchronize());  // zero before any stream's sample reads it
     sampleN = n;
-  }
-  void ensureGravity(size_t n) {
-    if (n <= gravityN) return;
-    for (auto* b : {&radius[0], &radius[1], &mass[0], &mass[1]}) b->allocate(n);
-    massIn.allocate(n), cum.allocate(n);
-    gravityN = n;
   }
   void ensureTemp(size_t bytes) {
     if (bytes > temp.size()) temp.allocate(bytes);
@@ -573,49 +494,7 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     return out;
   }
 
-  B.ensureGravity(n);
-  gravitySumsKernel<<<blocks, lc.block, 0, stream>>>(b.pos, b.vel, n, B.sums.get());
-  MURMUR_CUDA_LAUNCH_CHECK();
-  const bool exact = n <= req.potentialMaxN;
-  if (exact) {
-    const double eps = p.gravity.softening;
-    potentialKernel<<<blocks, lc.block, lc.block * sizeof(Vec4), stream>>>(b.pos, n, float(eps * eps), p.gravity.G,
-                                                                           B.sums.get());
-    MURMUR_CUDA_LAUNCH_CHECK();
-  }
-  download();
-  const double m = sums[kMass];
-  const double cx = sums[kRx] / m, cy = sums[kRy] / m, cz = sums[kRz] / m;
-  radiusKernel<<<blocks, lc.block, 0, stream>>>(b.pos, n, cx, cy, cz, B.radius[0].get(), B.mass[0].get());
-  MURMUR_CUDA_LAUNCH_CHECK();
-  cub::DoubleBuffer<float> keys(B.radius[0].get(), B.radius[1].get()), vals(B.mass[0].get(), B.mass[1].get());
-  size_t sortBytes = 0, scanBytes = 0;
-  MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, vals, static_cast<int>(n)));
-  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scanBytes, B.massIn.get(), B.cum.get(), static_cast<int>(n)));
-  B.ensureTemp(std::max(sortBytes, scanBytes));
-  MURMUR_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(B.temp.get(), sortBytes, keys, vals, static_cast<int>(n), 0,
-                                                    int(sizeof(float) * 8), stream));
-  MURMUR_CUDA_LAUNCH_CHECK();
-  toDoubleKernel<<<blocks, lc.block, 0, stream>>>(vals.Current(), n, B.massIn.get());
-  MURMUR_CUDA_LAUNCH_CHECK();
-  MURMUR_CUDA_CHECK(cub::DeviceScan::InclusiveSum(B.temp.get(), scanBytes, B.massIn.get(), B.cum.get(),
-                                                  static_cast<int>(n), stream));
-  MURMUR_CUDA_LAUNCH_CHECK();
-  lagrangeKernel<<<blocks, lc.block, 0, stream>>>(keys.Current(), B.cum.get(), n, B.sums.get());
-  MURMUR_CUDA_LAUNCH_CHECK();
-  download();
-  out[Obs::Mass] = m;
-  out[Obs::Kinetic] = sums[kKinetic];
-  out[Obs::ComX] = cx, out[Obs::ComY] = cy, out[Obs::ComZ] = cz;
-  out[Obs::MomentumX] = sums[kPx], out[Obs::MomentumY] = sums[kPy], out[Obs::MomentumZ] = sums[kPz];
-  out[Obs::AngularMomentumX] = sums[kLx], out[Obs::AngularMomentumY] = sums[kLy], out[Obs::AngularMomentumZ] = sums[kLz];
-  if (exact) {
-    const double w = sums[kPotential];
-    out[Obs::Potential] = w;
-    out[Obs::TotalEnergy] = sums[kKinetic] + w;
-    if (w != 0) out[Obs::VirialRatio] = 2.0 * sums[kKinetic] / std::fabs(w);
-  }
-  out[Obs::Lagrange10] = sums[kLag10], out[Obs::Lagrange50] = sums[kLag50], out[Obs::Lagrange90] = sums[kLag90];
+  gravity_.observe(b, p, req, lc, out);
   return out;
 }
 

@@ -4,10 +4,8 @@
 // radius (label, radix sort, cell bounds, a gather into cell order), neighbour counts and the
 // nearest neighbour through it, flocks by connected components (min-label hooking with pointer
 // jumping over the grid's neighbours); under the periodic boundary every distance and flock
-// centre by the minimum image, as the CPU reference (core/observables.h). Gravity: sums, the
-// exact all-pairs potential tiled through shared memory up to ObserveRequest::potentialMaxN
-// bodies, Lagrangian radii by a radix sort of the distances from the centre of mass and a scan of
-// the masses.
+// centre by the minimum image, as the CPU reference (core/observables.h). Gravity:
+// cuda/gravity_observables.h.
 #pragma once
 
 #include "cuda/module_guard.h"
@@ -20,6 +18,7 @@
 
 #include "core/engine.h"
 #include "core/observables.h"
+#include "cuda/gravity_observables.h"
 
 namespace murmur::cuda {
 
@@ -71,7 +70,8 @@ class DeviceObserver {
 
  private:
   struct Buffers;
-  std::unique_ptr<Buffers> buf_;
+  std::unique_ptr<Buffers> buf_;  // the boids'
+  GravityObserver gravity_;
 };
 
 }  // namespace murmur::cuda
