@@ -51,8 +51,6 @@ void withDefaults(Bodies& b) {
 
 void gatherBodiesInto(const Bodies& src, const uint32_t* index, size_t count, Bodies& dst) {
   const size_t n = src.size();
-  for (size_t k = 0; k < count; ++k)
-    if (index[k] >= n) throw std::logic_error("gatherBodies: index " + std::to_string(index[k]) + " of " + std::to_string(n));
   src.forEachWith(dst, [&](const char*, const auto& in, auto& out) {
     out.resize(count);
     if (in.size() != n) throw std::logic_error("gatherBodies: attribute sizes differ");
@@ -63,6 +61,8 @@ void gatherBodiesInto(const Bodies& src, const uint32_t* index, size_t count, Bo
 }
 
 Bodies gatherBodies(const Bodies& src, const std::vector<uint32_t>& index) {
+  for (uint32_t k : index)
+    if (k >= src.size()) throw std::logic_error("gatherBodies: index " + std::to_string(k) + " of " + std::to_string(src.size()));
   Bodies out;
   gatherBodiesInto(src, index.data(), index.size(), out);
   return out;

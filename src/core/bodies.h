@@ -95,7 +95,8 @@ void withDefaults(Bodies& b);
 // The bodies src.x[index[k]] for k = 0..index.size()-1, every attribute: a reorder into sorted
 // order, or a selection. Throws std::logic_error when an index is out of range.
 Bodies gatherBodies(const Bodies& src, const std::vector<uint32_t>& index);
-// The same into dst (resized), reusing its storage: the CPU engine's reorder.
+// The same into dst (resized), reusing its storage: the CPU engine's reorder, whose sorted index
+// is a permutation by construction (no range check on this path).
 void gatherBodiesInto(const Bodies& src, const uint32_t* index, size_t count, Bodies& dst);
 
 // Empty when pos, vel and id have one size, species that size or none (withDefaults), id is a
