@@ -281,6 +281,8 @@ void timeSteps(const Options& o, core::Engine& engine, OffscreenView* view, Meas
     m.repeatMedians.push_back(stepStats(repeatMs).median);
     m.stepMs.insert(m.stepMs.end(), repeatMs.begin(), repeatMs.end());
   }
+  // A flock that gathers (Vicsek's does) times more neighbours than it started with.
+  if (m.hasNeighbours) m.neighboursTimed = engine.neighbourStats();
   // --observe: as many steps again (the same repeats), each followed by a sample, timed together
   // (the sums back on the host included). A sample may run part of the next step's work (the rows
   // pipeline's force pass samples the state it starts from), so what sampling costs is the
@@ -456,6 +458,8 @@ void addMeasured(json& entry, const Measurement& m, const StepStats& st) {
   if (m.hasNeighbours) {
     entry["neighbours_mean"] = m.neighbours.meanNeighbours;
     entry["candidates_mean"] = m.neighbours.meanCandidates;
+    entry["neighbours_timed"] = m.neighboursTimed.meanNeighbours;
+    entry["candidates_timed"] = m.neighboursTimed.meanCandidates;
   }
   if (m.rendered) {
     entry["render_ms"] = m.renderMs;

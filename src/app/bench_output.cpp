@@ -96,7 +96,10 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   row.set("n", static_cast<long long>(m.n));
   if (c.blockSize) row.set("block_size", static_cast<long long>(c.blockSize));
   if (c.cellWidth) row.set("cell_width_factor", static_cast<long long>(c.cellWidth));
-  if (m.hasNeighbours) row.set("neighbours_mean", m.neighbours.meanNeighbours);
+  if (m.hasNeighbours) {
+    row.set("neighbours_mean", m.neighbours.meanNeighbours);
+    row.set("neighbours_timed", m.neighboursTimed.meanNeighbours);
+  }
   row.set("render", static_cast<long long>(m.rendered ? 1 : 0));
   row.set("warmup_steps", static_cast<long long>(m.warmup));
   row.set("steps", static_cast<long long>(m.stepMs.size()));

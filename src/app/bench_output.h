@@ -28,7 +28,8 @@ struct Measurement {
   double renderMs = 0;  // median render_ms (DrawSource::drawFrame) over the timed steps
   std::string drawMode;  // the offscreen view's draw mode
   bool hasNeighbours = false;
-  core::NeighbourStats neighbours;
+  core::NeighbourStats neighbours;       // of the initial state
+  core::NeighbourStats neighboursTimed;  // of the state the timed steps left (hasNeighbours)
   core::SimParams params{};
   int warmup = 0;  // warm-up steps actually run
   // What the time budget (--max-seconds) left of what was asked: the warm-up steps asked

@@ -21,7 +21,8 @@ const std::vector<std::string>& benchCsvColumns() {
       "steps_per_s",     "frame_fps",    "label_ms",     "sort_ms",      "bounds_ms",
       "reorder_ms",      "force_ms",     "integrate_ms", "render_ms",    "interactions_per_s",
       "gflops",          "draw",         "list_ms",      "list_steps",   "observe_ms",
-      "observe_flocks",  "rule",         "cut",          "boundary"};
+      "observe_flocks",  "rule",         "cut",          "boundary",
+      "neighbours_timed"};
   return cols;
 }
 
