@@ -54,6 +54,23 @@ __device__ __forceinline__ void rulePairAddImage(typename Rule::Sum& acc, const 
   Rule::add(acc, core::imageOf(pi, d, pj), d, d2, [&] { return ldg4(vel + j); }, su);
 }
 
+// Lane (lane ^ off)'s partial sums of a rule added to this lane's (Rule::combine), the sums moved
+// word by word through the shuffle: any rule's RelSum of 32-bit fields. Every lane of `mask` calls
+// it, and lane ^ off is one of them.
+template <typename Rule>
+__device__ __forceinline__ void shuffleCombine(typename Rule::RelSum& a, int off, unsigned mask = kFullWarpMask) {
+  using Sum = typename Rule::RelSum;
+  static_assert(sizeof(Sum) % sizeof(uint32_t) == 0, "a rule's sums are 32-bit words");
+  constexpr int kWords = sizeof(Sum) / sizeof(uint32_t);
+  uint32_t w[kWords];
+  memcpy(w, &a, sizeof(Sum));
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) w[k] = __shfl_xor_sync(mask, w[k], off);
+  Sum other;
+  memcpy(&other, w, sizeof(Sum));
+  a = Rule::combine(a, other);
+}
+
 // Calls f(std::bool_constant<periodic>) for boundary b: a boids launcher instantiates a kernel's
 // periodic variant, which also searches around a body's images, only where the parameters ask for
 // it, so that the wrap boundary's kernels stay as they were, with no test of the boundary inside.
@@ -70,11 +87,16 @@ void withBoundary(core::Boundary b, F&& f) {
 // search visits beyond the body's own. One loop over the nonzero subsets of the axes near a face
 // (bit a: axis a, x the lowest), in increasing order as forEachImage's loops take them, the
 // shifts formed again per image: across the search inside, the loop keeps two words live.
+// nearFaces: the axes along which p has an image (bit a: axis a, x the lowest); 0 when its search
+// stays inside the box and forEachOtherImage visits nothing.
+__device__ __forceinline__ unsigned nearFaces(const core::Vec3& p, float radius, float halfSize) {
+  return (core::imageShift(p.x, radius, halfSize) != 0.0f ? 1u : 0u) |
+         (core::imageShift(p.y, radius, halfSize) != 0.0f ? 2u : 0u) |
+         (core::imageShift(p.z, radius, halfSize) != 0.0f ? 4u : 0u);
+}
 template <typename F>
 __device__ __forceinline__ void forEachOtherImage(const core::Vec3& p, float radius, float halfSize, F&& f) {
-  const unsigned near = (core::imageShift(p.x, radius, halfSize) != 0.0f ? 1u : 0u) |
-                        (core::imageShift(p.y, radius, halfSize) != 0.0f ? 2u : 0u) |
-                        (core::imageShift(p.z, radius, halfSize) != 0.0f ? 4u : 0u);
+  const unsigned near = nearFaces(p, radius, halfSize);
   for (unsigned s = (0u - near) & near; s != 0; s = (s - near) & near)
     f(core::Vec3{(s & 1u) ? p.x + core::imageShift(p.x, radius, halfSize) : p.x,
                  (s & 2u) ? p.y + core::imageShift(p.y, radius, halfSize) : p.y,

@@ -31,22 +31,6 @@ static_assert(kPerLane * kLaneGroup == kClusterSize && kPerLane >= 1 && kPerLane
 constexpr int kStage = 2 * kWarpSize;
 constexpr int kStagePerWarp = 2 * kStage;
 
-// Lane (lane ^ off)'s partial sums of a rule added to this lane's (Rule::combine), the sums moved
-// word by word through the shuffle: any rule's RelSum of 32-bit fields.
-template <typename Rule>
-__device__ __forceinline__ void shuffleCombine(typename Rule::RelSum& a, int off) {
-  using Sum = typename Rule::RelSum;
-  static_assert(sizeof(Sum) % sizeof(uint32_t) == 0, "a rule's sums are 32-bit words");
-  constexpr int kWords = sizeof(Sum) / sizeof(uint32_t);
-  uint32_t w[kWords];
-  memcpy(w, &a, sizeof(Sum));
-#pragma unroll
-  for (int k = 0; k < kWords; ++k) w[k] = __shfl_xor_sync(kFullWarpMask, w[k], off);
-  Sum other;
-  memcpy(&other, w, sizeof(Sum));
-  a = Rule::combine(a, other);
-}
-
 struct BoxRow {
   int rows;             // rows of the box (RowBox ny * nz)
   uint32_t start, end;  // row r's sorted range; empty when pruned or r >= rows

@@ -116,6 +116,7 @@ void CudaEngine::debugSetListCapacity(uint32_t entries) {
 void CudaEngine::debugSetGridSort(GridSort mode) { impl_->s.rowSort.mode = mode; }
 
 void CudaEngine::debugSetFlatTableRows(int rows) { impl_->s.flatTableRowsCap = rows; }
+void CudaEngine::debugSetPeriodicSplit(PeriodicSplit mode) { impl_->s.periodicSplit = static_cast<int>(mode); }
 
 bool CudaEngine::debugLastSortCounted() const { return impl_->s.rowSort.lastCounted; }
 

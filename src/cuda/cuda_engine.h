@@ -89,6 +89,12 @@ class CudaEngine final : public core::Engine, public core::DeviceAccess {
   // 0 restores the table rowsFlatTableRows sizes.
   void debugSetFlatTableRows(int rows);
 
+  // Tests only: under the periodic boundary the rows pipeline walks the images' rows in its one
+  // kernel (Whole) or in a second kernel over the boids near a face (Split), whatever
+  // periodicRowsSplit (rows_kernels.h) chose for the device (Planned).
+  enum class PeriodicSplit { Planned = 0, Whole = 1, Split = 2 };
+  void debugSetPeriodicSplit(PeriodicSplit mode);
+
   // The state on the device (core::DeviceAccess): the engine hands out itself.
   core::DeviceAccess* deviceAccess() override { return this; }
   // The DeviceAccess functions (core/engine.h): the copy into the renderer's buffers (the mapped

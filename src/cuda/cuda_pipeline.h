@@ -42,6 +42,7 @@ struct LocalForcePass {
   const uint32_t* cellFirst = nullptr;
   RowsStepOut rows;              // rows: the next sort's counts and a sample, where the engine wants them
   int flatTableRowsCap = 0;      // rows: a cap on the flat loop's table (0: none; a debug hook)
+  int periodicSplit = 0;         // rows: 0 the plan's choice (periodicRowsSplit), 1 one kernel, 2 split (a debug hook)
   LaunchConfig lc{};
 };
 

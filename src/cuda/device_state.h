@@ -72,6 +72,7 @@ struct DeviceState {
 
   RowGridSort rowSort;      // the rows grids' sort (rows, verlet and clusters sort with it)
   int flatTableRowsCap = 0;  // debugSetFlatTableRows; 0: rowsFlatTableRows
+  int periodicSplit = 0;     // debugSetPeriodicSplit: 0 as planned, 1 one kernel, 2 split
 
   StageTimer timer;
   core::StepProfile profile;

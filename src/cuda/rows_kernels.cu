@@ -23,6 +23,39 @@ using core::Vec4;
 
 namespace {
 
+// How a rows kernel meets the periodic boundary's images (docs/design.md#the-boundary-rule).
+// None: the wrap boundary. Whole: after its own rows, each boid walks the rows around its images
+// (forEachOtherImage), every candidate measured from its image, in the same kernel. Defer: the
+// kernel sums each boid's own rows as under the wrap boundary; a boid whose search crosses a face
+// (nearFaces) is then listed in RowsStepOut::imaged with its partial sums instead of finished, and
+// the image kernel (boidsRowsImagesKernel) adds the candidates around its images and finishes it.
+// The image walk costs Whole registers: where that lowers the kernel's occupancy (Vicsek's flat
+// loop took 59 registers against 32 and ran 328 us against 248 us on an H200), the step takes
+// Defer and the image kernel; where it does not, Whole (periodicRowsSplit).
+enum class Images { None, Whole, Defer };
+
+// Defer: if boid i (at ci) has images, its partial sums are listed for the image kernel (one
+// atomic per converged group of the warp) and true is returned: the caller does not finish it.
+template <typename Rule, Images I>
+__device__ __forceinline__ bool listedForImages(uint32_t i, const core::Vec3& ci, const typename Rule::RelSum& acc,
+                                                float searchRadius, const RowsStepOut& out) {
+  if constexpr (I != Images::Defer) {
+    return false;
+  } else {
+    const bool imaged = nearFaces(ci, searchRadius, out.halfSize) != 0u;
+    const unsigned mask = __ballot_sync(__activemask(), imaged);
+    if (!imaged) return false;
+    const unsigned lane = threadIdx.x % kWarpSize, leader = __ffs(mask) - 1;
+    uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(out.imagedCount, static_cast<uint32_t>(__popc(mask)));
+    base = __shfl_sync(mask, base, leader);
+    const uint32_t k = base + __popc(mask & ((1u << lane) - 1u));
+    out.imaged[k] = i;
+    static_cast<typename Rule::RelSum*>(out.imagedSums)[k] = acc;
+    return true;
+  }
+}
+
 // What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
 // velocity, the integration into posOut and, with counts, the next step's count of its cell; a
 // sampled step (SampleT) also forms the boid's sums of the sample in v.
@@ -61,16 +94,14 @@ __device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const
 // when a row ends; the flat loop below.
 // A sampled step (SampleT) adds, per candidate, the separation count and the nearest distance
 // (sampleCandidate) beside the force's sums; the plain step's code is the same without them.
-// PeriodicT (the periodic boundary; never with SampleT, see launchBoidsRows): after its own rows,
-// a boid walks the rows around each of its images (forEachOtherImage), every candidate measured
-// from that image; the boid itself is its own candidate at its own centre only, as without.
-template <typename Rule, bool BatchedT, bool SampleT, bool PeriodicT>
+// I: the periodic boundary's images (Images; never with SampleT, see launchBoidsRows).
+template <typename Rule, bool BatchedT, bool SampleT, Images I>
 __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                                               const GridSpec* __restrict__ grid,
                                               const uint32_t* __restrict__ cellFirst, const typename Rule::Params& b,
                                               float searchRadius, Vec4* __restrict__ velOut,
                                               const RowsStepOut& out, BoidSampleOut& sampled) {
-  static_assert(!(SampleT && PeriodicT), "a sampled step runs under the wrap boundary only");
+  static_assert(!(SampleT && I != Images::None), "a sampled step runs under the wrap boundary only");
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const GridSpec g = *grid;
@@ -130,30 +161,31 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
     }
     walkRow(std::false_type{}, s, e, ci);
   });
-  if constexpr (PeriodicT)
+  if constexpr (I == Images::Whole)
     forEachOtherImage(ci, searchRadius, out.halfSize, [&](core::Vec3 c) {
       core::forEachRowOneLoop(g, c, searchRadius, [&](uint32_t first, uint32_t last) {
         walkRow(std::false_type{}, __ldg(cellFirst + first), __ldg(cellFirst + last + 1), c);
       });
     });
+  if (listedForImages<Rule, I>(i, ci, acc, searchRadius, out)) return;
   finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
-template <typename Rule, bool SampleT, bool PeriodicT>
+template <typename Rule, bool SampleT, Images I>
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, typename Rule::Params b,
                     float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<Rule, false, SampleT, PeriodicT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, false, SampleT, I>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
 // 48 registers: 10 blocks of 128 threads per SM instead of 8 (times 1024 threads it still fits).
 constexpr int kRowsBatchedMaxRegisters = 48;
 
-template <typename Rule, bool SampleT, bool PeriodicT>
+template <typename Rule, bool SampleT, Images I>
 __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
     boidsRowsBatchedKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                            const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
@@ -161,7 +193,7 @@ __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
                            float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<Rule, true, SampleT, PeriodicT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, true, SampleT, I>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
@@ -198,17 +230,15 @@ __device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
 }
 __device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
 
-// PeriodicT (the periodic boundary; never with SampleT): the table lists the rows around the boid
-// itself; the rows around its images (forEachOtherImage) are walked at once after the table, every
-// candidate measured from its image. Few boids lie near a face, and their rows there are few.
-template <typename Rule, bool SampleT, bool PeriodicT>
+// I: as boidsRowsBody's; Whole walks the rows around the images at once after the table.
+template <typename Rule, bool SampleT, Images I>
 __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
                                                   uint32_t n, const GridSpec* __restrict__ grid,
                                                   const uint32_t* __restrict__ cellFirst,
                                                   const typename Rule::Params& b,
                                                   float searchRadius, int tableRows, Vec4* __restrict__ velOut,
                                                   const RowsStepOut& out, BoidSampleOut& sampled) {
-  static_assert(!(SampleT && PeriodicT), "a sampled step runs under the wrap boundary only");
+  static_assert(!(SampleT && I != Images::None), "a sampled step runs under the wrap boundary only");
   extern __shared__ uint32_t rowTable[];  // [tableRows][blockDim.x]
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;  // no barrier in the walk (a sampled kernel's block sum comes after it)
@@ -256,17 +286,18 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
     add(j);
     ++j;
   }
-  if constexpr (PeriodicT)
+  if constexpr (I == Images::Whole)
     forEachOtherImage(ci, searchRadius, out.halfSize, [&](core::Vec3 c) {
       core::forEachRow(g, c, searchRadius, [&](uint32_t first, uint32_t last) {
         const uint32_t e = __ldg(cellFirst + last + 1);
         for (uint32_t j = __ldg(cellFirst + first); j < e; ++j) addFrom(j, c);
       });
     });
+  if (listedForImages<Rule, I>(i, ci, acc, searchRadius, out)) return;
   finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
-template <typename Rule, bool SampleT, bool PeriodicT>
+template <typename Rule, bool SampleT, Images I>
 __global__ void __launch_bounds__(1024)
     boidsRowsFlatKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                         const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
@@ -274,9 +305,96 @@ __global__ void __launch_bounds__(1024)
                         float searchRadius, int tableRows, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsFlatBody<Rule, SampleT, PeriodicT>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out,
-                                              sampled);
+  boidsRowsFlatBody<Rule, SampleT, I>(pos, vel, n, grid, cellFirst, b, searchRadius, tableRows, velOut, out,
+                                           sampled);
   addSample<SampleT>(sampled, out);
+}
+
+// A group of kImagesLanes lanes serves one listed boid of the image kernel: half a warp, since
+// the searches around images are a few rows of a few candidates each.
+constexpr uint32_t kImagesLanes = 16;
+static_assert(kWarpSize % kImagesLanes == 0, "whole groups in a warp");
+
+// The candidates of every row of a search of `radius` around centre c, spread over the lanes of
+// a group (every lane of the group calls it with the same c; `mask`: the group's lanes): lane r
+// takes row r of the rowSphere (a group's width of rows at a time), a scan of the rows' lengths
+// across the group lines the candidates up, and lane t takes the t-th candidate of every group's
+// width, finding its row in the scan by a binary search of shuffles. A whole search then costs a
+// few dependent loads, not one per row or candidate.
+template <typename F>
+__device__ __forceinline__ void forEachRowCandidateOfGroup(const GridSpec& g, const uint32_t* __restrict__ cellFirst,
+                                                           const core::Vec3& c, float radius, unsigned mask, F&& f) {
+  constexpr int kLanes = static_cast<int>(kImagesLanes);
+  const uint32_t lane = threadIdx.x % kImagesLanes;
+  const core::RowSphere rs = core::rowSphere(g, c, radius);
+  const int rows = rs.ny * rs.nz;
+  for (int base = 0; base < rows; base += kLanes) {
+    const int r = base + static_cast<int>(lane);
+    uint32_t s = 0, len = 0;
+    if (r < rows) {
+      uint32_t first = 0, last = 0;
+      if (rs.rowAt(g, rs.zlo + r / rs.ny, rs.ylo + r % rs.ny, first, last)) {
+        s = __ldg(cellFirst + first);
+        len = __ldg(cellFirst + last + 1) - s;
+      }
+    }
+    uint32_t end = len;  // inclusive scan: the candidates of rows base .. r
+#pragma unroll
+    for (int off = 1; off < kLanes; off *= 2) {
+      const uint32_t up = __shfl_up_sync(mask, end, off, kLanes);
+      if (static_cast<int>(lane) >= off) end += up;
+    }
+    const uint32_t total = __shfl_sync(mask, end, kLanes - 1, kLanes);
+    for (uint32_t t0 = 0; t0 < total; t0 += kImagesLanes) {
+      const uint32_t t = t0 + lane;
+      // The first lane q whose scan passes t holds t's row.
+      int q = 0;
+#pragma unroll
+      for (int step = kLanes / 2; step > 0; step /= 2)
+        if (__shfl_sync(mask, end, q + step - 1, kLanes) <= t) q += step;
+      const uint32_t rowStart = __shfl_sync(mask, s, q, kLanes);
+      const uint32_t rowEnd = __shfl_sync(mask, end, q, kLanes), rowLen = __shfl_sync(mask, len, q, kLanes);
+      if (t < total) f(rowStart + (t - (rowEnd - rowLen)));
+    }
+  }
+}
+
+// The image kernel of the periodic boundary: for each boid the Defer kernel listed, the
+// candidates of the rows around its images (forEachOtherImage), each measured from its image, and
+// then the boid's finish. A group of lanes per listed boid (forEachRowCandidateOfGroup); the
+// lanes' partial sums meet in a fixed tree of shuffles (shuffleCombine) and join the boid's sums
+// of its own rows. A grid-stride loop over the list, whose length only the device knows. The boid
+// itself lies a world's width from its images, never a candidate of theirs.
+template <typename Rule>
+__global__ void __launch_bounds__(1024)
+    boidsRowsImagesKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
+                          const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
+                          typename Rule::Params b, float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
+  const uint32_t count = *out.imagedCount;
+  const GridSpec g = *grid;
+  const typename Rule::Setup r2 = Rule::setup(b);
+  const uint32_t lane = threadIdx.x % kImagesLanes, groups = gridDim.x * (blockDim.x / kImagesLanes);
+  const unsigned mask = static_cast<unsigned>((1ull << kImagesLanes) - 1ull)
+                        << (threadIdx.x % kWarpSize / kImagesLanes * kImagesLanes);
+  for (uint32_t k = globalThreadIndex() / kImagesLanes; k < count; k += groups) {  // the same k in the group
+    const uint32_t i = __ldg(out.imaged + k);
+    const Vec4 pi = ldg4(pos + i);
+    typename Rule::RelSum part = Rule::relZero();
+    forEachOtherImage(core::xyz(pi), searchRadius, out.halfSize, [&](core::Vec3 c) {
+      forEachRowCandidateOfGroup(g, cellFirst, c, searchRadius, mask, [&](uint32_t j) {
+        const core::Vec3 d = core::xyz(ldg4(pos + j)) - c;
+        rulePairAddRel<Rule>(part, d, core::distance2(d), vel, j, r2);
+      });
+    });
+#pragma unroll
+    for (int off = static_cast<int>(kImagesLanes) / 2; off > 0; off /= 2) shuffleCombine<Rule>(part, off, mask);
+    if (lane == 0) {
+      typename Rule::RelSum acc = Rule::combine(static_cast<const typename Rule::RelSum*>(out.imagedSums)[k], part);
+      BoidSampleAcc sa;
+      BoidSampleOut sampled;
+      finishRowsBoid<Rule, false>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
+    }
+  }
 }
 
 }  // namespace
@@ -295,29 +413,76 @@ int rowsFlatTableRows(const GridSpec& g, float searchRadius) {
 
 namespace {
 
-template <typename Rule, bool SampleT, bool PeriodicT>
+template <typename Rule, bool SampleT, Images I>
 void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const typename Rule::Params& b, float searchRadius,
                      core::RowLoop loop, int flatTableRows, Vec4* d_velOut, const RowsStepOut& out,
                      const LaunchConfig& lc) {
+  const unsigned blocks = lc.blocksFor(n);
   if (loop == core::RowLoop::Flat) {
     const size_t bytes = size_t(flatTableRows) * size_t(lc.block) * sizeof(uint32_t);
     if (bytes > kDefaultSharedBytes)  // at most kRowsFlatMaxTableRows * 1024 * 4 bytes: fits every sm_90 SM
-      MURMUR_CUDA_CHECK(cudaFuncSetAttribute(boidsRowsFlatKernel<Rule, SampleT, PeriodicT>,
+      MURMUR_CUDA_CHECK(cudaFuncSetAttribute(boidsRowsFlatKernel<Rule, SampleT, I>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    boidsRowsFlatKernel<Rule, SampleT, PeriodicT><<<lc.blocksFor(n), lc.block, bytes, lc.stream>>>(
+    boidsRowsFlatKernel<Rule, SampleT, I><<<blocks, lc.block, bytes, lc.stream>>>(
         d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, flatTableRows, d_velOut, out);
   } else if (loop == core::RowLoop::Batched) {
-    boidsRowsBatchedKernel<Rule, SampleT, PeriodicT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
+    boidsRowsBatchedKernel<Rule, SampleT, I><<<blocks, lc.block, 0, lc.stream>>>(
         d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, d_velOut, out);
   } else {
-    boidsRowsKernel<Rule, SampleT, PeriodicT><<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(
-        d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, d_velOut, out);
+    boidsRowsKernel<Rule, SampleT, I><<<blocks, lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
+                                                                         searchRadius, d_velOut, out);
   }
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
+// The kernel of `loop` for rule Rule with images I, as launchRowsLoops launches it.
+template <typename Rule, Images I>
+const void* rowsKernelOf(core::RowLoop loop) {
+  if (loop == core::RowLoop::Flat) return reinterpret_cast<const void*>(boidsRowsFlatKernel<Rule, false, I>);
+  if (loop == core::RowLoop::Batched) return reinterpret_cast<const void*>(boidsRowsBatchedKernel<Rule, false, I>);
+  return reinterpret_cast<const void*>(boidsRowsKernel<Rule, false, I>);
+}
+
+// Resident blocks per SM of a kernel at this block size and dynamic shared memory.
+int residentBlocks(const void* kernel, int block, size_t sharedBytes) {
+  int blocks = 0;
+  MURMUR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, sharedBytes));
+  return blocks;
+}
+
+// The image kernel's grid: a group of lanes for every boid where that is few, else enough blocks
+// to fill every SM (its loop strides over the list; a few percent of the boids lie near a face).
+unsigned imagesBlocks(uint32_t n, const LaunchConfig& lc) {
+  constexpr unsigned kImagesBlocksPerSm = 8;
+  int device = 0, sms = 0;
+  MURMUR_CUDA_CHECK(cudaGetDevice(&device));
+  MURMUR_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const unsigned all = lc.blocksFor(size_t(n) * kImagesLanes);
+  return all < kImagesBlocksPerSm * unsigned(sms) ? all : kImagesBlocksPerSm * unsigned(sms);
+}
+
 }  // namespace
+
+bool periodicRowsSplit(const core::SimParams& p, core::RowLoop loop, int flatTableRows, int block) {
+  const size_t bytes = loop == core::RowLoop::Flat ? size_t(flatTableRows) * size_t(block) * sizeof(uint32_t) : 0;
+  bool split = false;
+  core::withLocalRule(p, [&](auto rule) {
+    using Rule = decltype(rule);
+    if (bytes > kDefaultSharedBytes)
+      for (const void* k : {rowsKernelOf<Rule, Images::Whole>(loop), rowsKernelOf<Rule, Images::Defer>(loop)})
+        MURMUR_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    split = residentBlocks(rowsKernelOf<Rule, Images::Whole>(loop), block, bytes) <
+            residentBlocks(rowsKernelOf<Rule, Images::Defer>(loop), block, bytes);
+  });
+  return split;
+}
+
+size_t rowsImagedSumBytes(const core::SimParams& p) {
+  size_t bytes = 0;
+  core::withLocalRule(p, [&](auto rule) { bytes = sizeof(typename decltype(rule)::RelSum); });
+  return bytes;
+}
 
 void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const core::SimParams& p, float searchRadius, core::RowLoop loop,
@@ -325,6 +490,7 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
   // A sampled step's observables come from the candidates of the boid's own search; under the
   // periodic boundary the engine samples with its observer instead (RowsPipeline::samplesInStep),
   // so the sampled kernels are instantiated for the wrap boundary only.
+  if (n == 0) return;
   if (out.sample.sums && p.boundary == core::Boundary::Periodic)
     throw std::logic_error("launchBoidsRows: a sampled rows step runs under the wrap boundary only");
   core::withLocalRule(p, [&](auto rule) {
@@ -333,15 +499,26 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
       // The sample reads the boids' neighbour counts from the sums (rows_sample.cuh): only the
       // rules that keep them sample (core::samplesBoidCounts).
       if constexpr (Rule::kBoidCounts)
-        launchRowsLoops<Rule, true, false>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
+        launchRowsLoops<Rule, true, Images::None>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
                                            flatTableRows, d_velOut, out, lc);
       else
         throw std::logic_error("launchBoidsRows: the active rule keeps no boids counts to sample");
-    } else
-      withBoundary(p.boundary, [&](auto periodic) {
-        launchRowsLoops<Rule, false, decltype(periodic)::value>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
-                                                                searchRadius, loop, flatTableRows, d_velOut, out, lc);
-      });
+    } else if (p.boundary == core::Boundary::Periodic && !out.imagedSplit) {
+      launchRowsLoops<Rule, false, Images::Whole>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius,
+                                                  loop, flatTableRows, d_velOut, out, lc);
+    } else if (p.boundary == core::Boundary::Periodic) {
+      if (!out.imaged || !out.imagedCount || !out.imagedSums)
+        throw std::logic_error("launchBoidsRows: the periodic boundary's split needs RowsStepOut's imaged lists");
+      MURMUR_CUDA_CHECK(cudaMemsetAsync(out.imagedCount, 0, sizeof(uint32_t), lc.stream));
+      launchRowsLoops<Rule, false, Images::Defer>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
+                                         flatTableRows, d_velOut, out, lc);
+      boidsRowsImagesKernel<Rule><<<imagesBlocks(n, lc), lc.block, 0, lc.stream>>>(
+          d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, d_velOut, out);
+      MURMUR_CUDA_LAUNCH_CHECK();
+    } else {
+      launchRowsLoops<Rule, false, Images::None>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius,
+                                                 loop, flatTableRows, d_velOut, out, lc);
+    }
   });
 }
 

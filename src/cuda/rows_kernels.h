@@ -72,7 +72,23 @@ struct RowsStepOut {
   // candidates the force visits anyway, and the boids whose nearest other boid lies beyond their
   // search listed for launchRowsNearestBeyond. The velocities and positions it writes do not change.
   BoidSampleSums sample;
+  // The periodic boundary, split (imagedSplit, periodicRowsSplit): room for n boids, where the
+  // kernel over every boid lists those whose search crosses a face (their index, and in
+  // imagedSums their sums so far, n entries of rowsImagedSumBytes each) for the kernel that
+  // searches around their images, and their count. Unused otherwise.
+  bool imagedSplit = false;
+  uint32_t* imaged = nullptr;
+  void* imagedSums = nullptr;
+  uint32_t* imagedCount = nullptr;
 };
+
+// Whether the periodic boundary's step splits (RowsStepOut::imagedSplit): the kernel over every
+// boid leaves the boids near a face to a second kernel that walks their images' rows, because
+// walking them in the same kernel would cost it occupancy (fewer resident blocks of `block`
+// threads for p's rule and `loop`). Queries the current device.
+bool periodicRowsSplit(const core::SimParams& p, core::RowLoop loop, int flatTableRows, int block);
+// The bytes of one boid's partial sums in RowsStepOut::imagedSums for p's local rule.
+size_t rowsImagedSumBytes(const core::SimParams& p);
 
 // Rows per thread in the table of the flat loop (core::RowLoop::Flat, rows_kernels.cu): the
 // most a search of searchRadius on g can visit, capped at kRowsFlatMaxTableRows (a row past the
@@ -84,7 +100,9 @@ int rowsFlatTableRows(const core::GridSpec& g, float searchRadius);
 // d_velOut[i] = the new velocity of body i (w = 0), in the same order. `loop`: the loop for the
 // rows grid's occupancy (core::rowLoop); the flat loop lists flatTableRows rows per thread in
 // shared memory (rowsFlatTableRows). Every loop finds the same neighbours. `out`: the
-// integration and the next step's counts, done in the same kernel (RowsStepOut).
+// integration and the next step's counts, done in the same kernel (RowsStepOut). Under the
+// periodic boundary the kernel also walks the rows around the images of the boids near a face,
+// or, split (out.imagedSplit), a second kernel does.
 void launchBoidsRows(const core::Vec4* d_pos, const core::Vec4* d_vel, uint32_t n, const core::GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const core::SimParams& p, float searchRadius, core::RowLoop loop,
                      int flatTableRows, core::Vec4* d_velOut, const RowsStepOut& out, const LaunchConfig& lc);

@@ -168,8 +168,9 @@ TEST_F(CudaBoundary, ReynoldsRulesAndEveryNaiveBlockMatchCpuNaive) {
 }
 
 // The rows pipeline's three loops (core::rowLoop, by the cells' mean occupancy: about 2, 7 and 14
-// boids a cell at 10, 30 and 60 neighbours), in the cube and in the plane; the flat loop also with
-// a table of 3 rows, the rest of a boid's rows walked at once.
+// boids a cell at 10, 30 and 60 neighbours), in the cube and in the plane, each with the images'
+// rows walked in its one kernel and in the second kernel of the split (whichever the device's plan
+// takes); the flat loop also with a table of 3 rows, the rest of a boid's rows walked at once.
 TEST_F(CudaBoundary, RowsMatchesCpuNaiveInEveryLoop) {
   struct LoopCase {
     double neighbours;
@@ -192,14 +193,18 @@ TEST_F(CudaBoundary, RowsMatchesCpuNaiveInEveryLoop) {
       ASSERT_EQ(core::rowLoop(p, n), c.loop) << what;
       const Bodies start = packedAgainstFaces(n, p, 300 + dims);
       const Bodies want = cpuNaiveStep(p, start);
-      for (int cap : {0, 3}) {
-        if (cap > 0 && c.loop != core::RowLoop::Flat) continue;
-        cuda::CudaEngine gpu(p);
-        gpu.debugSetFlatTableRows(cap);
-        const Bodies got = stepOnce(gpu, start);
-        std::string report;
-        EXPECT_EQ(mismatches(got, want, &report), 0u) << what << ", table cap " << cap << report;
-      }
+      using Split = cuda::CudaEngine::PeriodicSplit;
+      for (Split split : {Split::Whole, Split::Split})
+        for (int cap : {0, 3}) {
+          if (cap > 0 && c.loop != core::RowLoop::Flat) continue;
+          cuda::CudaEngine gpu(p);
+          gpu.debugSetFlatTableRows(cap);
+          gpu.debugSetPeriodicSplit(split);
+          const Bodies got = stepOnce(gpu, start);
+          std::string report;
+          EXPECT_EQ(mismatches(got, want, &report), 0u)
+              << what << (split == Split::Split ? ", split" : ", one kernel") << ", table cap " << cap << report;
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -68,6 +69,18 @@ TEST_F(CudaEngineTest, VicsekOnEveryPipelineMatchesCpuNaive) {
           const size_t bad =
               test::countStateMismatches(run(cuda::createCudaEngine(p), b, 1), want, 1e-4, 1e-4, 1e-5, &report);
           EXPECT_EQ(bad, 0u) << core::toString(pipe) << ", " << tag << "\n" << report;
+        }
+        if (k != core::Boundary::Periodic) continue;
+        // The rows pipeline with the images' rows in its one kernel and in the split's second.
+        p.pipeline = Pipeline::Rows;
+        using Split = cuda::CudaEngine::PeriodicSplit;
+        for (Split split : {Split::Whole, Split::Split}) {
+          auto e = std::make_unique<cuda::CudaEngine>(p);
+          e->debugSetPeriodicSplit(split);
+          std::string report;
+          const size_t bad = test::countStateMismatches(run(std::move(e), b, 1), want, 1e-4, 1e-4, 1e-5, &report);
+          EXPECT_EQ(bad, 0u) << "rows " << (split == Split::Split ? "split" : "one kernel") << ", " << tag << "\n"
+                             << report;
         }
       }
     }

@@ -6,6 +6,7 @@
 #include "core/params.h"
 #include "core/row_search.h"
 #include "cuda/cuda_pipeline.h"
+#include "cuda/device_buffer.h"
 #include "cuda/device_state.h"
 #include "cuda/memory_plan.h"
 #include "cuda/rows_kernels.h"
@@ -51,6 +52,9 @@ class RowsPipeline final : public CudaPipeline {
     plan_.loop = core::rowLoop(p, total);
     plan_.flatRows = plan_.loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(p, total), plan_.radius) : 0;
     plan_.dt = core::localDt(p);
+    plan_.sumBytes = rowsImagedSumBytes(p);
+    plan_.split = plan_.periodic && periodicRowsSplit(p, plan_.loop, plan_.flatRows, p.blockSize);
+    imaged_.release();  // sized for the rule's sums at the next pass
   }
 
   // The force kernel over a sorted set (of the planned world), integrating into posOut as it goes.
@@ -62,6 +66,19 @@ class RowsPipeline final : public CudaPipeline {
     out.dt = plan_.dt;
     out.halfSize = p.params->halfSize;
     out.draws = p.keys;
+    out.imagedSplit = p.periodicSplit == 0 ? plan_.split : p.periodicSplit == 2;
+    if (plan_.periodic && out.imagedSplit) {
+      // The list of boids near a face (RowsStepOut::imaged), their sums and their count, grown
+      // with the set (a rank's set changes size from step to step).
+      if (imaged_.size() < size_t(p.n) + 1) {
+        const size_t room = size_t(p.n) + p.n / 4;
+        imaged_.allocate(room + 1);
+        imagedSums_.allocate(room * ((plan_.sumBytes + 15) / 16));
+      }
+      out.imagedCount = imaged_.get();
+      out.imaged = imaged_.get() + 1;
+      out.imagedSums = imagedSums_.get();
+    }
     launchBoidsRows(p.pos, p.vel, p.n, p.d_rowGrid, p.cellFirst, *p.params, plan_.radius, plan_.loop, flatRows,
                     p.velOut, out, p.lc);
     return true;
@@ -114,6 +131,7 @@ class RowsPipeline final : public CudaPipeline {
     }
     pass.rows.sample = sample;
     pass.flatTableRowsCap = s.flatTableRowsCap;
+    pass.periodicSplit = s.periodicSplit;
     pass.lc = lc;
     sort.recycleCounts();  // the zeroing overlaps the force kernel
     s.timer.stage(Stage::Force, [&] { localForce(pass); });
@@ -131,7 +149,13 @@ class RowsPipeline final : public CudaPipeline {
     int flatRows = 0;     // the flat loop's table rows (0 for the other loops)
     float dt = 0;         // the rule's time step, for the integration in the kernel
     bool periodic = false;  // the periodic boundary: no sampled step (samplesInStep)
+    size_t sumBytes = 0;    // a boid's partial sums (rowsImagedSumBytes)
+    bool split = false;     // the periodic boundary's images in a second kernel (periodicRowsSplit)
   } plan_;
+  // The periodic boundary's split: the count, then room for the listed boids
+  // (RowsStepOut::imaged), and their sums (16-byte units, aligned for any rule's sums).
+  mutable DeviceBuffer<uint32_t> imaged_;
+  mutable DeviceBuffer<float4> imagedSums_;
 };
 
 }  // namespace
