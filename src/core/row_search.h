@@ -50,7 +50,12 @@ inline int rowCellsPerRadius(const SimParams& p, size_t n) {
 // an H100 (bench/results/h100/flat-explore/; measurements: docs/performance.md#the-rows-kernels):
 // at about 2 bodies per cell (CIS 565 world with half-width cells, 10M `dense`) short beat flat;
 // at 8 (FLAME GPU density, cell width 1 and 2) flat beat batched; at 15.6 (CIS 565 world at cell
-// width 2) batched beat flat. The thresholds sit between.
+// width 2) batched beat flat. The thresholds sit between. In the plane (dims 2) the kernels read
+// each candidate's position and velocity as one packed record (cuda/rows_kernels.h
+// RowsStepOut::plane), and there batched beat flat at 4 bodies a cell, so the plane takes batched
+// from that occupancy on: on an H200 at 1M, the force stage 0.0805 ms against 0.0889 ms in the
+// plane's CIS 565 world at 12.6 neighbours, and 0.180 ms against 0.262 ms in Vicsek's gathered
+// flock (measurements: docs/performance.md#vicsek-and-the-periodic-boundary).
 enum class RowLoop { Short, Flat, Batched };
 constexpr double kRowFlatBodiesPerCell = 4.0;
 constexpr double kRowBatchBodiesPerCell = 12.0;
@@ -64,9 +69,8 @@ inline double rowBodiesPerCell(const SimParams& p, size_t n) {
 
 inline RowLoop rowLoop(const SimParams& p, size_t n) {
   const double perCell = rowBodiesPerCell(p, n);
-  return perCell >= kRowBatchBodiesPerCell ? RowLoop::Batched
-         : perCell >= kRowFlatBodiesPerCell ? RowLoop::Flat
-                                            : RowLoop::Short;
+  if (perCell < kRowFlatBodiesPerCell) return RowLoop::Short;
+  return perCell >= kRowBatchBodiesPerCell || p.dims == 2 ? RowLoop::Batched : RowLoop::Flat;
 }
 
 // Slack in cell units on every distance bound: a fixed part for the rounding of the radius and

@@ -11,6 +11,7 @@
 #include "cuda/module_guard.h"
 
 #include <type_traits>
+#include <utility>
 
 #include "core/boundary.h"
 #include "core/params.h"
@@ -71,15 +72,21 @@ __device__ __forceinline__ void shuffleCombine(typename Rule::RelSum& a, int off
   a = Rule::combine(a, other);
 }
 
+// Calls f(std::bool_constant<b>): a launcher picks a kernel's compile-time variant.
+template <typename F>
+void withBool(bool b, F&& f) {
+  if (b)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+
 // Calls f(std::bool_constant<periodic>) for boundary b: a boids launcher instantiates a kernel's
 // periodic variant, which also searches around a body's images, only where the parameters ask for
 // it, so that the wrap boundary's kernels stay as they were, with no test of the boundary inside.
 template <typename F>
 void withBoundary(core::Boundary b, F&& f) {
-  if (b == core::Boundary::Periodic)
-    f(std::true_type{});
-  else
-    f(std::false_type{});
+  withBool(b == core::Boundary::Periodic, std::forward<F>(f));
 }
 
 // Calls f(c) for each image c of p that core::forEachImage visits after p itself (periodic), in its

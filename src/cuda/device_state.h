@@ -73,6 +73,10 @@ struct DeviceState {
   RowGridSort rowSort;      // the rows grids' sort (rows, verlet and clusters sort with it)
   int flatTableRowsCap = 0;  // debugSetFlatTableRows; 0: rowsFlatTableRows
   int periodicSplit = 0;     // debugSetPeriodicSplit: 0 as planned, 1 one kernel, 2 split
+  // The rows pipeline in the plane: the reorders also write the bodies' plane records
+  // (RowsStepOut::plane) to planeOut, where it is set (to plane's storage) around a rows sort.
+  DeviceBuffer<core::Vec4> plane;
+  core::Vec4* planeOut = nullptr;
 
   StageTimer timer;
   core::StepProfile profile;

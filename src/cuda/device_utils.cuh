@@ -55,6 +55,15 @@ __device__ __forceinline__ void moveBody(const core::BodyPointers& out, uint32_t
   });
 }
 
+// A body of the plane (dims 2: z = 0 and vz = 0, as the engine's input checks hold it) packed for
+// the rows force kernels' candidates (RowsStepOut::plane): (x, y, vx, vy) of body j of `in`, one
+// load where a candidate took two; plane[k] of a reorder's output order.
+__device__ __forceinline__ void storePlaneRecord(core::Vec4* plane, uint32_t k, const core::ConstBodyPointers& in,
+                                                 uint32_t j) {
+  const core::Vec4 p = ldg4(in.pos + j), v = ldg4(in.vel + j);
+  st4(plane + k, core::Vec4{p.x, p.y, v.x, v.y});
+}
+
 __device__ __forceinline__ uint32_t globalThreadIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
 // The first index in [0, n) of the ascending array a whose value is at least `value` (n if none),

@@ -56,6 +56,21 @@ __device__ __forceinline__ bool listedForImages(uint32_t i, const core::Vec3& ci
   }
 }
 
+// Candidate j's position and velocity: from the plane records (PlaneT, RowsStepOut::plane: one
+// load, z and vz 0 as in the plane's bodies) or from the two arrays.
+template <bool PlaneT>
+__device__ __forceinline__ void loadCandidate(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
+                                              const Vec4* __restrict__ plane, uint32_t j, Vec4& p, Vec4& v) {
+  if constexpr (PlaneT) {
+    const Vec4 r = ldg4(plane + j);
+    p = Vec4{r.x, r.y, 0.0f, 0.0f};
+    v = Vec4{r.z, r.w, 0.0f, 0.0f};
+  } else {
+    p = ldg4(pos + j);
+    v = ldg4(vel + j);
+  }
+}
+
 // What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
 // velocity, the integration into posOut and, with counts, the next step's count of its cell; a
 // sampled step (SampleT) also forms the boid's sums of the sample in v.
@@ -95,13 +110,14 @@ __device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const
 // A sampled step (SampleT) adds, per candidate, the separation count and the nearest distance
 // (sampleCandidate) beside the force's sums; the plain step's code is the same without them.
 // I: the periodic boundary's images (Images; never with SampleT, see launchBoidsRows).
-template <typename Rule, bool BatchedT, bool SampleT, Images I>
+template <typename Rule, bool BatchedT, bool SampleT, Images I, bool PlaneT>
 __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                                               const GridSpec* __restrict__ grid,
                                               const uint32_t* __restrict__ cellFirst, const typename Rule::Params& b,
                                               float searchRadius, Vec4* __restrict__ velOut,
                                               const RowsStepOut& out, BoidSampleOut& sampled) {
   static_assert(!(SampleT && I != Images::None), "a sampled step runs under the wrap boundary only");
+  static_assert(!(SampleT && PlaneT), "a sampled step reads its candidates from the positions");
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
   const GridSpec g = *grid;
@@ -113,9 +129,24 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   // One row [s, e) searched from centre c (the boid, or one of its images); OwnRow says whether
   // it holds the boid itself (sampleCandidate).
   const auto walkRow = [&](auto ownRow, uint32_t s, uint32_t e, const core::Vec3 c) {
-    constexpr bool OwnRowT = decltype(ownRow)::value;
+    [[maybe_unused]] constexpr bool OwnRowT = decltype(ownRow)::value;  // unused by the plane's batched loop
     uint32_t j = s;
-    if constexpr (BatchedT) {
+    if constexpr (BatchedT && PlaneT) {
+      // Four records per iteration; a record holds the velocity, read inside the reach only.
+      const auto add = [&](const Vec4& rj) {
+        const core::Vec3 d = core::Vec3{rj.x, rj.y, 0.0f} - c;
+        const float d2 = core::distance2(d);
+        if (d2 < r2.reach2) Rule::addRel(acc, d, d2, [&] { return Vec4{rj.z, rj.w, 0.0f, 0.0f}; }, r2);
+      };
+      for (; j + 3 < e; j += 4) {
+        Vec4 rs[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) rs[u] = ldg4(out.plane + j + u);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) add(rs[u]);
+      }
+      for (; j < e; ++j) add(ldg4(out.plane + j));
+    } else if constexpr (BatchedT) {
       const auto add = [&](const Vec4& pj, uint32_t q) {
         const core::Vec3 d = core::xyz(pj) - c;
         const float d2 = core::distance2(d);
@@ -143,12 +174,17 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
         sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
       };
       for (; j + 1 < e; j += 2) {
-        const Vec4 pa = ldg4(pos + j), pb = ldg4(pos + j + 1);
-        const Vec4 va = ldg4(vel + j), vb = ldg4(vel + j + 1);
+        Vec4 pa, pb, va, vb;
+        loadCandidate<PlaneT>(pos, vel, out.plane, j, pa, va);
+        loadCandidate<PlaneT>(pos, vel, out.plane, j + 1, pb, vb);
         add(pa, va, j);
         add(pb, vb, j + 1);
       }
-      if (j < e) add(ldg4(pos + j), ldg4(vel + j), j);
+      if (j < e) {
+        Vec4 pa, va;
+        loadCandidate<PlaneT>(pos, vel, out.plane, j, pa, va);
+        add(pa, va, j);
+      }
     }
   };
   core::forEachRow(g, ci, searchRadius, [&](uint32_t first, uint32_t last) {
@@ -171,21 +207,21 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
-template <typename Rule, bool SampleT, Images I>
+template <typename Rule, bool SampleT, Images I, bool PlaneT>
 __global__ void __launch_bounds__(1024)
     boidsRowsKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                     const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst, typename Rule::Params b,
                     float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<Rule, false, SampleT, I>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, false, SampleT, I, PlaneT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
 // 48 registers: 10 blocks of 128 threads per SM instead of 8 (times 1024 threads it still fits).
 constexpr int kRowsBatchedMaxRegisters = 48;
 
-template <typename Rule, bool SampleT, Images I>
+template <typename Rule, bool SampleT, Images I, bool PlaneT>
 __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
     boidsRowsBatchedKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, uint32_t n,
                            const GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
@@ -193,7 +229,7 @@ __global__ void __maxnreg__(kRowsBatchedMaxRegisters)
                            float searchRadius, Vec4* __restrict__ velOut, RowsStepOut out) {
   letTheSampleStart<SampleT>();
   BoidSampleOut sampled;
-  boidsRowsBody<Rule, true, SampleT, I>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
+  boidsRowsBody<Rule, true, SampleT, I, PlaneT>(pos, vel, n, grid, cellFirst, b, searchRadius, velOut, out, sampled);
   addSample<SampleT>(sampled, out);
 }
 
@@ -230,7 +266,8 @@ __device__ __forceinline__ uint32_t rowEntryStart(uint32_t entry, uint32_t i) {
 }
 __device__ __forceinline__ uint32_t rowEntryLength(uint32_t entry) { return entry & ((1u << kRowLenBits) - 1u); }
 
-// I: as boidsRowsBody's; Whole walks the rows around the images at once after the table.
+// I: as boidsRowsBody's; Whole walks the rows around the images at once after the table. The
+// plane never takes this loop (core::rowLoop), so it reads the position and velocity arrays.
 template <typename Rule, bool SampleT, Images I>
 __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel,
                                                   uint32_t n, const GridSpec* __restrict__ grid,
@@ -413,7 +450,7 @@ int rowsFlatTableRows(const GridSpec& g, float searchRadius) {
 
 namespace {
 
-template <typename Rule, bool SampleT, Images I>
+template <typename Rule, bool SampleT, Images I, bool PlaneT>
 void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const GridSpec* d_grid,
                      const uint32_t* d_cellFirst, const typename Rule::Params& b, float searchRadius,
                      core::RowLoop loop, int flatTableRows, Vec4* d_velOut, const RowsStepOut& out,
@@ -427,21 +464,21 @@ void launchRowsLoops(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
     boidsRowsFlatKernel<Rule, SampleT, I><<<blocks, lc.block, bytes, lc.stream>>>(
         d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, flatTableRows, d_velOut, out);
   } else if (loop == core::RowLoop::Batched) {
-    boidsRowsBatchedKernel<Rule, SampleT, I><<<blocks, lc.block, 0, lc.stream>>>(
+    boidsRowsBatchedKernel<Rule, SampleT, I, PlaneT><<<blocks, lc.block, 0, lc.stream>>>(
         d_pos, d_vel, n, d_grid, d_cellFirst, b, searchRadius, d_velOut, out);
   } else {
-    boidsRowsKernel<Rule, SampleT, I><<<blocks, lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
+    boidsRowsKernel<Rule, SampleT, I, PlaneT><<<blocks, lc.block, 0, lc.stream>>>(d_pos, d_vel, n, d_grid, d_cellFirst, b,
                                                                          searchRadius, d_velOut, out);
   }
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
 // The kernel of `loop` for rule Rule with images I, as launchRowsLoops launches it.
-template <typename Rule, Images I>
+template <typename Rule, Images I, bool PlaneT>
 const void* rowsKernelOf(core::RowLoop loop) {
   if (loop == core::RowLoop::Flat) return reinterpret_cast<const void*>(boidsRowsFlatKernel<Rule, false, I>);
-  if (loop == core::RowLoop::Batched) return reinterpret_cast<const void*>(boidsRowsBatchedKernel<Rule, false, I>);
-  return reinterpret_cast<const void*>(boidsRowsKernel<Rule, false, I>);
+  if (loop == core::RowLoop::Batched) return reinterpret_cast<const void*>(boidsRowsBatchedKernel<Rule, false, I, PlaneT>);
+  return reinterpret_cast<const void*>(boidsRowsKernel<Rule, false, I, PlaneT>);
 }
 
 // Resident blocks per SM of a kernel at this block size and dynamic shared memory.
@@ -469,11 +506,15 @@ bool periodicRowsSplit(const core::SimParams& p, core::RowLoop loop, int flatTab
   bool split = false;
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
-    if (bytes > kDefaultSharedBytes)
-      for (const void* k : {rowsKernelOf<Rule, Images::Whole>(loop), rowsKernelOf<Rule, Images::Defer>(loop)})
-        MURMUR_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    split = residentBlocks(rowsKernelOf<Rule, Images::Whole>(loop), block, bytes) <
-            residentBlocks(rowsKernelOf<Rule, Images::Defer>(loop), block, bytes);
+    withBool(p.dims == 2, [&](auto plane) {
+      constexpr bool PlaneT = decltype(plane)::value;
+      const void* whole = rowsKernelOf<Rule, Images::Whole, PlaneT>(loop);
+      const void* defer = rowsKernelOf<Rule, Images::Defer, PlaneT>(loop);
+      if (bytes > kDefaultSharedBytes)
+        for (const void* k : {whole, defer})
+          MURMUR_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+      split = residentBlocks(whole, block, bytes) < residentBlocks(defer, block, bytes);
+    });
   });
   return split;
 }
@@ -499,25 +540,30 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
       // The sample reads the boids' neighbour counts from the sums (rows_sample.cuh): only the
       // rules that keep them sample (core::samplesBoidCounts).
       if constexpr (Rule::kBoidCounts)
-        launchRowsLoops<Rule, true, Images::None>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
-                                           flatTableRows, d_velOut, out, lc);
+        launchRowsLoops<Rule, true, Images::None, false>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
+                                                         searchRadius, loop, flatTableRows, d_velOut, out, lc);
       else
         throw std::logic_error("launchBoidsRows: the active rule keeps no boids counts to sample");
-    } else if (p.boundary == core::Boundary::Periodic && !out.imagedSplit) {
-      launchRowsLoops<Rule, false, Images::Whole>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius,
-                                                  loop, flatTableRows, d_velOut, out, lc);
-    } else if (p.boundary == core::Boundary::Periodic) {
-      if (!out.imaged || !out.imagedCount || !out.imagedSums)
-        throw std::logic_error("launchBoidsRows: the periodic boundary's split needs RowsStepOut's imaged lists");
-      MURMUR_CUDA_CHECK(cudaMemsetAsync(out.imagedCount, 0, sizeof(uint32_t), lc.stream));
-      launchRowsLoops<Rule, false, Images::Defer>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, loop,
-                                         flatTableRows, d_velOut, out, lc);
-      boidsRowsImagesKernel<Rule><<<imagesBlocks(n, lc), lc.block, 0, lc.stream>>>(
-          d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, d_velOut, out);
-      MURMUR_CUDA_LAUNCH_CHECK();
     } else {
-      launchRowsLoops<Rule, false, Images::None>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius,
-                                                 loop, flatTableRows, d_velOut, out, lc);
+      withBool(out.plane != nullptr, [&](auto plane) {
+        constexpr bool PlaneT = decltype(plane)::value;
+        if (p.boundary == core::Boundary::Periodic && !out.imagedSplit) {
+          launchRowsLoops<Rule, false, Images::Whole, PlaneT>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
+                                                               searchRadius, loop, flatTableRows, d_velOut, out, lc);
+        } else if (p.boundary == core::Boundary::Periodic) {
+          if (!out.imaged || !out.imagedCount || !out.imagedSums)
+            throw std::logic_error("launchBoidsRows: the periodic boundary's split needs RowsStepOut's imaged lists");
+          MURMUR_CUDA_CHECK(cudaMemsetAsync(out.imagedCount, 0, sizeof(uint32_t), lc.stream));
+          launchRowsLoops<Rule, false, Images::Defer, PlaneT>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
+                                                               searchRadius, loop, flatTableRows, d_velOut, out, lc);
+          boidsRowsImagesKernel<Rule><<<imagesBlocks(n, lc), lc.block, 0, lc.stream>>>(
+              d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, d_velOut, out);
+          MURMUR_CUDA_LAUNCH_CHECK();
+        } else {
+          launchRowsLoops<Rule, false, Images::None, PlaneT>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
+                                                              searchRadius, loop, flatTableRows, d_velOut, out, lc);
+        }
+      });
     }
   });
 }

@@ -11,6 +11,7 @@
 #include "core/pipeline_table.h"
 #include "core/rng.h"
 #include "core/row_search.h"
+#include "core/rule_table.h"
 #include "test_helpers.h"
 
 using namespace murmur::core;
@@ -320,6 +321,18 @@ TEST(RowSearch, BodiesPerCellPickTheRowLoop) {
   f.cellWidthFactor = 2;
   EXPECT_NEAR(rowBodiesPerCell(f, 1000000), 8.0, 1e-9);  // cells of half the classic width
   EXPECT_EQ(rowLoop(f, 1000000), RowLoop::Flat);
+  // The plane reads packed records and takes the batched loop from 4 a cell on: Vicsek's world
+  // at density 4 and r = 1 (4 a cell), and the plane's CIS 565 world at 12.6 neighbours.
+  SimParams v = defaultParams();
+  selectRule(v, *findRule("vicsek"));
+  v.dims = 2;
+  v.halfSize = 250.0f;
+  EXPECT_NEAR(rowBodiesPerCell(v, 1000000), 4.0, 1e-9);
+  EXPECT_EQ(rowLoop(v, 1000000), RowLoop::Batched);
+  EXPECT_EQ(rowLoop(v, 500000), RowLoop::Short);  // 2 a cell
+  v.dims = 3;
+  v.halfSize = 50.0f;  // 1M in the cube at density 1: under 4 a cell
+  EXPECT_EQ(rowLoop(v, 1000000), RowLoop::Short);
 }
 
 // The verlet kernels' one-loop walk visits exactly forEachRow's rows, in the same order, for

@@ -53,6 +53,7 @@ class RowsPipeline final : public CudaPipeline {
     plan_.flatRows = plan_.loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(p, total), plan_.radius) : 0;
     plan_.dt = core::localDt(p);
     plan_.sumBytes = rowsImagedSumBytes(p);
+    plan_.plane = p.dims == 2;
     plan_.split = plan_.periodic && periodicRowsSplit(p, plan_.loop, plan_.flatRows, p.blockSize);
     imaged_.release();  // sized for the rule's sums at the next pass
   }
@@ -108,10 +109,15 @@ class RowsPipeline final : public CudaPipeline {
     s.ensureRowGrid(cells);
     const GridSpec* d_grid = s.gridSpecs.get() + kRowGridSlot;
     const bool countNext = sort.countingWanted(cells);  // this step's sort and the next one's count
+    if (plan_.plane) {
+      if (s.plane.size() < s.n) s.plane.allocate(s.n);
+      s.planeOut = s.plane.get();  // the sort's reorder also writes the plane records
+    }
     if (sort.countsReady && countNext)
       sort.placeCounted(s, cells, lc);
     else
       sort.sort(s, d_grid, cells, lc);
+    s.planeOut = nullptr;
     sort.countsReady = false;
     LocalForcePass pass;
     pass.params = &s.params;
@@ -130,6 +136,7 @@ class RowsPipeline final : public CudaPipeline {
       pass.rows.crowded = sort.crowdedFlag();
     }
     pass.rows.sample = sample;
+    if (plan_.plane) pass.rows.plane = s.plane.get();
     pass.flatTableRowsCap = s.flatTableRowsCap;
     pass.periodicSplit = s.periodicSplit;
     pass.lc = lc;
@@ -151,6 +158,7 @@ class RowsPipeline final : public CudaPipeline {
     bool periodic = false;  // the periodic boundary: no sampled step (samplesInStep)
     size_t sumBytes = 0;    // a boid's partial sums (rowsImagedSumBytes)
     bool split = false;     // the periodic boundary's images in a second kernel (periodicRowsSplit)
+    bool plane = false;     // candidates from the plane records (RowsStepOut::plane)
   } plan_;
   // The periodic boundary's split: the count, then room for the listed boids
   // (RowsStepOut::imaged), and their sums (16-byte units, aligned for any rule's sums).
