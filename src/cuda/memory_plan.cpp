@@ -11,6 +11,7 @@
 #include "core/pipeline_table.h"
 #include "core/cluster_search.h"
 #include "core/row_search.h"
+#include "cuda/rows_kernels.h"
 #include "core/rule_table.h"
 #include "core/verlet.h"
 #include "cuda/cuda_check.h"
@@ -84,6 +85,7 @@ size_t bytesNeeded(size_t numBodies, const SimParams& p) {
   if (p.pipeline == Pipeline::Tree) bytes += TreeBuffers::bytesFor(numBodies);
   if (usesLists(p))
     bytes += (verletListWords(numBodies, expectedListEntries(p, numBodies)) + 2 * numBodies) * sizeof(uint32_t);
+  if (p.pipeline == Pipeline::Rows) bytes += rowsPipelineBytes(p, numBodies);
   return bytes;
 }
 

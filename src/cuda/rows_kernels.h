@@ -93,6 +93,10 @@ struct RowsStepOut {
 // walking them in the same kernel would cost it occupancy (fewer resident blocks of `block`
 // threads for p's rule and `loop`). Queries the current device.
 bool periodicRowsSplit(const core::SimParams& p, core::RowLoop loop, int flatTableRows, int block);
+// What the rows pipeline allocates beyond the grid for n bodies under p (cuda/pipelines/rows.cpp):
+// the plane records in 2D, and the periodic split's lists where the step splits. Queries the
+// current device (periodicRowsSplit). The memory plan counts it (memory_plan.h).
+size_t rowsPipelineBytes(const core::SimParams& p, size_t n);
 // The bytes of one boid's partial sums in RowsStepOut::imagedSums for p's local rule.
 size_t rowsImagedSumBytes(const core::SimParams& p);
 

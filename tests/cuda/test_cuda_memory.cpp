@@ -2,14 +2,19 @@
 // not fit the device's free memory, after which the same engine still works.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
 #include <iostream>
 #include <string>
 #include "core/errors.h"
 #include "core/grid.h"
 #include "core/params.h"
+#include "core/row_search.h"
+#include "core/rule_table.h"
 #include "cuda/cuda_engine.h"
 #include "cuda/debug_api.h"
+#include "cuda/memory_plan.h"
+#include "cuda/rows_kernels.h"
 #include "cuda_test_helpers.h"
 #include "engine_cases.h"
 
@@ -67,6 +72,33 @@ TEST_F(CudaEngineTest, BytesNeededCoversBodiesAndGrid) {
   const size_t grid = cuda::bytesNeeded(1000000, p);
   EXPECT_GE(grid, naive + size_t(core::boidGrid(p).numCells) * 8);
   EXPECT_EQ(cuda::bytesNeeded(0, p), 0u);
+}
+
+// The rows pipeline's own buffers are in the plan: the plane's packed records (16 bytes a body in
+// 2D, none in 3D), and, where the device's plan splits the periodic step, its lists.
+TEST_F(CudaEngineTest, BytesNeededCoversTheRowsPipelinesBuffers) {
+  const size_t n = 1000000;
+  SimParams p = core::defaultParams();
+  p.pipeline = Pipeline::Rows;
+  EXPECT_EQ(cuda::rowsPipelineBytes(p, n), 0u);  // 3D, wrap
+  EXPECT_GE(cuda::bytesNeeded(n, p), n * cuda::kBytesPerBody);
+  p.dims = 2;
+  EXPECT_GE(cuda::rowsPipelineBytes(p, n), n * sizeof(Vec4));
+  EXPECT_GE(cuda::bytesNeeded(n, p), n * cuda::kBytesPerBody + cuda::rowsPipelineBytes(p, n));
+  // Vicsek in 3D at density 4 a cell takes the flat loop, whose image walk costs occupancy: split.
+  SimParams v = core::defaultParams();
+  core::selectRule(v, *core::findRule("vicsek"));
+  v.pipeline = Pipeline::Rows;
+  v.halfSize = 0.5f * std::cbrt(float(n) / 4.0f);
+  v.boundary = core::Boundary::Periodic;
+  ASSERT_EQ(core::rowLoop(v, n), core::RowLoop::Flat);
+  const int rows = cuda::rowsFlatTableRows(core::rowGrid(v, n), core::searchRadius(v));
+  if (cuda::periodicRowsSplit(v, core::RowLoop::Flat, rows, v.blockSize))
+    EXPECT_GE(cuda::rowsPipelineBytes(v, n), n * (sizeof(uint32_t) + cuda::rowsImagedSumBytes(v)));
+  else
+    std::cout << "[ note     ] this device's plan walks Vicsek's images in one kernel\n";
+  v.boundary = core::Boundary::Wrap;
+  EXPECT_EQ(cuda::rowsPipelineBytes(v, n), 0u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "core/params.h"
 #include "core/row_search.h"
+#include "core/rule_table.h"
 #include "cuda/cuda_pipeline.h"
 #include "cuda/device_buffer.h"
 #include "cuda/device_state.h"
@@ -17,6 +18,17 @@ namespace {
 
 using core::GridSpec;
 using core::Stage;
+
+// The flat loop's table rows for the world's count (0 for the other loops).
+int flatTableRowsFor(const core::SimParams& p, size_t total, core::RowLoop loop) {
+  return loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(p, total), core::searchRadius(p)) : 0;
+}
+// Whether the periodic boundary's step splits (periodicRowsSplit); never under wrap.
+bool splitsFor(const core::SimParams& p, core::RowLoop loop, int flatRows) {
+  return p.boundary == core::Boundary::Periodic && periodicRowsSplit(p, loop, flatRows, p.blockSize);
+}
+// Room in the split's lists for a set of n boids (a rank's set changes size from step to step).
+size_t imagedRoom(size_t n) { return n + n / 4; }
 
 class RowsPipeline final : public CudaPipeline {
  public:
@@ -50,11 +62,11 @@ class RowsPipeline final : public CudaPipeline {
     plan_.cells = rowGridCells(p, total);
     plan_.radius = core::searchRadius(p);
     plan_.loop = core::rowLoop(p, total);
-    plan_.flatRows = plan_.loop == core::RowLoop::Flat ? rowsFlatTableRows(core::rowGrid(p, total), plan_.radius) : 0;
+    plan_.flatRows = flatTableRowsFor(p, total, plan_.loop);
     plan_.dt = core::localDt(p);
     plan_.sumBytes = rowsImagedSumBytes(p);
     plan_.plane = p.dims == 2;
-    plan_.split = plan_.periodic && periodicRowsSplit(p, plan_.loop, plan_.flatRows, p.blockSize);
+    plan_.split = splitsFor(p, plan_.loop, plan_.flatRows);
     imaged_.release();  // sized for the rule's sums at the next pass
   }
 
@@ -72,7 +84,7 @@ class RowsPipeline final : public CudaPipeline {
       // The list of boids near a face (RowsStepOut::imaged), their sums and their count, grown
       // with the set (a rank's set changes size from step to step).
       if (imaged_.size() < size_t(p.n) + 1) {
-        const size_t room = size_t(p.n) + p.n / 4;
+        const size_t room = imagedRoom(p.n);
         imaged_.allocate(room + 1);
         imagedSums_.allocate(room * ((plan_.sumBytes + 15) / 16));
       }
@@ -169,5 +181,16 @@ class RowsPipeline final : public CudaPipeline {
 }  // namespace
 
 std::unique_ptr<CudaPipeline> makeRowsPipeline() { return std::make_unique<RowsPipeline>(); }
+
+size_t rowsPipelineBytes(const core::SimParams& p, size_t n) {
+  if (n == 0 || !core::runsLocalRule(p)) return 0;
+  size_t bytes = p.dims == 2 ? n * sizeof(core::Vec4) : 0;  // the plane records (DeviceState::plane)
+  const core::RowLoop loop = core::rowLoop(p, n);
+  if (splitsFor(p, loop, flatTableRowsFor(p, n, loop))) {
+    const size_t room = imagedRoom(n);
+    bytes += (room + 1) * sizeof(uint32_t) + room * ((rowsImagedSumBytes(p) + 15) / 16) * 16;
+  }
+  return bytes;
+}
 
 }  // namespace murmur::cuda
