@@ -61,37 +61,17 @@ void forEachBoidsPipeline(const std::function<void(core::Pipeline)>& each) {
   }
 }
 
-// A clump a few planes thick drifting along +z (the slab axis) through the uniform world, plus a
-// thin background: the slabs balanced at reset fall out of balance within a few dozen steps and
-// have to move.
-core::Bodies driftingClump(size_t n, const core::SimParams& p) {
-  core::Rng rng(11);
+// Three quarters of the bodies in a clump a tenth of the world thick centred on z = centre (the
+// part past the top face wrapped to the bottom) drifting along +z (the slab axis), plus a thin
+// uniform background. Random numbers from `seed`, drawn in the same order whatever the centre.
+core::Bodies clumpDriftingAlongZ(size_t n, const core::SimParams& p, uint64_t seed, double centre) {
+  core::Rng rng(seed);
   core::Bodies b;
   b.resize(n);
   const double h = p.halfSize;
   for (size_t i = 0; i < n; ++i) {
     const bool clump = i % 4 != 0;
-    const double z = clump ? rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
-    b.pos[i] = core::Vec4{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(z), 1.0f};
-    b.vel[i] = clump ? core::Vec4{0.0f, 0.0f, 0.9f, 0.0f}
-                     : core::Vec4{0.0f, float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)), 0.0f};
-    b.id[i] = static_cast<uint32_t>(i);
-  }
-  return b;
-}
-
-// A clump a tenth of the world thick straddling the top z face (the part past it wrapped to the
-// bottom) and drifting along +z through it, plus a thin background: under the periodic boundary
-// its bodies see each other across the face while the first and the last slabs hold them, and the
-// slabs have to follow it around.
-core::Bodies faceClump(size_t n, const core::SimParams& p) {
-  core::Rng rng(17);
-  core::Bodies b;
-  b.resize(n);
-  const double h = p.halfSize;
-  for (size_t i = 0; i < n; ++i) {
-    const bool clump = i % 4 != 0;
-    double z = clump ? 0.95 * h + rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
+    double z = clump ? centre * h + rng.uniform(-0.1 * h, 0.1 * h) : rng.uniform(-h, h);
     if (z >= h) z -= 2.0 * h;
     b.pos[i] = core::Vec4{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), float(z), 1.0f};
     b.vel[i] = clump ? core::Vec4{0.0f, 0.0f, 0.9f, 0.0f}
@@ -100,6 +80,14 @@ core::Bodies faceClump(size_t n, const core::SimParams& p) {
   }
   return b;
 }
+
+// A clump a few planes thick in the middle of the world: the slabs balanced at reset fall out of
+// balance within a few dozen steps and have to move.
+core::Bodies driftingClump(size_t n, const core::SimParams& p) { return clumpDriftingAlongZ(n, p, 11, 0.0); }
+
+// A clump straddling the top z face: under the periodic boundary its bodies see each other across
+// the face while the first and the last slabs hold them, and the slabs have to follow it around.
+core::Bodies faceClump(size_t n, const core::SimParams& p) { return clumpDriftingAlongZ(n, p, 17, 0.95); }
 
 // A uniform world with a third of its bodies packed into eight cubes a tenth of a rule radius
 // wide, spread along the world's diagonal: hundreds of bodies share a cell of the rows grid, and
