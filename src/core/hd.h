@@ -57,6 +57,12 @@ MURMUR_HD float rsqrtHD(float x) {
 #endif
 }
 
+// v / |v|, or 0 for v = 0.
+MURMUR_HD Vec3 unitOrZero(const Vec3& v) {
+  const float s2 = dot(v, v);
+  return s2 > 0.0f ? v * rsqrtHD(s2) : Vec3{0, 0, 0};
+}
+
 // A product and a sum rounded on their own, as the host computes them. nvcc fuses a*b+c into one
 // FMA (one rounding) unless told not to; where a result feeds a discontinuous decision (is j a
 // neighbour, which cell, does a body wrap) every engine must round it alike, so those

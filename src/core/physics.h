@@ -14,6 +14,9 @@ namespace murmur::core {
 MURMUR_HD float distance2(Vec3 d) {
   return addRn(addRn(mulRn(d.x, d.x), mulRn(d.y, d.y)), mulRn(d.z, d.z));
 }
+// The same for an offset in the plane, d = (dx, dy, 0): distance2's bits, since the sum of two
+// squares is never -0 and adding the z term (+0) leaves it as it is.
+MURMUR_HD float distance2Plane(float dx, float dy) { return addRn(mulRn(dx, dx), mulRn(dy, dy)); }
 
 // Wrap boundary: a coordinate leaving [-h, h) re-enters at the opposite face.
 MURMUR_HD float wrapCoord(float x, float h) {

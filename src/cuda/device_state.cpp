@@ -118,7 +118,7 @@ int DeviceState::labelAndSort(const GridSpec* d_grid, uint32_t cells, const Laun
 
 void DeviceState::reorderBodies(const uint32_t* sortedIndex, const LaunchConfig& lc) {
   timer.stage(Stage::Reorder, [&] {
-    launchReorderBodies(sortedIndex, n, core::readOnly(current()), other(), lc, planeOut);
+    launchReorderBodies(sortedIndex, n, core::readOnly(current()), other(), lc, planeOut, planeHeadings);
   });
   flipState();
 }

@@ -74,9 +74,11 @@ struct DeviceState {
   int flatTableRowsCap = 0;  // debugSetFlatTableRows; 0: rowsFlatTableRows
   int periodicSplit = 0;     // debugSetPeriodicSplit: 0 as planned, 1 one kernel, 2 split
   // The rows pipeline in the plane: the reorders also write the bodies' plane records
-  // (RowsStepOut::plane) to planeOut, where it is set (to plane's storage) around a rows sort.
+  // (RowsStepOut::plane) to planeOut, where it is set (to plane's storage) around a rows sort;
+  // with planeHeadings (the rule's kHeadingRecords) the records hold the unit velocities.
   DeviceBuffer<core::Vec4> plane;
   core::Vec4* planeOut = nullptr;
+  bool planeHeadings = false;
 
   StageTimer timer;
   core::StepProfile profile;

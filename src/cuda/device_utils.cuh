@@ -57,11 +57,14 @@ __device__ __forceinline__ void moveBody(const core::BodyPointers& out, uint32_t
 
 // A body of the plane (dims 2: z = 0 and vz = 0, as the engine's input checks hold it) packed for
 // the rows force kernels' candidates (RowsStepOut::plane): (x, y, vx, vy) of body j of `in`, one
-// load where a candidate took two; plane[k] of a reorder's output order.
+// load where a candidate took two; plane[k] of a reorder's output order. With `headings` (a rule
+// whose sums read a neighbour's unit velocity only, Rule::kHeadingRecords) the record holds the
+// unit velocity (core::unitOrZero) instead, formed once a step rather than once per pair.
 __device__ __forceinline__ void storePlaneRecord(core::Vec4* plane, uint32_t k, const core::ConstBodyPointers& in,
-                                                 uint32_t j) {
+                                                 uint32_t j, bool headings) {
   const core::Vec4 p = ldg4(in.pos + j), v = ldg4(in.vel + j);
-  st4(plane + k, core::Vec4{p.x, p.y, v.x, v.y});
+  const core::Vec3 u = headings ? core::unitOrZero(core::xyz(v)) : core::xyz(v);
+  st4(plane + k, core::Vec4{p.x, p.y, u.x, u.y});
 }
 
 __device__ __forceinline__ uint32_t globalThreadIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }

@@ -172,12 +172,12 @@ __global__ void __launch_bounds__(1024)
 // with the body so that it keeps its identity in cell order.
 __global__ void __launch_bounds__(1024)
     reorderBodiesKernel(const uint32_t* __restrict__ index, uint32_t n, const core::ConstBodyPointers in,
-                        const core::BodyPointers out, Vec4* __restrict__ plane) {
+                        const core::BodyPointers out, Vec4* __restrict__ plane, bool headings) {
   const uint32_t k = globalThreadIndex();
   if (k >= n) return;
   const uint32_t j = __ldg(index + k);
   moveBody(out, k, in, j);
-  if (plane) storePlaneRecord(plane, k, in, j);
+  if (plane) storePlaneRecord(plane, k, in, j, headings);
 }
 
 // One warp per cell: a dense cell (the core of a Plummer sphere) can hold a large share of all
@@ -284,9 +284,11 @@ void launchFindCellBoundsIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t f
 }
 
 void launchReorderBodies(const uint32_t* d_sortedIndex, uint32_t n, const core::ConstBodyPointers& in,
-                         const core::BodyPointers& out, const LaunchConfig& lc, Vec4* d_plane) {
+                         const core::BodyPointers& out, const LaunchConfig& lc, Vec4* d_plane,
+                         bool planeHeadings) {
   if (n == 0) return;
-  reorderBodiesKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedIndex, n, in, out, d_plane);
+  reorderBodiesKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_sortedIndex, n, in, out, d_plane,
+                                                                     planeHeadings);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -76,9 +76,11 @@ void launchFindCellBoundsIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t f
 
 // reorderBodies. Input the body arrays (every attribute of core/bodies.h) and d_sortedIndex.
 // Output the arrays gathered into cell order: out.x[k] = in.x[d_sortedIndex[k]]. In and out must
-// not alias. With d_plane, also the bodies' plane records in that order (storePlaneRecord, 2D).
+// not alias. With d_plane, also the bodies' plane records in that order (storePlaneRecord, 2D;
+// with planeHeadings their unit velocities).
 void launchReorderBodies(const uint32_t* d_sortedIndex, uint32_t n, const core::ConstBodyPointers& in,
-                         const core::BodyPointers& out, const LaunchConfig& lc, core::Vec4* d_plane = nullptr);
+                         const core::BodyPointers& out, const LaunchConfig& lc, core::Vec4* d_plane = nullptr,
+                         bool planeHeadings = false);
 
 // Gravity monopoles. Input positions (through d_sortedIndex for the scattered pipeline, or
 // nullptr when the positions are already in cell order) and the cell bounds. Output d_monopole[c]

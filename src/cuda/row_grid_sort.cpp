@@ -126,7 +126,7 @@ void RowGridSort::placeCounted(DeviceState& s, uint32_t cells, const LaunchConfi
   });
   s.timer.stage(Stage::Reorder, [&] {
     launchReorderPlaced(s.keys[0].get(), s.index[1].get(), s.n, s.cellFirst.get(), core::readOnly(s.current()),
-                        s.other(), lc, s.planeOut);
+                        s.other(), lc, s.planeOut, s.planeHeadings);
   });
   s.flipState();
   if (!crowdedPending) {

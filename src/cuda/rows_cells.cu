@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(1024)
 __global__ void __launch_bounds__(1024)
     reorderPlacedKernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ placed, uint32_t n,
                         const uint32_t* __restrict__ cellFirst, const core::ConstBodyPointers in,
-                        const core::BodyPointers out, Vec4* __restrict__ plane) {
+                        const core::BodyPointers out, Vec4* __restrict__ plane, bool headings) {
   const uint32_t p = globalThreadIndex();
   if (p >= n) return;
   const uint32_t q = __ldg(placed + p);
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(1024)
     dst = s + r;
   }
   moveBody(out, dst, in, q);
-  if (plane) storePlaneRecord(plane, dst, in, q);
+  if (plane) storePlaneRecord(plane, dst, in, q, headings);
 }
 
 }  // namespace
@@ -127,10 +127,10 @@ void launchPlaceByCell(const uint32_t* d_keys, const uint32_t* d_rank, uint32_t 
 
 void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint32_t n, const uint32_t* d_cellFirst,
                          const core::ConstBodyPointers& in, const core::BodyPointers& out, const LaunchConfig& lc,
-                         core::Vec4* d_plane) {
+                         core::Vec4* d_plane, bool planeHeadings) {
   if (n == 0) return;
   reorderPlacedKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_keys, d_placed, n, d_cellFirst, in, out,
-                                                                   d_plane);
+                                                                   d_plane, planeHeadings);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -71,6 +71,18 @@ __device__ __forceinline__ void loadCandidate(const Vec4* __restrict__ pos, cons
   }
 }
 
+// A loaded candidate at offset d added to a boid's relative sums, vj its velocity as loadCandidate
+// gave it: from the plane records, for a rule with kHeadingRecords, the unit velocity the reorder
+// formed (storePlaneRecord), which the sums take as it is.
+template <typename Rule, bool PlaneT>
+__device__ __forceinline__ void addLoaded(typename Rule::RelSum& acc, const core::Vec3& d, float d2, const Vec4& vj,
+                                          const typename Rule::Setup& su) {
+  if constexpr (PlaneT && Rule::kHeadingRecords)
+    Rule::addHeadingRel(acc, d2, core::xyz(vj), su);
+  else
+    Rule::addRel(acc, d, d2, [&] { return vj; }, su);
+}
+
 // What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
 // velocity, the integration into posOut and, with counts, the next step's count of its cell; a
 // sampled step (SampleT) also forms the boid's sums of the sample in v.
@@ -132,11 +144,12 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
     [[maybe_unused]] constexpr bool OwnRowT = decltype(ownRow)::value;  // unused by the plane's batched loop
     uint32_t j = s;
     if constexpr (BatchedT && PlaneT) {
-      // Four records per iteration; a record holds the velocity, read inside the reach only.
+      // Four records per iteration; a record's velocity (or heading) is added inside the reach only.
+      // In the plane every centre's z is 0: the offset's z is 0 and d^2 the plane's (distance2Plane).
       const auto add = [&](const Vec4& rj) {
-        const core::Vec3 d = core::Vec3{rj.x, rj.y, 0.0f} - c;
-        const float d2 = core::distance2(d);
-        if (d2 < r2.reach2) Rule::addRel(acc, d, d2, [&] { return Vec4{rj.z, rj.w, 0.0f, 0.0f}; }, r2);
+        const core::Vec3 d = core::Vec3{rj.x - c.x, rj.y - c.y, 0.0f};
+        const float d2 = core::distance2Plane(d.x, d.y);
+        if (d2 < r2.reach2) addLoaded<Rule, true>(acc, d, d2, Vec4{rj.z, rj.w, 0.0f, 0.0f}, r2);
       };
       for (; j + 3 < e; j += 4) {
         Vec4 rs[4];
@@ -170,7 +183,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       const auto add = [&](const Vec4& pj, const Vec4& vj, uint32_t q) {
         const core::Vec3 d = core::xyz(pj) - c;
         const float d2 = core::distance2(d);
-        Rule::addRel(acc, d, d2, [&] { return vj; }, r2);
+        addLoaded<Rule, PlaneT>(acc, d, d2, vj, r2);
         sampleCandidate<SampleT, OwnRowT>(sa, d2, q == i, r2);
       };
       for (; j + 1 < e; j += 2) {

@@ -43,7 +43,8 @@ void launchFindCellFirstIn(const uint32_t* d_sortedKeys, uint32_t n, uint32_t fr
 //   launchReorderPlaced: the bodies (every attribute) gathered into cell order (out[slot] = in[body]), stable inside
 //     every cell of at most kStableCellMax bodies (a body's slot in its cell is the number of the
 //     cell's bodies with a lower current index; larger cells keep the atomics' order); with
-//     d_plane, also the bodies' plane records in that order (RowsStepOut::plane).
+//     d_plane, also the bodies' plane records in that order (RowsStepOut::plane; with planeHeadings
+//     their unit velocities, storePlaneRecord).
 // countingSortFits: whether the scan can count numCells + 1 items (an int).
 constexpr uint32_t kStableCellMax = 256;
 bool countingSortFits(uint32_t numCells);
@@ -56,7 +57,7 @@ void launchPlaceByCell(const uint32_t* d_keys, const uint32_t* d_rank, uint32_t 
                        uint32_t* d_placed, const LaunchConfig& lc);
 void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint32_t n, const uint32_t* d_cellFirst,
                          const core::ConstBodyPointers& in, const core::BodyPointers& out, const LaunchConfig& lc,
-                         core::Vec4* d_plane = nullptr);
+                         core::Vec4* d_plane = nullptr, bool planeHeadings = false);
 
 // What the rows force kernel does after a boid's new velocity: it integrates (core::boidIntegrate
 // into posOut, in the same order, so that no integrate kernel reads the state again) and, with
@@ -75,8 +76,9 @@ struct RowsStepOut {
   // search listed for launchRowsNearestBeyond. The velocities and positions it writes do not change.
   BoidSampleSums sample;
   // The plane (dims 2): the bodies' records (x, y, vx, vy) in the same order as the positions
-  // (storePlaneRecord, written by the sort's reorder), from which the kernels read their
-  // candidates, one load each; null elsewhere. A sampled step reads the positions.
+  // (storePlaneRecord, written by the sort's reorder; (x, y, ux, uy), the unit velocity, for a
+  // rule with kHeadingRecords), from which the kernels read their candidates, one load each; null
+  // elsewhere. A sampled step reads the positions.
   const core::Vec4* plane = nullptr;
   // The periodic boundary, split (imagedSplit, periodicRowsSplit): room for n boids, where the
   // kernel over every boid lists those whose search crosses a face (their index, and in

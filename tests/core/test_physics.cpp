@@ -1,5 +1,11 @@
-// Boid rules and integrators on hand-built configurations with answers worked out by hand.
+// Boid rules and integrators on hand-built configurations with answers worked out by hand, and
+// the plane's squared distance against distance2.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "core/physics.h"
 #include "core/rules/boids.h"
@@ -123,4 +129,29 @@ TEST(Gravity, IntegratorsUpdateAsSpecified) {
   EXPECT_FLOAT_EQ(w.y, 0.5f);
   EXPECT_FLOAT_EQ(q.x, 0.25f);
   EXPECT_FLOAT_EQ(q.y, 0.25f);
+}
+
+// The rows kernels measure a candidate in the plane with distance2Plane: it must give distance2's
+// bits for the offset (dx, dy, z), z = 0 - 0 with either zero's sign, or the plane's neighbour
+// sets would part from every other pipeline's at the radius. Offsets spread over many binades,
+// with values just either side of squares that round to the same float.
+TEST(Distance, ThePlanesSquaredDistanceIsDistance2sBits) {
+  uint32_t s = 12345u;
+  const auto next = [&] {
+    s = s * 1664525u + 1013904223u;
+    return s;
+  };
+  const auto bitsOf = [](float f) {
+    uint32_t u = 0;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  };
+  for (int k = 0; k < 200000; ++k) {
+    const float dx = std::ldexp(float(next() >> 8) / 16777216.0f, int(next() % 40) - 20) * (next() & 1 ? -1.0f : 1.0f);
+    const float dy = k % 7 == 0 ? 0.0f : std::ldexp(float(next() >> 8) / 16777216.0f, int(next() % 40) - 20);
+    for (float z : {0.0f - 0.0f, 0.0f - -0.0f, -0.0f}) {
+      const float want = distance2(Vec3{dx, dy, z});
+      ASSERT_EQ(bitsOf(distance2Plane(dx, dy)), bitsOf(want)) << dx << " " << dy << " " << z;
+    }
+  }
 }

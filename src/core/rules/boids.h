@@ -16,6 +16,7 @@ struct BoidsRule {
   using Params = BoidParams;
   // Whether the finish draws random numbers (core/random.h): then the pipelines read the body's id.
   static constexpr bool kDraws = false;
+  static constexpr bool kHeadingRecords = false;  // the sums read the neighbours' whole velocities
   // Its sums count the neighbours within the cohesion and alignment radii (n1, n3): the rows
   // kernel's sampled observables read them (core::samplesBoidCounts).
   static constexpr bool kBoidCounts = true;

@@ -30,6 +30,13 @@ inline bool samplesBoidCounts(const SimParams& p) {
   return withLocalRule(p, [&](auto rule) { return decltype(rule)::kBoidCounts; });
 }
 
+// Whether the active local rule's sums read a neighbour's velocity only through its unit vector
+// (Rule::kHeadingRecords): a pipeline that keeps a record per body may then store the unit
+// velocity there once a step (the rows pipeline's plane records) and add it per pair as it is.
+inline bool headingRecords(const SimParams& p) {
+  return withLocalRule(p, [&](auto rule) { return decltype(rule)::kHeadingRecords; });
+}
+
 // The active local rule's time step, and the fastest a body moves under it.
 inline float localDt(const SimParams& p) {
   return withLocalRule(p, [&](auto rule) { return decltype(rule)::dt(decltype(rule)::params(p)); });

@@ -32,6 +32,9 @@ struct VicsekRule {
   static Params params(const SimParams& p) { return Params{p.vicsek, p.dims == 2}; }
   static constexpr bool kDraws = true;
   static constexpr bool kBoidCounts = false;  // no boids counts: the observer samples on its own
+  // The sums read a neighbour's velocity only through its unit vector (unit): the rows pipeline's
+  // plane records hold it, formed once a step, and the kernels add it with addHeadingRel.
+  static constexpr bool kHeadingRecords = true;
 
   MURMUR_HD static float radius(const Params& b) { return b.v.radius; }
 
@@ -68,6 +71,13 @@ struct VicsekRule {
       a.n += 1;
     }
   }
+  // The same for a neighbour whose unit velocity u = unit(v_j) was formed beforehand.
+  MURMUR_HD static void addHeadingRel(Sum& a, float d2, const Vec3& u, const Setup& s) {
+    if (d2 < s.r2) {
+      a.dir += u;
+      a.n += 1;
+    }
+  }
   MURMUR_HD static Sum combine(const Sum& a, const Sum& b) { return Sum{a.dir + b.dir, a.n + b.n}; }
   // The boid counts itself (the model's "itself included"): its visit at d = 0 stays in the sums.
   MURMUR_HD static void removeSelf(Sum&, const Vec4&, const Setup&) {}
@@ -84,10 +94,7 @@ struct VicsekRule {
   MURMUR_HD static float maxSpeed(const Params& b) { return b.v.speed; }
 
   // v / |v|, or 0 for v = 0.
-  MURMUR_HD static Vec3 unit(const Vec3& v) {
-    const float s2 = dot(v, v);
-    return s2 > 0.0f ? v * rsqrtHD(s2) : Vec3{0, 0, 0};
-  }
+  MURMUR_HD static Vec3 unit(const Vec3& v) { return unitOrZero(v); }
 
   // The new velocity from the sum of unit velocities (the boid's included) and its count.
   MURMUR_HD static Vec3 heading(const Sum& a, const Vec4& vi, const Params& b, const BodyDraws& draws) {

@@ -66,6 +66,7 @@ class RowsPipeline final : public CudaPipeline {
     plan_.dt = core::localDt(p);
     plan_.sumBytes = rowsImagedSumBytes(p);
     plan_.plane = p.dims == 2;
+    plan_.headings = core::headingRecords(p);
     plan_.split = splitsFor(p, plan_.loop, plan_.flatRows);
     imaged_.release();  // sized for the rule's sums at the next pass
   }
@@ -124,12 +125,14 @@ class RowsPipeline final : public CudaPipeline {
     if (plan_.plane) {
       if (s.plane.size() < s.n) s.plane.allocate(s.n);
       s.planeOut = s.plane.get();  // the sort's reorder also writes the plane records
+      s.planeHeadings = plan_.headings;
     }
     if (sort.countsReady && countNext)
       sort.placeCounted(s, cells, lc);
     else
       sort.sort(s, d_grid, cells, lc);
     s.planeOut = nullptr;
+    s.planeHeadings = false;
     sort.countsReady = false;
     LocalForcePass pass;
     pass.params = &s.params;
@@ -171,6 +174,7 @@ class RowsPipeline final : public CudaPipeline {
     size_t sumBytes = 0;    // a boid's partial sums (rowsImagedSumBytes)
     bool split = false;     // the periodic boundary's images in a second kernel (periodicRowsSplit)
     bool plane = false;     // candidates from the plane records (RowsStepOut::plane)
+    bool headings = false;  // the records hold unit velocities (core::headingRecords)
   } plan_;
   // The periodic boundary's split: the count, then room for the listed boids
   // (RowsStepOut::imaged), and their sums (16-byte units, aligned for any rule's sums).
