@@ -82,8 +82,9 @@ HostBytes hostBytesNeeded(core::EngineKind kind, size_t n, const core::SimParams
 
 namespace {
 
-// The checks every run makes before a body is made: the body count, the dense world's size and
-// the grid for n bodies. Returns the parameters with the dense world's size.
+// The checks every run makes before a body is made: the body count and the dense world's size
+// (its grid holds at most a few cells a body, core::boidGridCellCap). Returns the parameters with
+// the dense world's size.
 core::SimParams checkWorld(size_t n, const core::SimParams& paramsIn, const core::ScenarioSpec* scenario,
                            bool inShares) {
   {
@@ -92,8 +93,8 @@ core::SimParams checkWorld(size_t n, const core::SimParams& paramsIn, const core
   }
   core::SimParams params = paramsIn;
   if (scenario && scenario->name == "dense") {
-    // The world dense sizes to n: its grid is checked here, before a body is made (a billion
-    // bodies take minutes and tens of GB to build).
+    // The world dense sizes to n: checked here, before a body is made (a billion bodies take
+    // minutes and tens of GB to build).
     params.halfSize = core::denseHalfSize(n, params, scenario->denseNeighbours);
     const std::string err = core::validateParams(params);
     if (!err.empty()) {
@@ -102,8 +103,6 @@ core::SimParams checkWorld(size_t n, const core::SimParams& paramsIn, const core
       throw core::UsageError("--n " + std::to_string(n) + " with --scenario dense --neighbours " + h + ": " + err);
     }
   }
-  const std::string err = core::validateGridFor(params, n);
-  if (!err.empty()) throw core::UsageError(err);
   return params;
 }
 

@@ -142,8 +142,7 @@ DeviceInfo CpuEngine::deviceInfo() const {
 }
 
 void CpuEngine::setParams(const SimParams& p) {
-  std::string err = validateParams(p);
-  if (err.empty()) err = validateGridFor(p, s_.pos.size());
+  const std::string err = validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
   if (forceFieldChanged(s_.params, p)) accValid_ = false;
   s_.params = p;
@@ -157,8 +156,6 @@ void CpuEngine::reset(const Bodies& bodies) {
   const std::string bad = checkBodies(bodies, s_.params.dims);
   if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
-  const std::string grid = validateGridFor(s_.params, n);
-  if (!grid.empty()) throw std::invalid_argument(grid);
   stepCount_ = 0;
   s_.body.forEachWith(bodies, [](const char*, auto& mine, const auto& given) { mine = given; });
   withDefaults(s_.body);
@@ -282,7 +279,7 @@ size_t cpuEngineBytes(size_t n, const SimParams& p, uint64_t* gridCells, size_t*
     // The grid: counts (cells + 1), cell start and end (uint32 each); gravity adds a monopole
     // (float4) per cell.
     if (runsLocalRule(p)) {
-      cells = boidGrid(p).numCells;
+      cells = boidGrid(p, n).numCells;
       grid = static_cast<size_t>(cells + 1) * 3 * sizeof(uint32_t);
     } else {
       const uint64_t d = static_cast<uint64_t>(p.gravity.gridDim);

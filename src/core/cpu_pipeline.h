@@ -195,7 +195,7 @@ class CpuPipeline {
   // Boids steps of the pipeline's cycle (Engine::stepsPerCycle).
   virtual int stepsPerCycle(const SimParams&) const { return 1; }
   // The grid a boids step of n bodies builds (CpuEngine::debugBuildGrid).
-  virtual GridSpec boidsGrid(const SimParams& p, size_t) const { return boidGrid(p); }
+  virtual GridSpec boidsGrid(const SimParams& p, size_t n) const { return boidGrid(p, n); }
   // Neighbour statistics of the current state. The default counts the candidates of the cells
   // within the largest rule radius, on the grid of the active force (gravity: the gravity grid).
   virtual NeighbourStats neighbourStats(const CpuState& s);

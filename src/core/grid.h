@@ -1,6 +1,7 @@
 // Uniform grid math shared by every grid pipeline (CPU and CUDA).
 //
-// Boids: the grid covers the wrapped world cube with cell width = factor * largest rule radius.
+// Boids: the grid covers the wrapped world cube with cell width = factor * largest rule radius,
+// wider where so few bodies fill so large a world that the grid would outgrow them (boidGrid).
 // A body visits exactly the cells its search radius can reach (grid looping), clamped to the
 // grid: the wrap boundary is not searched across (docs/design.md#the-boundary-rule), so every pipeline finds the
 // same neighbour set as naive all-pairs.
@@ -9,6 +10,9 @@
 // gridDim cells per axis. Near field = own cell and its 26 neighbours (exact pairs); every other
 // occupied cell contributes its monopole (mass, centre of mass).
 #pragma once
+
+#include <algorithm>
+#include <cmath>
 
 #include "core/hd.h"
 #include "core/params.h"
@@ -50,11 +54,50 @@ inline GridSpec worldGrid(const SimParams& p, float w, int dx, int d) {
   return makeGrid(Vec3{-p.halfSize, -p.halfSize, plane ? -0.5f * w : -p.halfSize}, w, Int3{dx, d, plane ? 1 : d});
 }
 
-// The boids grid for these parameters (independent of the body positions).
-inline GridSpec boidGrid(const SimParams& p) {
+// The most cells a boids grid of n bodies holds: kGridCellsPerBody a body, at least
+// kGridMinCells, at most 2^30 (32-bit keys with room to spare). A sparse world (a few boids in a
+// large box) widens its cells instead, so that a grid's memory stays proportional to n: wider
+// cells only add candidates, never lose a neighbour, and there are few bodies to add.
+constexpr double kGridCellsPerBody = 8.0;
+constexpr double kGridMinCells = 4096.0;
+constexpr double kGridMaxCells = 1073741824.0;
+inline double boidGridCellCap(size_t n) {
+  return std::min(std::max(kGridCellsPerBody * double(n), kGridMinCells), kGridMaxCells);
+}
+
+// The cells per axis of a boids grid over the world whose cells are at least w wide: d =
+// ceil(2 halfSize / w), or where d^3 (d^2 in the plane) cells would pass boidGridCellCap(n), the
+// most that fit under it, w then widened to 2 halfSize / d (w is updated).
+inline int boidGridCellsPerAxis(const SimParams& p, size_t n, float& w) {
+  int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
+  if (d < 1) d = 1;
+  const int axes = p.dims == 2 ? 2 : 3;
+  const double cap = boidGridCellCap(n);
+  if (std::pow(double(d), axes) <= cap) return d;
+  int c = static_cast<int>(std::floor(std::pow(cap, 1.0 / axes)));
+  while (c > 1 && std::pow(double(c), axes) > cap) --c;
+  while (std::pow(double(c + 1), axes) <= cap) ++c;
+  if (c < 1) c = 1;
+  if (c >= d) return d;
+  // c < d <= 2 halfSize / w + 1, so c <= 2 halfSize / w and the widened cells are no narrower.
+  w = std::max(w, 2.0f * p.halfSize / static_cast<float>(c));
+  return c;
+}
+
+// The grid of cells cellWidthFactor times the rule's reach over the world, whatever the body
+// count (the observables' grid, which widens its cells by whole factors of the reach itself).
+inline GridSpec boidGridAtFactor(const SimParams& p) {
   const float w = searchRadius(p) * static_cast<float>(p.cellWidthFactor);
   int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
   if (d < 1) d = 1;
+  return worldGrid(p, w, d, d);
+}
+
+// The boids grid for these parameters and n bodies (independent of the body positions): cells
+// of cellWidthFactor times the rule's reach, wider in a sparse world (boidGridCellsPerAxis).
+inline GridSpec boidGrid(const SimParams& p, size_t n) {
+  float w = searchRadius(p) * static_cast<float>(p.cellWidthFactor);
+  const int d = boidGridCellsPerAxis(p, n, w);
   return worldGrid(p, w, d, d);
 }
 

@@ -36,7 +36,7 @@ GridSpec observablesGrid(const SimParams& p, size_t n) {
   const double limit = std::max(4.0 * double(n), double(1 << 21));
   for (int f = 1;; ++f) {
     q.cellWidthFactor = f;
-    GridSpec g = boidGrid(q);
+    GridSpec g = boidGridAtFactor(q);
     if (p.boundary == Boundary::Periodic) {
       // As many cells across the world as fit whole at this width, each widened to fill it.
       const float L = 2.0f * p.halfSize;

@@ -303,7 +303,7 @@ const std::vector<ParamDesc>& paramTable() {
       {"dims", "--dims", "dimensions", "", "3: the cube; 2: the plane z = 0 (bodies and velocities in it)",
        intRange(2, 3), MURMUR_PARAM_FIELD(dims), 0, 0, false},
       {"cellWidthFactor", "--cell-width", "cell width", "rule radii",
-       "Grid cell width in rule radii: 1 (27 cells searched) or 2 (8)", intRange(1, 2),
+       "Grid cell width in rule radii: 1 (27 cells searched) or 2 (8); a world with under an eighth of a body a cell widens its cells until the grid holds 8 cells a body", intRange(1, 2),
        MURMUR_PARAM_FIELD(cellWidthFactor), 1, 2, false},
       {"listSteps", "--list-steps", "list steps", "steps",
        "Verlet pipeline: steps each neighbour list serves, 1..64 (0 = chosen by its cost model)",

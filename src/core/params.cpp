@@ -102,14 +102,6 @@ std::string validateParams(const SimParams& p) {
       << " (it is " << p.halfSize << "; fewer steps, a larger world, or 0 to let the skin decide)";
     return e.str();
   }
-  // The boids grid must stay addressable with 32-bit cell keys. The rows pipelines' cells may be
-  // finer, by how crowded n makes the classic cells: validateGridFor, where n is known.
-  const double cells = std::ceil(2.0 * p.halfSize / (searchRadius(p) * p.cellWidthFactor));
-  if (cells * cells * (p.dims == 2 ? 1.0 : cells) > 4.0e9) {
-    e << "--half-size " << p.halfSize << " is invalid: with rule radius " << searchRadius(p) << " and --cell-width "
-      << p.cellWidthFactor << " the boids grid needs more than 2^32 cells (halfSize in a --params file)";
-    return e.str();
-  }
   return {};
 }
 
@@ -129,23 +121,6 @@ bool forceFieldChanged(const SimParams& a, const SimParams& b) {
          a.gravity.gridDim != b.gravity.gridDim || a.gravity.gridSpread != b.gravity.gridSpread ||
          a.gravity.integrator != b.gravity.integrator || a.gravity.theta != b.gravity.theta ||
          a.gravity.treeLeafSize != b.gravity.treeLeafSize;
-}
-
-std::string validateGridFor(const SimParams& p, size_t n) {
-  // The clusters grid keeps its cell count below 2^31 by its cell width (core/cluster_search.h).
-  if (!runsLocalRule(p) || !pipelineInfo(p.pipeline).rowGrid || p.pipeline == Pipeline::Clusters || n == 0)
-    return {};
-  const int fine = rowCellsPerRadius(p, n);
-  const double w = double(searchRadius(p)) * p.cellWidthFactor / fine;
-  const double d = std::ceil(2.0 * p.halfSize / w);
-  // The split along x (rowXSplitFor) never takes the count past 2^31.
-  if (d * d * (p.dims == 2 ? 1.0 : d) <= 4.0e9) return {};
-  std::ostringstream e;
-  e << "--n " << n << " with --half-size " << p.halfSize << ": the " << toString(p.pipeline)
-    << " pipeline's grid (cells of 1/" << fine << " the rule radius " << searchRadius(p)
-    << " at --cell-width " << p.cellWidthFactor << ", for this crowded a world) needs more than 2^32 cells "
-    << "(use --cell-width " << 2 * p.cellWidthFactor << " or --pipeline coherent)";
-  return e.str();
 }
 
 }  // namespace murmur::core

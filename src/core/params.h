@@ -145,10 +145,6 @@ SimParams defaultParams();
 // Empty string when valid, otherwise one line naming the field, the value and what is allowed:
 // every field against its row of the parameter table, then the rules that tie fields together.
 std::string validateParams(const SimParams& p);
-// The grid the boids pipeline of p builds for n bodies keeps 32-bit cell keys: validateParams checks
-// the classic grid, and the rows grids are finer where n makes classic cells crowded
-// (core/row_search.h). Empty when it does, else one line naming --n, the world and the way out.
-std::string validateGridFor(const SimParams& p, size_t n);
 
 // True when going from `a` to `b` changes the force field of the current positions, so that an
 // acceleration computed under `a` (the leapfrog keeps one between steps) no longer holds. Both

@@ -109,7 +109,8 @@ inline int rowXSplitFor(size_t n, const SimParams& p, float w, int d) {
 }
 
 // The rows pipeline's grid for n bodies: cell width = cellWidthFactor * largest radius /
-// rowCellsPerRadius(p, n), split along x by rowXSplitFor.
+// rowCellsPerRadius(p, n) (wider in a sparse world: boidGridCellsPerAxis), split along x by
+// rowXSplitFor.
 // rowGridForRadius: the same split of cells for a search to `radius` (the verlet pipeline's list
 // radius, a little above the rule radius). The split stays the rule radius' one, with which the
 // list build was fastest overall on an H100 (bench/results/h100/verlet-explore/4-cell-split.csv;
@@ -117,9 +118,8 @@ inline int rowXSplitFor(size_t n, const SimParams& p, float w, int d) {
 // 565 world, by less than they lost at FLAME GPU density and at 10M `dense`, and 3 times lost in
 // all three.
 inline GridSpec rowGridForRadius(const SimParams& p, size_t n, float radius) {
-  const float w = radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
-  int d = static_cast<int>(std::ceil(2.0f * p.halfSize / w));
-  if (d < 1) d = 1;
+  float w = radius * static_cast<float>(p.cellWidthFactor) / static_cast<float>(rowCellsPerRadius(p, n));
+  const int d = boidGridCellsPerAxis(p, n, w);  // wider cells in a sparse world
   const int sx = rowXSplitFor(n, p, w, d);
   GridSpec g = worldGrid(p, w, d * sx, d);
   g.invCellWidthX = g.invCellWidth * static_cast<float>(sx);  // a power of two: exact

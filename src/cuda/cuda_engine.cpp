@@ -123,8 +123,7 @@ bool CudaEngine::debugLastSortCounted() const { return impl_->s.rowSort.lastCoun
 void CudaEngine::setParams(const SimParams& p) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
-  std::string err = core::validateParams(p);
-  if (err.empty()) err = core::validateGridFor(p, s.n);
+  const std::string err = core::validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
   s.dropPendingStep();
   CudaPipeline& stepper = m.pipeline(core::effectivePipeline(p.pipeline, p.force));
@@ -140,9 +139,10 @@ void CudaEngine::setParams(const SimParams& p) {
   m.stepper->plan(p, s.n);
   m.invalidatePipelines();
   s.rowSort.restart();
-  // The boids grid depends only on the parameters: store it once here, not every step.
-  launchStoreGrid(s.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p), s.launch());
-  // The rows grid also depends on N (core::rowCellsPerRadius): stored again by reset().
+  // The grids depend on the parameters and N (a sparse world widens the cells,
+  // core::boidGridCellsPerAxis; core::rowCellsPerRadius): stored here and again by reset(), not
+  // every step.
+  launchStoreGrid(s.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p, s.n), s.launch());
   launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(p, s.n), s.launch());
 }
 
@@ -151,8 +151,6 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   const std::string bad = core::checkBodies(bodies, s.params.dims);
   if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
-  const std::string grid = core::validateGridFor(s.params, n);
-  if (!grid.empty()) throw std::invalid_argument(grid);
   // The radix sort counts items in an int.
   if (n > static_cast<size_t>(INT_MAX))
     throw core::UsageError("--n " + std::to_string(n) + ": the CUDA engine handles at most " +
@@ -187,6 +185,7 @@ void CudaEngine::reset(const core::Bodies& bodies) {
   if (usesGrid(s.params.pipeline))
     s.ensureGrid(gridCells(s.params, s.params.force, n), usesRowGrid(s.params, s.params.force), s.params.force,
                  false);
+  launchStoreGrid(s.gridSpecs.get() + kBoidGridSlot, core::boidGrid(s.params, n), s.launch());
   launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(s.params, n), s.launch());
   impl_->pipeline(s.params.pipeline).reserve(s.n);
   impl_->stepper->plan(s.params, s.n);

@@ -82,7 +82,7 @@ void DeviceState::ensureGrid(uint32_t cells, bool rowGrid, ForceMode mode, bool 
 }
 
 DeviceGrid DeviceState::buildGrid(ForceMode mode, bool reorder) {
-  const uint32_t cells = classicCells(params, mode);
+  const uint32_t cells = classicCells(params, mode, n);
   ensureGrid(cells, false, mode);
   const LaunchConfig lc = launch();
   GridSpec* d_grid = gridSpecs.get() + (core::runsLocalRule(mode) ? kBoidGridSlot : kGravityGridSlot);

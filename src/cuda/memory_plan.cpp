@@ -43,14 +43,14 @@ uint32_t expectedListEntries(const SimParams& p, size_t n) {
   return static_cast<uint32_t>(std::min(2.0 * mean + 32.0, double(n)));
 }
 
-uint32_t classicCells(const SimParams& p, ForceMode mode) {
-  if (core::runsLocalRule(mode)) return core::boidGrid(p).numCells;
+uint32_t classicCells(const SimParams& p, ForceMode mode, size_t n) {
+  if (core::runsLocalRule(mode)) return core::boidGrid(p, n).numCells;
   const uint32_t d = static_cast<uint32_t>(p.gravity.gridDim);
   return d * d * d;
 }
 
 uint32_t gridCells(const SimParams& p, ForceMode mode, size_t n) {
-  return usesRowGrid(p, mode) ? rowGridCells(p, n) : classicCells(p, mode);
+  return usesRowGrid(p, mode) ? rowGridCells(p, n) : classicCells(p, mode, n);
 }
 
 uint32_t rowGridCells(const SimParams& p, size_t n) {

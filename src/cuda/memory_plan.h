@@ -29,7 +29,7 @@ bool usesLists(const core::SimParams& p);
 bool usesGrid(core::Pipeline p);
 
 // Cells of the classic grid of `mode` (cellStart/cellEnd, monopoles).
-uint32_t classicCells(const core::SimParams& p, core::ForceMode mode);
+uint32_t classicCells(const core::SimParams& p, core::ForceMode mode, size_t n);
 // Cells of the grid that p's pipeline searches in `mode` for n bodies.
 uint32_t gridCells(const core::SimParams& p, core::ForceMode mode, size_t n);
 // Cells of the finer grid that p's pipeline (rows, verlet, clusters) searches for a local rule

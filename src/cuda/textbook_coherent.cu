@@ -123,7 +123,7 @@ class TextbookCoherentEngine final : public core::Engine {
       throw std::invalid_argument(
           "textbook-coherent is the wrap boundary's baseline: --boundary periodic is not supported");
     params_ = p;
-    grid_ = core::boidGrid(p);
+    grid_ = core::boidGrid(p, n_);
     launchStoreGrid(d_gridSpec_.get(), grid_, launch());
     if (n_ > 0) allocateCells();
   }
@@ -142,6 +142,8 @@ class TextbookCoherentEngine final : public core::Engine {
     keys_.allocate(n);
     index_.allocate(n);
     n_ = static_cast<int>(n);
+    grid_ = core::boidGrid(params_, n);  // its cells widen in a sparse world: they depend on n
+    launchStoreGrid(d_gridSpec_.get(), grid_, launch());
     allocateCells();
     posCur_ = velCur_ = 0;
     std::vector<uint32_t> ids(n);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <limits>
@@ -47,7 +48,10 @@ std::string validateDistParams(const core::SimParams& p, int ranks) {
   if (p.dims == 2 && ranks > 1)
     return "--dims 2: a 2D world runs on one rank (the ranks split the world into slabs along z)";
   if (core::runsLocalRule(p)) {
-    const int planes = core::boidGrid(p).dims.z;
+    // The planes of the world at the rule's cell width; a sparse world's grid widens its cells
+    // (core::boidGridCellsPerAxis) and may have fewer, which the slabs refuse at reset, where N
+    // is known.
+    const int planes = static_cast<int>(std::ceil(2.0f * p.halfSize / (core::searchRadius(p) * p.cellWidthFactor)));
     if (planes < ranks)
       return "ranks " + std::to_string(ranks) + ": the boids grid has " + std::to_string(planes) +
              " cell planes along z and each rank needs one (fewer ranks, or a larger --n / world)";
@@ -72,8 +76,7 @@ core::DeviceInfo DistEngine::deviceInfo() const {
 }
 
 void DistEngine::setParams(const core::SimParams& p) {
-  std::string err = validateDistParams(p, ranks());
-  if (err.empty()) err = core::validateGridFor(p, total_);
+  const std::string err = validateDistParams(p, ranks());
   if (!err.empty()) throw std::invalid_argument(err);
   // The engines' one rule (core::forceFieldChanged): the pipeline, theta, the grid and the leaf
   // size change a gravity method's accelerations too.
@@ -154,8 +157,6 @@ void DistEngine::reset(const core::Bodies& bodies) {
   {
     const std::string err = core::checkBodies(bodies, params_.dims);  // the same bodies, so the same verdict, everywhere
     if (!err.empty()) throw std::invalid_argument("reset: " + err);
-    const std::string grid = core::validateGridFor(params_, bodies.size());
-    if (!grid.empty()) throw std::invalid_argument(grid);
   }
   const size_t n = bodies.size();
   const int me = rank(), k = ranks();
@@ -195,8 +196,6 @@ void DistEngine::resetShare(const core::Bodies& share, size_t n) {
                                     ") holds id " + std::to_string(share.id[i]) + " at " + std::to_string(first + i));
     const std::string err = core::checkPlane(share, params_.dims);
     if (!err.empty()) throw std::invalid_argument("reset: " + err);
-    const std::string grid = core::validateGridFor(params_, n);
-    if (!grid.empty()) throw std::invalid_argument(grid);
   });
   startReset(n);
   {

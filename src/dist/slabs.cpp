@@ -72,7 +72,7 @@ SlabLayout balancedSlabs(const std::vector<uint64_t>& perPlane, int numRanks, in
 }
 
 core::GridSpec rankGrid(const core::SimParams& p, size_t n) {
-  return core::pipelineInfo(p.pipeline).rowGrid ? core::pipelineRowGrid(p, n) : core::boidGrid(p);
+  return core::pipelineInfo(p.pipeline).rowGrid ? core::pipelineRowGrid(p, n) : core::boidGrid(p, n);
 }
 
 int rankHaloPlanes(const core::SimParams& p, const core::GridSpec& g) {

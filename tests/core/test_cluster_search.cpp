@@ -185,7 +185,6 @@ TEST(ClusterSearch, GridStaysAddressableAtAnySize) {
       const GridSpec g = clusterGrid(p, size_t(n));
       EXPECT_GE(g.numCells, 1u);
       EXPECT_LT(double(g.dims.x) * g.dims.y * g.dims.z, 2147483648.0) << n << " " << dims;
-      EXPECT_TRUE(validateGridFor(p, size_t(n)).empty());
       if (dims == 2) {
         EXPECT_EQ(g.dims.z, 1);
       }

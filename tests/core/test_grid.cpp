@@ -6,18 +6,21 @@
 
 #include "core/cpu_engine.h"
 #include "core/grid.h"
+#include "core/pipeline_table.h"
 #include "core/rng.h"
+#include "core/row_search.h"
+#include "core/scenarios.h"
 #include "test_helpers.h"
 
 using namespace murmur::core;
 
 TEST(Grid, BoidGridDimensions) {
   SimParams p = defaultParams();
-  GridSpec g = boidGrid(p);
+  GridSpec g = boidGrid(p, 10000);
   EXPECT_EQ(g.dims.x, 40);  // 200 / 5
   EXPECT_FLOAT_EQ(g.cellWidth, 5.0f);
   p.cellWidthFactor = 2;
-  g = boidGrid(p);
+  g = boidGrid(p, 10000);
   EXPECT_EQ(g.dims.x, 20);
   EXPECT_EQ(g.numCells, 20u * 20u * 20u);
 }
@@ -27,7 +30,7 @@ TEST(Grid, RadiusReachesAtMost27Or8Cells) {
   for (int factor : {1, 2}) {
     SimParams p = defaultParams();
     p.cellWidthFactor = factor;
-    const GridSpec g = boidGrid(p);
+    const GridSpec g = boidGrid(p, 10000);
     int maxCells = 0;
     for (int k = 0; k < 20000; ++k) {
       const Vec3 x{float(rng.uniform(-100, 100)), float(rng.uniform(-100, 100)), float(rng.uniform(-100, 100))};
@@ -44,7 +47,7 @@ TEST(Grid, EveryNeighbourWithinRadiusIsInAVisitedCell) {
   for (int factor : {1, 2}) {
     SimParams p = defaultParams();
     p.cellWidthFactor = factor;
-    const GridSpec g = boidGrid(p);
+    const GridSpec g = boidGrid(p, 10000);
     for (int k = 0; k < 200000; ++k) {
       // Points near cell faces are the interesting ones: snap some to multiples of the width.
       Vec3 a{float(rng.uniform(-100, 100)), float(rng.uniform(-100, 100)), float(rng.uniform(-100, 100))};
@@ -185,7 +188,7 @@ TEST(Grid, GravityGridAroundTheMassClampsOutliers) {
 // cells instead of overflowing the float-to-int conversion (undefined; on x86 it gives INT_MIN,
 // which put +1e10 into cell 0, the wrong side of the grid).
 TEST(Grid, FarCoordinatesClampToTheBorderCells) {
-  const GridSpec g = boidGrid(defaultParams());
+  const GridSpec g = boidGrid(defaultParams(), 10000);
   const int last = g.dims.x - 1;
   for (float far : {1.07e10f, 2.4e9f * 5.0f, 3.0e38f, std::numeric_limits<float>::infinity()}) {
     const Int3 hi = cellOf(g, Vec3{far, far, far});
@@ -202,4 +205,57 @@ TEST(Grid, FarCoordinatesClampToTheBorderCells) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const Int3 c = cellOf(g, Vec3{nan, nan, nan});
   EXPECT_TRUE(c.x >= 0 && c.x <= last && c.y >= 0 && c.y <= last && c.z >= 0 && c.z <= last);
+}
+
+// A boids grid holds at most a few cells a body (boidGridCellCap): a sparse world (1000 boids in a
+// box of half-size 3000, 1200 cells of the reach along each axis: 1.7 billion cells) widens its
+// cells, never below the reach, still covering the world, so that its memory follows n; a world
+// of the usual density keeps the cells the rule's reach asks for; and at any n the cell keys stay
+// within 31 bits (a crowded world whose finer rows cells would pass 2^32 widens them too).
+TEST(Grid, ASparseWorldWidensItsCellsAndADenseOneKeepsThem) {
+  for (int dims : {2, 3}) {
+    SimParams p = defaultParams();
+    p.dims = dims;
+    const float reach = searchRadius(p);
+    p.halfSize = 3000.0f;
+    for (const GridSpec& g : {boidGrid(p, 1000), rowGrid(p, 1000), rowGridForRadius(p, 1000, 1.1f * reach)}) {
+      EXPECT_LE(double(g.numCells), boidGridCellCap(1000)) << dims;
+      EXPECT_LE(boidGridCellCap(1000), 8000.0);
+      EXPECT_GE(g.cellWidth, reach) << dims;
+      EXPECT_GE(double(g.dims.y) * double(g.cellWidth), 2.0 * double(p.halfSize)) << dims;
+      EXPECT_EQ(g.dims.z, dims == 2 ? 1 : g.dims.y);
+    }
+    // The dense world at 4 neighbours a boid: the rule's cells, as before the cap.
+    SimParams d = defaultParams();
+    d.dims = dims;
+    d.halfSize = denseHalfSize(1000000, d, 4.0);
+    EXPECT_EQ(boidGrid(d, 1000000).cellWidth, reach);
+    EXPECT_EQ(rowGrid(d, 1000000).cellWidth, reach / float(rowCellsPerRadius(d, 1000000)));
+    d.cellWidthFactor = 2;
+    EXPECT_EQ(boidGrid(d, 1000000).cellWidth, 2.0f * reach);
+  }
+  // A billion boids in the dense world, crowded sixteen times over: rows cells of half the radius
+  // would pass 2^32; the cap holds the grid under 2^31 keys.
+  SimParams c = defaultParams();
+  c.pipeline = Pipeline::Rows;
+  c.halfSize = denseHalfSize(1000000000, c, 8.0);
+  const size_t crowded = 16000000000ull;
+  ASSERT_EQ(rowCellsPerRadius(c, crowded), 2);
+  const GridSpec g = rowGrid(c, crowded);
+  EXPECT_LT(double(g.dims.x) * g.dims.y * g.dims.z, 2147483648.0);
+  EXPECT_GE(g.cellWidth, searchRadius(c) / 2.0f);
+}
+
+// The CPU engine's memory for that sparse world follows n: the grid no longer dominates it.
+TEST(Grid, TheSparseWorldsMemoryFollowsTheBodyCount) {
+  for (Pipeline pipe : {Pipeline::Scattered, Pipeline::Coherent, Pipeline::Rows, Pipeline::Verlet}) {
+    SimParams p = defaultParams();
+    p.pipeline = pipe;
+    p.halfSize = 3000.0f;
+    uint64_t cells = 0;
+    size_t gridBytes = 0;
+    const size_t total = cpuEngineBytes(1000, p, &cells, &gridBytes);
+    EXPECT_LE(double(cells), boidGridCellCap(1000)) << toString(pipe);
+    EXPECT_LT(total, size_t(2) << 20) << toString(pipe);
+  }
 }

@@ -105,28 +105,3 @@ TEST(Params, WrapKeepsTheFastestAllowedBoidInTheWorld) {
     }
 }
 
-// The rows grids are finer than the classic grid where n crowds its cells, so whether their cell
-// keys fit 32 bits depends on n: a billion boids in the dense world fit (its cells are sparse, the
-// rows grid is the classic one split along x), the same world crowded twelve times over does not.
-TEST(Params, TheRowsGridIsCheckedForTheBodyCount) {
-  SimParams p = defaultParams();
-  p.force = ForceMode::Boids;
-  p.pipeline = Pipeline::Rows;
-  const size_t billion = 1000000000;
-  p.halfSize = denseHalfSize(billion, p, 8.0);
-  EXPECT_EQ(validateParams(p), "");
-  EXPECT_EQ(validateGridFor(p, billion), "");
-  EXPECT_EQ(rowCellsPerRadius(p, billion), 1);
-  const size_t crowded = 16 * billion;  // 30 per classic cell: cells of half the radius, 8x as many
-  ASSERT_EQ(rowCellsPerRadius(p, crowded), 2);
-  const std::string e = validateGridFor(p, crowded);
-  EXPECT_NE(e.find("--n 16000000000"), std::string::npos) << e;
-  EXPECT_NE(e.find("2^32 cells"), std::string::npos) << e;
-  // The classic grid of the coherent pipeline does not depend on n.
-  p.pipeline = Pipeline::Coherent;
-  EXPECT_EQ(validateGridFor(p, crowded), "");
-  // Gravity builds no boids grid.
-  p.force = ForceMode::Gravity;
-  p.pipeline = Pipeline::Rows;
-  EXPECT_EQ(validateGridFor(p, crowded), "");
-}

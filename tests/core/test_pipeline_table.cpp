@@ -192,9 +192,12 @@ TEST(PipelineTable, CpuEngineBytesCountBodiesAndGrid) {
   EXPECT_EQ(cells, 0u);
   EXPECT_EQ(grid, 0u);
   p.pipeline = Pipeline::Coherent;  // half-size 100, radius 5: 40^3 cells
-  EXPECT_EQ(cpuEngineBytes(1000, p, &cells, &grid), 100000u + (64000u + 1) * 12);
+  EXPECT_EQ(cpuEngineBytes(10000, p, &cells, &grid), 1000000u + (64000u + 1) * 12);
   EXPECT_EQ(cells, 64000u);
   EXPECT_EQ(grid, (64000u + 1) * 12);
+  // 1000 bodies would leave 64 cells a body: the cells widen to 20^3 (core::boidGridCellCap).
+  EXPECT_EQ(cpuEngineBytes(1000, p, &cells, &grid), 100000u + (8000u + 1) * 12);
+  EXPECT_EQ(cells, 8000u);
   p.force = ForceMode::Gravity;
   p.gravity.gridDim = 16;
   EXPECT_EQ(cpuEngineBytes(10, p), 1000u + (4096u + 1) * 28);

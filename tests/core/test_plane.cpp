@@ -52,7 +52,7 @@ size_t cellsInRange(const CellRange& r) {
 TEST(Plane, GridsAreOneCellDeepAndASearchVisitsNineCellsOrFour) {
   for (int factor : {1, 2}) {
     const SimParams p = planeParams(50.0f, factor);
-    const GridSpec g = boidGrid(p);
+    const GridSpec g = boidGrid(p, 100000);
     EXPECT_EQ(g.dims.z, 1);
     EXPECT_EQ(g.dims.x, g.dims.y);
     EXPECT_EQ(rowGrid(p, 100000).dims.z, 1);
@@ -63,7 +63,7 @@ TEST(Plane, GridsAreOneCellDeepAndASearchVisitsNineCellsOrFour) {
     EXPECT_EQ(cellsInRange(r), factor == 1 ? 9u : 4u) << "factor " << factor;
     SimParams cube = p;
     cube.dims = 3;
-    const GridSpec g3 = boidGrid(cube);
+    const GridSpec g3 = boidGrid(cube, 100000);
     EXPECT_EQ(cellsInRange(cellRangeForRadius(g3, Vec3{0.3f * w, 0.6f * w, 0.5f * w}, searchRadius(p))),
               factor == 1 ? 27u : 8u);
   }

@@ -60,7 +60,7 @@ GridSpec unsplit(GridSpec g) {
 
 // Classic 27-cell (or 8-cell) candidates per body for the same state.
 double classicCandidates(const SimParams& p, const std::vector<Vec4>& pos) {
-  const GridSpec g = boidGrid(p);
+  const GridSpec g = boidGrid(p, pos.size());
   std::vector<uint32_t> count(g.numCells, 0);
   for (const Vec4& q : pos) ++count[cellKeyOf(g, xyz(q))];
   double total = 0;

@@ -70,7 +70,7 @@ TEST_F(CudaEngineTest, BytesNeededCoversBodiesAndGrid) {
   EXPECT_GE(naive, size_t(1000000) * 104);
   p.pipeline = Pipeline::Coherent;
   const size_t grid = cuda::bytesNeeded(1000000, p);
-  EXPECT_GE(grid, naive + size_t(core::boidGrid(p).numCells) * 8);
+  EXPECT_GE(grid, naive + size_t(core::boidGrid(p, 1000000).numCells) * 8);
   EXPECT_EQ(cuda::bytesNeeded(0, p), 0u);
 }
 

@@ -61,7 +61,7 @@ class GridPipeline final : public CpuPipeline {
   Pipeline id() const override { return coherent_ ? Pipeline::Coherent : Pipeline::Scattered; }
 
   void boidsForces(CpuState& s) override {
-    s.buildGrid(boidGrid(s.params), coherent_);
+    s.buildGrid(boidGrid(s.params, s.pos.size()), coherent_);
     const float radius = searchRadius(s.params);
     boidsForceLoop(s, [&](long i, const Vec4& pi, auto&& add) {
       if (coherent_)

@@ -1,0 +1,37 @@
+// A sparse world for the tests of both engines: a few boids in a large box (core::boidGridCellCap).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/bodies.h"
+#include "core/rng.h"
+
+namespace murmur::test {
+
+// A sparse world: n boids in clumps of 50, each clump a ball of radius 6 (a few neighbours
+// apart at the CIS 565 radii) at a random place in [-h, h)^3, some clumps across a face; z = 0 in
+// the plane (dims 2). Speeds below 1 (the CIS 565 top speed), so that only neighbours turn a boid.
+inline core::Bodies sparseClumps(size_t n, float h, int dims, uint64_t seed) {
+  core::Rng rng(seed);
+  core::Bodies b;
+  b.resize(n);
+  core::Vec3 c{0, 0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 50 == 0)
+      c = core::Vec3{float(rng.uniform(-h, h)), float(rng.uniform(-h, h)), dims == 2 ? 0.0f : float(rng.uniform(-h, h))};
+    if (i % 100 == 0) c.x = h - 2.0f;  // a clump across the x faces
+    core::Vec3 q{0, 0, 0};
+    do {
+      q = core::Vec3{float(rng.uniform(-6, 6)), float(rng.uniform(-6, 6)), dims == 2 ? 0.0f : float(rng.uniform(-6, 6))};
+    } while (core::dot(q, q) > 36.0f);
+    const auto wrap = [&](float x) { return x >= h ? x - 2.0f * h : (x < -h ? x + 2.0f * h : x); };
+    b.pos[i] = core::Vec4{wrap(c.x + q.x), wrap(c.y + q.y), dims == 2 ? 0.0f : wrap(c.z + q.z), 1.0f};
+    b.vel[i] = core::Vec4{float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)),
+                          dims == 2 ? 0.0f : float(rng.uniform(-0.5, 0.5)), 0.0f};
+    b.id[i] = static_cast<uint32_t>(i);
+  }
+  return b;
+}
+
+}  // namespace murmur::test
