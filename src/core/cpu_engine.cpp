@@ -197,7 +197,11 @@ void CpuEngine::stepBoids() {
   const float dt = localDt(s_.params);
   s_.timed(s_.profile.integrateMs, [&] {
 #pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; ++i) s_.pos[i] = boidIntegrate(s_.pos[i], xyz(s_.velAlt[i]), dt, s_.params.halfSize);
+    for (long i = 0; i < n; ++i) {
+      Vec3 v = xyz(s_.velAlt[i]);
+      s_.pos[i] = boidIntegrate(s_.pos[i], v, dt, s_.params.halfSize, s_.params.boundary);
+      s_.velAlt[i] = make4(v, s_.velAlt[i].w);  // turned where a wall was met (Boundary::Reflect)
+    }
     std::swap(s_.vel, s_.velAlt);  // ping-pong: the new velocities become current
   });
 }

@@ -25,7 +25,7 @@ enum class VicsekNoise : int { Angular = 0, Vectorial = 1 };
 // The world's faces (docs/design.md#the-boundary-rule). Wrap: a body that leaves through a face
 // re-enters at the opposite one, and no neighbour search crosses a face. Periodic: a torus, whose
 // searches cross the faces by the minimum image.
-enum class Boundary : int { Wrap = 0, Periodic = 1 };
+enum class Boundary : int { Wrap = 0, Periodic = 1, Reflect = 2 };
 // Leapfrog: kick-drift-kick, symplectic. DampedEuler: v = damping (v + a dt); p += v dt.
 enum class Integrator : int { Leapfrog = 0, DampedEuler = 1 };
 
@@ -55,7 +55,7 @@ struct EnumNames<VicsekNoise> {
 };
 template <>
 struct EnumNames<Boundary> {
-  static constexpr const char* names[] = {"wrap", "periodic"};
+  static constexpr const char* names[] = {"wrap", "periodic", "reflect"};
 };
 template <>
 struct EnumNames<Integrator> {

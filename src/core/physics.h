@@ -29,11 +29,48 @@ MURMUR_HD float wrapCoord(float x, float h) {
   return x;
 }
 
+// Reflecting walls (Boundary::Reflect): a coordinate that leaves [-h, h) through a face is mirrored
+// back in at that face (x -> 2h - x, or -2h - x at the low one) and v, the velocity along that axis,
+// turns to point inward. Rounded like the host; a mirror image on h itself moves to the float just
+// below it (the world is [-h, h)), and a move of more than a world's width stops at the far face.
+MURMUR_HD float reflectCoord(float x, float& v, float h) {
+  if (x >= h) {
+    x = addRn(h, -addRn(x, -h));
+#if defined(__CUDA_ARCH__)
+    if (x >= h) x = nextafterf(h, 0.0f);
+#else
+    if (x >= h) x = std::nextafter(h, 0.0f);
+#endif
+    if (x < -h) x = -h;
+    v = -fabsf(v);
+  } else if (x < -h) {
+    x = addRn(-h, addRn(-h, -x));
+#if defined(__CUDA_ARCH__)
+    if (x >= h) x = nextafterf(h, 0.0f);
+#else
+    if (x >= h) x = std::nextafter(h, 0.0f);
+#endif
+    v = fabsf(v);
+  }
+  return x;
+}
+
 // Semi-implicit step: p' = wrap(p + v' dt). Keeps w (mass). Rounded like the host: whether a
 // body wraps, and which cell it lands in, must not depend on the engine.
 MURMUR_HD Vec4 boidIntegrate(const Vec4& p, const Vec3& vNew, float dt, float halfSize) {
   return Vec4{wrapCoord(addRn(p.x, mulRn(vNew.x, dt)), halfSize), wrapCoord(addRn(p.y, mulRn(vNew.y, dt)), halfSize),
               wrapCoord(addRn(p.z, mulRn(vNew.z, dt)), halfSize), p.w};
+}
+
+// The step under boundary b: wrap (boidIntegrate) for Wrap and Periodic; under Reflect the same
+// p + v' dt with each coordinate mirrored back in at a face it crossed (reflectCoord), and vNew
+// (in and out) turned there. The caller stores vNew after this.
+MURMUR_HD Vec4 boidIntegrate(const Vec4& p, Vec3& vNew, float dt, float halfSize, Boundary b) {
+  if (b != Boundary::Reflect) return boidIntegrate(p, static_cast<const Vec3&>(vNew), dt, halfSize);
+  const float x = reflectCoord(addRn(p.x, mulRn(vNew.x, dt)), vNew.x, halfSize);
+  const float y = reflectCoord(addRn(p.y, mulRn(vNew.y, dt)), vNew.y, halfSize);
+  const float z = reflectCoord(addRn(p.z, mulRn(vNew.z, dt)), vNew.z, halfSize);
+  return Vec4{x, y, z, p.w};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -205,11 +205,14 @@ __global__ void __maxnreg__(kGridMaxRegisters)
 // A kernel of its own, after the force kernel: every boid's new velocity is computed from the old
 // positions, so no position may move until all velocities are done (a grid-wide barrier).
 __global__ void __launch_bounds__(1024)
-    boidsIntegrateKernel(Vec4* __restrict__ pos, const Vec4* __restrict__ velNew, uint32_t n, float dt,
-                         float halfSize) {
+    boidsIntegrateKernel(Vec4* __restrict__ pos, Vec4* __restrict__ velNew, uint32_t n, float dt, float halfSize,
+                         core::Boundary boundary) {
   const uint32_t i = globalThreadIndex();
   if (i >= n) return;
-  st4(pos + i, core::boidIntegrate(ld4(pos + i), core::xyz(ldg4(velNew + i)), dt, halfSize));
+  const Vec4 vNew = ld4(velNew + i);
+  core::Vec3 v = core::xyz(vNew);
+  st4(pos + i, core::boidIntegrate(ld4(pos + i), v, dt, halfSize, boundary));
+  if (boundary == core::Boundary::Reflect) st4(velNew + i, core::make4(v, vNew.w));  // turned at a wall
 }
 
 __device__ __forceinline__ bool withinRadius(const Vec4& pi, const Vec4& pj, float radius2) {
@@ -289,9 +292,9 @@ void launchBoidsGrid(bool coherent, const Vec4* d_pos, const Vec4* d_vel, uint32
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
-void launchBoidsIntegrate(Vec4* d_pos, const Vec4* d_velNew, uint32_t n, float dt, float halfSize,
+void launchBoidsIntegrate(Vec4* d_pos, Vec4* d_velNew, uint32_t n, float dt, float halfSize, core::Boundary boundary,
                           const LaunchConfig& lc) {
-  boidsIntegrateKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_velNew, n, dt, halfSize);
+  boidsIntegrateKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(d_pos, d_velNew, n, dt, halfSize, boundary);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

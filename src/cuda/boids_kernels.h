@@ -27,9 +27,10 @@ void launchBoidsGrid(bool coherent, const core::Vec4* d_pos, const core::Vec4* d
                      const DeviceGrid& grid, const core::SimParams& p, float searchRadius,
                      const core::DrawKeys& keys, core::Vec4* d_velOut, const LaunchConfig& lc);
 
-// integrate: d_pos[i] = core::boidIntegrate(d_pos[i], d_velNew[i]) in place.
-void launchBoidsIntegrate(core::Vec4* d_pos, const core::Vec4* d_velNew, uint32_t n, float dt, float halfSize,
-                          const LaunchConfig& lc);
+// integrate: d_pos[i] = core::boidIntegrate(d_pos[i], d_velNew[i]) in place; under reflecting
+// walls d_velNew[i] turned where the body met one.
+void launchBoidsIntegrate(core::Vec4* d_pos, core::Vec4* d_velNew, uint32_t n, float dt, float halfSize,
+                          core::Boundary boundary, const LaunchConfig& lc);
 
 // Neighbour statistics. Adds to d_counts[0] the candidates examined (j != i) and to d_counts[1]
 // the neighbours (squared distance < radius2). The naive variant only counts neighbours (every

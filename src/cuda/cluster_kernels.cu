@@ -97,7 +97,8 @@ template <typename Rule, bool Stats, bool PeriodicT>
 __global__ void __maxnreg__(kClusterMaxRegisters)
     clusterKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, const uint32_t* __restrict__ order,
                   uint32_t n, const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
-                  typename Rule::Params b, float radius, float halfSize, core::DrawKeys keys, Vec4* __restrict__ velOut,
+                  typename Rule::Params b, float radius, float halfSize, core::Boundary boundary, core::DrawKeys keys,
+                  Vec4* __restrict__ velOut,
                   Vec4* __restrict__ posOut, unsigned long long* counts) {
   extern __shared__ float4 stageAll[];
   const int lane = threadIdx.x % kWarpSize;
@@ -268,9 +269,10 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
           if (jj == 0 && inSeg[u]) {
             const Vec4 vi = ldg4(vel + i[u]);
             Rule::removeSelf(acc[u], vi, r2);
-            const Vec3 v = Rule::velocityRel(acc[u], vi, b, core::drawsOf<Rule>(keys, i[u]));
+            Vec3 v = Rule::velocityRel(acc[u], vi, b, core::drawsOf<Rule>(keys, i[u]));
+            const Vec4 moved = core::boidIntegrate(pi[u], v, Rule::dt(b), halfSize, boundary);  // a wall turns v
             st4(velOut + i[u], core::make4(v, 0.0f));
-            st4(posOut + i[u], core::boidIntegrate(pi[u], v, Rule::dt(b), halfSize));
+            st4(posOut + i[u], moved);
           }
         }
       }
@@ -311,7 +313,7 @@ void launchClusterForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const 
     withBoundary(p.boundary, [&](auto periodic) {
       launchClusterKernel<Rule, false, decltype(periodic)::value>(
           n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid, d_cellFirst, b, Rule::radius(b),
-          halfSize, keys, d_velOut, d_posOut, static_cast<unsigned long long*>(nullptr));
+          halfSize, p.boundary, keys, d_velOut, d_posOut, static_cast<unsigned long long*>(nullptr));
     });
   });
 }
@@ -324,7 +326,7 @@ void launchClusterStats(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_g
     using Rule = decltype(rule);
     const typename Rule::Params& b = Rule::params(p);
     launchClusterKernel<Rule, true, false>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid,
-                                           d_cellFirst, b, Rule::radius(b), 0.0f, core::DrawKeys{},
+                                           d_cellFirst, b, Rule::radius(b), 0.0f, core::Boundary::Wrap, core::DrawKeys{},
                                            static_cast<Vec4*>(nullptr), static_cast<Vec4*>(nullptr), d_counts);
   });
 }

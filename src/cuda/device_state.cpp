@@ -125,7 +125,10 @@ void DeviceState::reorderBodies(const uint32_t* sortedIndex, const LaunchConfig&
 
 void DeviceState::integrateBoids(Vec4* velNew, const LaunchConfig& lc) {
   timer.stage(Stage::Integrate,
-              [&] { launchBoidsIntegrate(pos[cur].get(), velNew, n, core::localDt(params), params.halfSize, lc); });
+              [&] {
+                launchBoidsIntegrate(pos[cur].get(), velNew, n, core::localDt(params), params.halfSize, params.boundary,
+                                     lc);
+              });
   velCur = 1 - velCur;  // ping-pong: the new velocities become current
 }
 

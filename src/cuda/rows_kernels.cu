@@ -96,9 +96,9 @@ __device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const
   const Vec4 vi = ldg4(vel + i);
   Rule::removeSelf(acc, vi, r2);
   if constexpr (SampleT) sampleBoid(acc, sa, i, n, vi, r2, r2.reach2, out.sample, sampled);
-  const core::Vec3 v = Rule::velocityRel(acc, vi, b, core::drawsOf<Rule>(out.draws, i));
+  core::Vec3 v = Rule::velocityRel(acc, vi, b, core::drawsOf<Rule>(out.draws, i));
+  const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize, out.boundary);  // a wall turns v
   st4(velOut + i, core::make4(v, 0.0f));
-  const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
   st4(out.posOut + i, p);
   if (out.counts) countCell(g, p, i, out.keys, out.rank, out.counts, out.crowded);
 }

@@ -119,9 +119,9 @@ class TextbookCoherentEngine final : public core::Engine {
     if (!core::runsLocalRule(p))
       throw std::invalid_argument("textbook-coherent is a boids baseline: --force gravity is not supported");
     // The recipe as taught searches the world's cells only: it has no images to search across the faces.
-    if (p.boundary == core::Boundary::Periodic)
-      throw std::invalid_argument(
-          "textbook-coherent is the wrap boundary's baseline: --boundary periodic is not supported");
+    if (p.boundary != core::Boundary::Wrap)
+      throw std::invalid_argument(std::string("textbook-coherent is the wrap boundary's baseline: --boundary ") +
+                                  core::toString(p.boundary) + " is not supported");
     params_ = p;
     grid_ = core::boidGrid(p, n_);
     launchStoreGrid(d_gridSpec_.get(), grid_, launch());

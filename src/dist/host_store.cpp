@@ -171,10 +171,12 @@ class HostStore final : public LocalStore {
     for (long i = 0; i < n; ++i) {
       const uint32_t key = sortedKeys_[i];
       if (!ownsPlane(l, me, planeOfKey(g, key))) continue;
-      const Vec4 moved = core::boidIntegrate(pos_[i], core::xyz(altVel_[i]), core::localDt(params_), params_.halfSize);
+      core::Vec3 v = core::xyz(altVel_[i]);
+      const Vec4 moved =
+          core::boidIntegrate(pos_[i], v, core::localDt(params_), params_.halfSize, params_.boundary);  // a wall turns v
       body_.forEach([&](const char*, auto& a) { a[o] = a[i]; });  // every attribute; then the new state
       pos_[o] = moved;
-      vel_[o] = altVel_[i];
+      vel_[o] = core::make4(v, altVel_[i].w);
       tag_[o] = (uint64_t(key) << 32) | (uint64_t(i) - cellStart_[key]);
       ++o;
     }

@@ -2,7 +2,9 @@
 // by the minimum image. Every CPU pipeline agrees per id with a brute-force minimum-image sum
 // written here (not the engine's search), in 3D and in the plane, with bodies packed against the
 // faces; the wrap boundary (the default) still sees no neighbour across a face; a world too small
-// for one image per neighbour is refused in one line.
+// for one image per neighbour is refused in one line. Reflecting walls (--boundary reflect): a
+// coordinate past a face is mirrored back in and its velocity turns; every pipeline agrees with
+// the brute force there too, and over many fast steps no body leaves the box.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,9 +42,9 @@ Bodies bruteForceStep(const SimParams& p, const Bodies& in) {
       }
       BoidsRule::add(acc, make4(xyz(in.pos[i]) + d, 1.0f), d, distance2(d), [&] { return in.vel[j]; }, su);
     }
-    const Vec3 v = BoidsRule::velocity(acc, in.pos[i], in.vel[i], b, BodyDraws{});
+    Vec3 v = BoidsRule::velocity(acc, in.pos[i], in.vel[i], b, BodyDraws{});
+    out.pos[i] = boidIntegrate(in.pos[i], v, b.dt, p.halfSize, p.boundary);
     out.vel[i] = make4(v, 0.0f);
-    out.pos[i] = boidIntegrate(in.pos[i], v, b.dt, p.halfSize);
   }
   return out;
 }
@@ -134,7 +136,7 @@ TEST(Boundary, TwoBoidsSeeEachOtherAcrossAFaceOnlyOnATorus) {
   b.pos[0] = Vec4{-19.5f, 0, 0, 1}, b.pos[1] = Vec4{19.5f, 0, 0, 1};  // 1 apart through the face
   b.vel[0] = Vec4{0, 0.5f, 0, 0}, b.vel[1] = Vec4{0, 0, 0.5f, 0};
   b.id = {0, 1};
-  for (Boundary k : {Boundary::Wrap, Boundary::Periodic}) {
+  for (Boundary k : {Boundary::Wrap, Boundary::Periodic, Boundary::Reflect}) {
     p.boundary = k;
     for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
       const Bodies after = stepWith(p, pipe, b);
@@ -152,6 +154,94 @@ TEST(Boundary, APeriodicWorldTooSmallForOneImageIsRefused) {
   EXPECT_NE(err.find("--boundary periodic needs a world half-size of at least"), std::string::npos) << err;
   p.boundary = Boundary::Wrap;
   EXPECT_EQ(validateParams(p), "");
-  p.boundary = static_cast<Boundary>(2);
+  p.boundary = Boundary::Reflect;
+  EXPECT_EQ(validateParams(p), "");
+  p.boundary = static_cast<Boundary>(3);
   EXPECT_NE(validateParams(p).find("boundary"), std::string::npos);
+}
+
+TEST(Boundary, AWallMirrorsACoordinateAndTurnsItsVelocity) {
+  const float h = 10.0f;
+  float v = 0.5f;
+  EXPECT_EQ(reflectCoord(10.25f, v, h), 9.75f);  // 0.25 past the face: 0.25 inside it
+  EXPECT_EQ(v, -0.5f);
+  v = -1.0f;
+  EXPECT_EQ(reflectCoord(-10.5f, v, h), -9.5f);
+  EXPECT_EQ(v, 1.0f);
+  v = 2.0f;
+  const float onFace = reflectCoord(10.0f, v, h);  // the world is [-h, h): h itself is outside
+  EXPECT_LT(onFace, h);
+  EXPECT_GT(onFace, 9.999f);
+  EXPECT_EQ(v, -2.0f);
+  v = 3.0f;
+  EXPECT_EQ(reflectCoord(-10.0f, v, h), -10.0f);  // -h is inside
+  EXPECT_EQ(v, 3.0f);
+  EXPECT_EQ(reflectCoord(4.0f, v, h), 4.0f);
+  EXPECT_EQ(v, 3.0f);
+  v = 1.0f;
+  EXPECT_EQ(reflectCoord(35.0f, v, h), -10.0f);  // more than a world's width past: the far face
+  EXPECT_EQ(v, -1.0f);
+  // The step: only the axes that met a wall turn.
+  Vec3 w{1.0f, -0.5f, 0.25f};
+  const Vec4 p = boidIntegrate(Vec4{9.5f, -9.8f, 0.0f, 2.0f}, w, 1.0f, h, Boundary::Reflect);
+  EXPECT_EQ(p.x, 9.5f);
+  EXPECT_EQ(p.y, -9.7f);
+  EXPECT_EQ(p.z, 0.25f);
+  EXPECT_EQ(p.w, 2.0f);
+  EXPECT_EQ(w.x, -1.0f);
+  EXPECT_EQ(w.y, 0.5f);
+  EXPECT_EQ(w.z, 0.25f);
+}
+
+// Walls: bodies packed against the faces, every pipeline against the brute force (no neighbour
+// across a face, positions mirrored back in); the same step under the wrap boundary differs. Then
+// fast steps: every pipeline agrees with naive after 4 (the flock amplifies the rounding of
+// different summation orders step by step, as in PipelinesAgreeWithNaiveOverSeveralSteps), and no
+// body is outside [-h, h) after any of 30.
+TEST(Boundary, UnderWallsEveryPipelineAgreesAndNoBodyLeaves) {
+  for (int dims : {3, 2}) {
+    SimParams p = defaultParams();
+    p.boundary = Boundary::Reflect;
+    p.dims = dims;
+    p.halfSize = dims == 3 ? 20.0f : 60.0f;
+    p.boids.dt = 1.0f;  // fast bodies: many meet a wall each step
+    const Bodies start = packedAgainstFaces(dims == 3 ? 2500 : 2000, p, 60 + dims);
+    const Bodies reference = bruteForceStep(p, start);
+    const std::string tag = std::to_string(dims) + "D";
+    for (Pipeline pipe : pipelinesFor(ForceMode::Boids))
+      expectStatesClose(reference, stepWith(p, pipe, start), 1e-4f, 1e-5f, std::string(toString(pipe)) + ", " + tag);
+    SimParams wrap = p;
+    wrap.boundary = Boundary::Wrap;
+    const Bodies wrapped = bruteForceStep(wrap, start);
+    int turned = 0;
+    for (size_t i = 0; i < start.size(); ++i) turned += wrapped.vel[i].x != reference.vel[i].x;
+    EXPECT_GT(turned, 20) << tag;
+    SimParams naive = p;
+    naive.pipeline = Pipeline::Naive;
+    CpuEngine ref(naive);
+    ref.reset(start);
+    for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
+      if (pipe == Pipeline::Naive) continue;
+      SimParams q = p;
+      q.pipeline = pipe;
+      CpuEngine e(q);
+      e.reset(start);
+      ref.reset(start);
+      for (int s = 0; s < 30; ++s) {
+        e.step(1);
+        ref.step(1);
+        const Bodies got = e.readBodies();
+        if (s == 3) expectStatesClose(ref.readBodies(), got, 5e-3f, 5e-3f, std::string(toString(pipe)) + " 4 steps " + tag);
+        for (size_t i = 0; i < got.size(); ++i) {
+          const Vec4& x = got.pos[i];
+          ASSERT_TRUE(x.x >= -p.halfSize && x.x < p.halfSize && x.y >= -p.halfSize && x.y < p.halfSize &&
+                      x.z >= -p.halfSize && x.z < p.halfSize)
+              << toString(pipe) << " step " << s << " body " << i << " at " << x.x << " " << x.y << " " << x.z;
+          if (dims == 2) {
+            ASSERT_EQ(x.z, 0.0f);
+          }
+        }
+      }
+    }
+  }
 }

@@ -8,7 +8,9 @@
 // flat one past its table too), verlet over several steps with lists that serve more than one
 // step and with lists too short for most bodies (the overflow kernel), the rows pipeline's
 // observables, which take the observer's passes under this boundary instead of the step's sample,
-// and the benchmark's textbook baseline, which refuses the boundary.
+// and the benchmark's textbook baseline, which refuses the boundary. Reflecting walls (--boundary
+// reflect): every pipeline agrees with the CPU engine's naive step, and over 30 fast steps no body
+// leaves the box.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -268,6 +270,39 @@ TEST_F(CudaBoundary, RowsObservesWithoutChangingItsSteps) {
 
 // The benchmark's textbook baseline searches the world's cells only: it refuses the periodic
 // boundary rather than time another physics.
+TEST_F(CudaBoundary, UnderWallsEveryPipelineMatchesCpuNaiveAndNoBodyLeaves) {
+  for (const World& w : kWorlds) {
+    SimParams p = periodicParams(Pipeline::Naive, w.dims, 1, w.halfSize);
+    p.boundary = Boundary::Reflect;
+    p.boids.dt = 1.0f;  // fast bodies: many meet a wall each step
+    const Bodies start = packedAgainstFaces(w.n, p, 90 + w.n);
+    const Bodies want = cpuNaiveStep(p, start);
+    SimParams wrap = p;
+    wrap.boundary = Boundary::Wrap;
+    const Bodies wrapped = cpuNaiveStep(wrap, start);
+    for (Pipeline pipe : boidsPipelines()) {
+      SimParams q = p;
+      q.pipeline = pipe;
+      const std::string what = std::string(core::toString(pipe)) + ", " + w.name;
+      Bodies got;
+      expectGpuStepMatches(q, start, want, what, &got);
+      EXPECT_GT(mismatches(got, wrapped, nullptr), 0u) << what << ": the same step as under the wrap boundary";
+      auto gpu = cuda::createCudaEngine(q);
+      gpu->reset(start);
+      for (int s = 0; s < 30; ++s) {
+        gpu->step(1);
+        const Bodies b = gpu->readBodies();
+        const float h = w.halfSize;
+        for (size_t i = 0; i < b.size(); ++i) {
+          const core::Vec4& x = b.pos[i];
+          ASSERT_TRUE(x.x >= -h && x.x < h && x.y >= -h && x.y < h && x.z >= -h && x.z < h)
+              << what << " step " << s << " body " << i << " at " << x.x << " " << x.y << " " << x.z;
+        }
+      }
+    }
+  }
+}
+
 TEST_F(CudaBoundary, TextbookBaselineRefusesThePeriodicBoundary) {
   SimParams p = periodicParams(Pipeline::Coherent, 3, 1, 20.0f);
   try {

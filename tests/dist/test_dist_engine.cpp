@@ -522,6 +522,15 @@ TEST_F(DistCpu, FastPeriodicBoidsCrossingTheZFacesMatchOneRank) {
   });
 }
 
+// Reflecting walls: bodies moving up to 12 a step in a box of half-size 31 meet the z walls every
+// few steps and turn there, inside the first and the last slab; the run equals one rank's.
+TEST_F(DistCpu, FastBoidsTurningAtTheWallsMatchOneRank) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    runCase(core::EngineKind::Cpu, {"uniform", 3000, 25, kBoids, pipe, 12.0f, 31.0f, 0, core::Boundary::Reflect},
+            single);
+  });
+}
+
 // The rows grid's halo of 3 planes (4 across the face) with the clump at the face: the slabs
 // near it get thinner than the halo, so that a rank reads planes across the face from ranks
 // beyond its neighbours there, and on 4 ranks some plane is every rank's.
@@ -925,6 +934,13 @@ TEST_F(DistCuda, PeriodicBoidsMatchOneGpuToTheBit) {
       runCase(core::EngineKind::Cuda,
               {"uniform", 200000, 60, kBoids, pipe, 0, 101.0f, cellWidth, core::Boundary::Periodic}, single);
     }
+  });
+}
+
+TEST_F(DistCuda, FastBoidsTurningAtTheWallsMatchOneGpu) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    runCase(core::EngineKind::Cuda, {"uniform", 100000, 40, kBoids, pipe, 12.0f, 101.0f, 0, core::Boundary::Reflect},
+            single);
   });
 }
 

@@ -42,7 +42,7 @@ class GridPipeline final : public CudaPipeline {
     return false;
   }
   void localIntegrate(const LocalForcePass& p) const override {
-    launchBoidsIntegrate(p.pos, p.velOut, p.n, core::localDt(*p.params), p.params->halfSize, p.lc);
+    launchBoidsIntegrate(p.pos, p.velOut, p.n, core::localDt(*p.params), p.params->halfSize, p.params->boundary, p.lc);
   }
 
   void gravityForces(DeviceState& s) override {

@@ -79,6 +79,7 @@ class RowsPipeline final : public CudaPipeline {
     out.posOut = p.posOut;
     out.dt = plan_.dt;
     out.halfSize = p.params->halfSize;
+    out.boundary = p.params->boundary;
     out.draws = p.keys;
     out.imagedSplit = p.periodicSplit == 0 ? plan_.split : p.periodicSplit == 2;
     if (plan_.periodic && out.imagedSplit) {
