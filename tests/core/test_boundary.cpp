@@ -7,6 +7,7 @@
 // the brute force there too, and over many fast steps no body leaves the box.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,12 +50,18 @@ Bodies bruteForceStep(const SimParams& p, const Bodies& in) {
   return out;
 }
 
-Bodies stepWith(SimParams p, Pipeline pipe, const Bodies& start) {
+// A CPU engine of p's parameters on pipeline pipe, reset to `start`.
+std::unique_ptr<CpuEngine> engineOn(SimParams p, Pipeline pipe, const Bodies& start) {
   p.pipeline = pipe;
-  CpuEngine e(p);
-  e.reset(start);
-  e.step(1);
-  return e.readBodies();
+  auto e = std::make_unique<CpuEngine>(p);
+  e->reset(start);
+  return e;
+}
+
+Bodies stepWith(const SimParams& p, Pipeline pipe, const Bodies& start) {
+  auto e = engineOn(p, pipe, start);
+  e->step(1);
+  return e->readBodies();
 }
 
 // Bodies uniform in the world, half of them pushed within a radius of some face.
@@ -111,20 +118,14 @@ TEST(Boundary, PipelinesAgreeWithNaiveOverSeveralSteps) {
   p.halfSize = 16.0f;
   p.boids.dt = 1.0f;  // fast bodies: many cross a face
   const Bodies start = packedAgainstFaces(2500, p, 5);
-  SimParams naive = p;
-  naive.pipeline = Pipeline::Naive;
-  CpuEngine ref(naive);
-  ref.reset(start);
-  ref.step(4);
-  const Bodies want = ref.readBodies();
+  auto ref = engineOn(p, Pipeline::Naive, start);
+  ref->step(4);
+  const Bodies want = ref->readBodies();
   for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
     if (pipe == Pipeline::Naive) continue;
-    SimParams q = p;
-    q.pipeline = pipe;
-    CpuEngine e(q);
-    e.reset(start);
-    e.step(4);
-    expectStatesClose(want, e.readBodies(), 5e-3f, 5e-3f, toString(pipe));
+    auto e = engineOn(p, pipe, start);
+    e->step(4);
+    expectStatesClose(want, e->readBodies(), 5e-3f, 5e-3f, toString(pipe));
   }
 }
 
@@ -216,22 +217,15 @@ TEST(Boundary, UnderWallsEveryPipelineAgreesAndNoBodyLeaves) {
     int turned = 0;
     for (size_t i = 0; i < start.size(); ++i) turned += wrapped.vel[i].x != reference.vel[i].x;
     EXPECT_GT(turned, 20) << tag;
-    SimParams naive = p;
-    naive.pipeline = Pipeline::Naive;
-    CpuEngine ref(naive);
-    ref.reset(start);
     for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
       if (pipe == Pipeline::Naive) continue;
-      SimParams q = p;
-      q.pipeline = pipe;
-      CpuEngine e(q);
-      e.reset(start);
-      ref.reset(start);
+      auto e = engineOn(p, pipe, start);
+      auto ref = engineOn(p, Pipeline::Naive, start);
       for (int s = 0; s < 30; ++s) {
-        e.step(1);
-        ref.step(1);
-        const Bodies got = e.readBodies();
-        if (s == 3) expectStatesClose(ref.readBodies(), got, 5e-3f, 5e-3f, std::string(toString(pipe)) + " 4 steps " + tag);
+        e->step(1);
+        ref->step(1);
+        const Bodies got = e->readBodies();
+        if (s == 3) expectStatesClose(ref->readBodies(), got, 5e-3f, 5e-3f, std::string(toString(pipe)) + " 4 steps " + tag);
         for (size_t i = 0; i < got.size(); ++i) {
           const Vec4& x = got.pos[i];
           ASSERT_TRUE(x.x >= -p.halfSize && x.x < p.halfSize && x.y >= -p.halfSize && x.y < p.halfSize &&

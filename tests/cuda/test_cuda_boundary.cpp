@@ -81,6 +81,12 @@ Bodies cpuNaiveStep(SimParams p, const Bodies& start) {
   return stepOnce(*cpu, start);
 }
 
+// The same step under the wrap boundary: what the faces change is the difference.
+Bodies cpuNaiveWrapStep(SimParams p, const Bodies& start) {
+  p.boundary = Boundary::Wrap;
+  return cpuNaiveStep(p, start);
+}
+
 // Bodies of `got` outside the per-id tolerance of `want` (docs/design.md#exactness-rules).
 size_t mismatches(const Bodies& got, const Bodies& want, std::string* report) {
   return countStateMismatches(got, want, kRel, kAbsFloor, kAbsFloor, report);
@@ -126,9 +132,7 @@ TEST_F(CudaBoundary, EveryPipelineMatchesCpuNaiveOnATorus) {
       ASSERT_EQ(core::validateParams(p), "") << w.name;
       const Bodies start = packedAgainstFaces(w.n, p, 70 + w.n + width);
       const Bodies want = cpuNaiveStep(p, start);
-      SimParams wrap = p;
-      wrap.boundary = Boundary::Wrap;
-      const Bodies walled = cpuNaiveStep(wrap, start);
+      const Bodies walled = cpuNaiveWrapStep(p, start);
       for (Pipeline pipe : boidsPipelines()) {
         SimParams q = p;
         q.pipeline = pipe;
@@ -277,9 +281,7 @@ TEST_F(CudaBoundary, UnderWallsEveryPipelineMatchesCpuNaiveAndNoBodyLeaves) {
     p.boids.dt = 1.0f;  // fast bodies: many meet a wall each step
     const Bodies start = packedAgainstFaces(w.n, p, 90 + w.n);
     const Bodies want = cpuNaiveStep(p, start);
-    SimParams wrap = p;
-    wrap.boundary = Boundary::Wrap;
-    const Bodies wrapped = cpuNaiveStep(wrap, start);
+    const Bodies wrapped = cpuNaiveWrapStep(p, start);
     for (Pipeline pipe : boidsPipelines()) {
       SimParams q = p;
       q.pipeline = pipe;
