@@ -92,13 +92,14 @@ constexpr int kClusterMaxRegisters = 64;
 // engines). PeriodicT (the periodic boundary, force only): the search of the box, then of each of
 // its images (core::forEachBoxImage), each a stream of candidates of its own whose partial sums
 // restart at the first (the staging buffer is emptied between images), every candidate measured
-// from the member's image (core::shifted), as the CPU engine's clusters pipeline sums.
-template <typename Rule, bool Stats, bool PeriodicT>
+// from the member's image (core::shifted), as the CPU engine's clusters pipeline sums. WallsT (the
+// reflect boundary): the integration mirrors at the faces and may turn the velocity, stored after
+// it (a variant of its own: the branch kept at run time cost the wrap kernel spills).
+template <typename Rule, bool Stats, bool PeriodicT, bool WallsT>
 __global__ void __maxnreg__(kClusterMaxRegisters)
     clusterKernel(const Vec4* __restrict__ pos, const Vec4* __restrict__ vel, const uint32_t* __restrict__ order,
                   uint32_t n, const core::GridSpec* __restrict__ grid, const uint32_t* __restrict__ cellFirst,
-                  typename Rule::Params b, float radius, float halfSize, core::Boundary boundary, core::DrawKeys keys,
-                  Vec4* __restrict__ velOut,
+                  typename Rule::Params b, float radius, float halfSize, core::DrawKeys keys, Vec4* __restrict__ velOut,
                   Vec4* __restrict__ posOut, unsigned long long* counts) {
   extern __shared__ float4 stageAll[];
   const int lane = threadIdx.x % kWarpSize;
@@ -270,9 +271,14 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
             const Vec4 vi = ldg4(vel + i[u]);
             Rule::removeSelf(acc[u], vi, r2);
             Vec3 v = Rule::velocityRel(acc[u], vi, b, core::drawsOf<Rule>(keys, i[u]));
-            const Vec4 moved = core::boidIntegrate(pi[u], v, Rule::dt(b), halfSize, boundary);  // a wall turns v
-            st4(velOut + i[u], core::make4(v, 0.0f));
-            st4(posOut + i[u], moved);
+            if constexpr (WallsT) {
+              const Vec4 moved = core::boidIntegrate(pi[u], v, Rule::dt(b), halfSize, core::Boundary::Reflect);
+              st4(velOut + i[u], core::make4(v, 0.0f));  // turned where a wall was met
+              st4(posOut + i[u], moved);
+            } else {
+              st4(velOut + i[u], core::make4(v, 0.0f));
+              st4(posOut + i[u], core::boidIntegrate(pi[u], v, Rule::dt(b), halfSize));
+            }
           }
         }
       }
@@ -288,16 +294,16 @@ unsigned clusterBlocks(uint32_t n, const LaunchConfig& lc) {
 
 // Launches clusterKernel<Stats> with its staging buffers: 2 KB a warp, so blocks of more than 24
 // warps need more dynamic shared memory than the 48 KB a kernel gets without asking.
-template <typename Rule, bool Stats, bool PeriodicT, typename... Args>
+template <typename Rule, bool Stats, bool PeriodicT, bool WallsT, typename... Args>
 void launchClusterKernel(uint32_t n, const LaunchConfig& lc, Args... args) {
   const size_t bytes = size_t(lc.block / kWarpSize) * kStagePerWarp * sizeof(float4);
   static std::once_flag raised;
   std::call_once(raised, [] {
-    MURMUR_CUDA_CHECK(cudaFuncSetAttribute(clusterKernel<Rule, Stats, PeriodicT>,
+    MURMUR_CUDA_CHECK(cudaFuncSetAttribute(clusterKernel<Rule, Stats, PeriodicT, WallsT>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            int(kMaxWarpsPerBlock * kStagePerWarp * sizeof(float4))));
   });
-  clusterKernel<Rule, Stats, PeriodicT><<<clusterBlocks(n, lc), lc.block, bytes, lc.stream>>>(args...);
+  clusterKernel<Rule, Stats, PeriodicT, WallsT><<<clusterBlocks(n, lc), lc.block, bytes, lc.stream>>>(args...);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 
@@ -310,11 +316,15 @@ void launchClusterForce(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const 
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     const typename Rule::Params& b = Rule::params(p);
-    withBoundary(p.boundary, [&](auto periodic) {
-      launchClusterKernel<Rule, false, decltype(periodic)::value>(
+    const auto launch = [&](auto periodic, auto walls) {
+      launchClusterKernel<Rule, false, decltype(periodic)::value, decltype(walls)::value>(
           n, lc, d_pos, d_vel, static_cast<const uint32_t*>(nullptr), n, d_grid, d_cellFirst, b, Rule::radius(b),
-          halfSize, p.boundary, keys, d_velOut, d_posOut, static_cast<unsigned long long*>(nullptr));
-    });
+          halfSize, keys, d_velOut, d_posOut, static_cast<unsigned long long*>(nullptr));
+    };
+    if (p.boundary == core::Boundary::Reflect)
+      launch(std::false_type{}, std::true_type{});
+    else
+      withBoundary(p.boundary, [&](auto periodic) { launch(periodic, std::false_type{}); });
   });
 }
 
@@ -325,9 +335,9 @@ void launchClusterStats(const Vec4* d_pos, uint32_t n, const core::GridSpec* d_g
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
     const typename Rule::Params& b = Rule::params(p);
-    launchClusterKernel<Rule, true, false>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n, d_grid,
-                                           d_cellFirst, b, Rule::radius(b), 0.0f, core::Boundary::Wrap, core::DrawKeys{},
-                                           static_cast<Vec4*>(nullptr), static_cast<Vec4*>(nullptr), d_counts);
+    launchClusterKernel<Rule, true, false, false>(n, lc, d_pos, static_cast<const Vec4*>(nullptr), d_sortedIndex, n,
+                                                  d_grid, d_cellFirst, b, Rule::radius(b), 0.0f, core::DrawKeys{},
+                                                  static_cast<Vec4*>(nullptr), static_cast<Vec4*>(nullptr), d_counts);
   });
 }
 

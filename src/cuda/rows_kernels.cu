@@ -31,8 +31,10 @@ namespace {
 // the image kernel (boidsRowsImagesKernel) adds the candidates around its images and finishes it.
 // The image walk costs Whole registers: where that lowers the kernel's occupancy (Vicsek's flat
 // loop took 59 registers against 32 and ran 328 us against 248 us on an H200), the step takes
-// Defer and the image kernel; where it does not, Whole (periodicRowsSplit).
-enum class Images { None, Whole, Defer };
+// Defer and the image kernel; where it does not, Whole (periodicRowsSplit). Walls: the reflect
+// boundary, no images as under wrap, and an integration that mirrors at the faces: a variant of
+// its own, since the branch kept at run time cost the wrap kernels registers and spills.
+enum class Images { None, Whole, Defer, Walls };
 
 // Defer: if boid i (at ci) has images, its partial sums are listed for the image kernel (one
 // atomic per converged group of the warp) and true is returned: the caller does not finish it.
@@ -85,8 +87,9 @@ __device__ __forceinline__ void addLoaded(typename Rule::RelSum& acc, const core
 
 // What a rows kernel does once boid i's relative sums are complete: takes i out of them, the new
 // velocity, the integration into posOut and, with counts, the next step's count of its cell; a
-// sampled step (SampleT) also forms the boid's sums of the sample in v.
-template <typename Rule, bool SampleT>
+// sampled step (SampleT) also forms the boid's sums of the sample in v. WallsT: the reflect
+// boundary's integration, which may turn the velocity, stored after it.
+template <typename Rule, bool SampleT, bool WallsT = false>
 __device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const BoidSampleAcc& sa, uint32_t i,
                                                uint32_t n, const Vec4& pi, const Vec4* __restrict__ vel,
                                                const GridSpec& g, const typename Rule::Params& b,
@@ -97,8 +100,14 @@ __device__ __forceinline__ void finishRowsBoid(typename Rule::RelSum& acc, const
   Rule::removeSelf(acc, vi, r2);
   if constexpr (SampleT) sampleBoid(acc, sa, i, n, vi, r2, r2.reach2, out.sample, sampled);
   core::Vec3 v = Rule::velocityRel(acc, vi, b, core::drawsOf<Rule>(out.draws, i));
-  const Vec4 p = core::boidIntegrate(pi, v, out.dt, out.halfSize, out.boundary);  // a wall turns v
-  st4(velOut + i, core::make4(v, 0.0f));
+  Vec4 p;
+  if constexpr (WallsT) {
+    p = core::boidIntegrate(pi, v, out.dt, out.halfSize, core::Boundary::Reflect);  // a wall turns v
+    st4(velOut + i, core::make4(v, 0.0f));
+  } else {
+    st4(velOut + i, core::make4(v, 0.0f));
+    p = core::boidIntegrate(pi, v, out.dt, out.halfSize);
+  }
   st4(out.posOut + i, p);
   if (out.counts) countCell(g, p, i, out.keys, out.rank, out.counts, out.crowded);
 }
@@ -217,7 +226,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
       });
     });
   if (listedForImages<Rule, I>(i, ci, acc, searchRadius, out)) return;
-  finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
+  finishRowsBoid<Rule, SampleT, I == Images::Walls>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
 template <typename Rule, bool SampleT, Images I, bool PlaneT>
@@ -344,7 +353,7 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
       });
     });
   if (listedForImages<Rule, I>(i, ci, acc, searchRadius, out)) return;
-  finishRowsBoid<Rule, SampleT>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
+  finishRowsBoid<Rule, SampleT, I == Images::Walls>(acc, sa, i, n, pi, vel, g, b, r2, velOut, out, sampled);
 }
 
 template <typename Rule, bool SampleT, Images I>
@@ -545,7 +554,7 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
   // periodic boundary the engine samples with its observer instead (RowsPipeline::samplesInStep),
   // so the sampled kernels are instantiated for the wrap boundary only.
   if (n == 0) return;
-  if (out.sample.sums && p.boundary == core::Boundary::Periodic)
+  if (out.sample.sums && p.boundary != core::Boundary::Wrap)
     throw std::logic_error("launchBoidsRows: a sampled rows step runs under the wrap boundary only");
   core::withLocalRule(p, [&](auto rule) {
     using Rule = decltype(rule);
@@ -572,6 +581,9 @@ void launchBoidsRows(const Vec4* d_pos, const Vec4* d_vel, uint32_t n, const Gri
           boidsRowsImagesKernel<Rule><<<imagesBlocks(n, lc), lc.block, 0, lc.stream>>>(
               d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p), searchRadius, d_velOut, out);
           MURMUR_CUDA_LAUNCH_CHECK();
+        } else if (p.boundary == core::Boundary::Reflect) {
+          launchRowsLoops<Rule, false, Images::Walls, PlaneT>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
+                                                               searchRadius, loop, flatTableRows, d_velOut, out, lc);
         } else {
           launchRowsLoops<Rule, false, Images::None, PlaneT>(d_pos, d_vel, n, d_grid, d_cellFirst, Rule::params(p),
                                                               searchRadius, loop, flatTableRows, d_velOut, out, lc);

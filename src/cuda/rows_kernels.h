@@ -65,7 +65,6 @@ void launchReorderPlaced(const uint32_t* d_keys, const uint32_t* d_placed, uint3
 struct RowsStepOut {
   core::Vec4* posOut = nullptr;
   float dt = 0, halfSize = 0;
-  core::Boundary boundary = core::Boundary::Wrap;  // the integration's faces (core::boidIntegrate)
   core::DrawKeys draws{};  // the rule's draws (core/random.h): ids in the order of the bodies
   uint32_t* keys = nullptr;
   uint32_t* rank = nullptr;

@@ -47,7 +47,7 @@ class RowsPipeline final : public CudaPipeline {
   // The same pass with the sample of the state it reads (the state before the step), left pending.
   // Not under the periodic boundary: the force then also searches around the boids' images, and
   // the observables are the observer's to define across the faces (DeviceObserver samples).
-  bool samplesInStep() const override { return !plan_.periodic; }
+  bool samplesInStep() const override { return plan_.wrap; }
   void sampleStep(DeviceState& s, const BoidSampleSums& sample) override {
     forcePass(s, sample);
     s.pending.active = true;
@@ -58,6 +58,7 @@ class RowsPipeline final : public CudaPipeline {
   void plan(const core::SimParams& p, size_t total) override {
     plan_ = Plan{};
     plan_.periodic = p.boundary == core::Boundary::Periodic;
+    plan_.wrap = p.boundary == core::Boundary::Wrap;
     if (total == 0) return;  // no step runs on an empty world
     plan_.cells = rowGridCells(p, total);
     plan_.radius = core::searchRadius(p);
@@ -79,7 +80,6 @@ class RowsPipeline final : public CudaPipeline {
     out.posOut = p.posOut;
     out.dt = plan_.dt;
     out.halfSize = p.params->halfSize;
-    out.boundary = p.params->boundary;
     out.draws = p.keys;
     out.imagedSplit = p.periodicSplit == 0 ? plan_.split : p.periodicSplit == 2;
     if (plan_.periodic && out.imagedSplit) {
@@ -171,7 +171,8 @@ class RowsPipeline final : public CudaPipeline {
     core::RowLoop loop{};  // the loop for the world's density
     int flatRows = 0;     // the flat loop's table rows (0 for the other loops)
     float dt = 0;         // the rule's time step, for the integration in the kernel
-    bool periodic = false;  // the periodic boundary: no sampled step (samplesInStep)
+    bool periodic = false;  // the periodic boundary
+    bool wrap = false;      // the wrap boundary: the only one whose steps sample (samplesInStep)
     size_t sumBytes = 0;    // a boid's partial sums (rowsImagedSumBytes)
     bool split = false;     // the periodic boundary's images in a second kernel (periodicRowsSplit)
     bool plane = false;     // candidates from the plane records (RowsStepOut::plane)
