@@ -29,6 +29,15 @@ MURMUR_HD float wrapCoord(float x, float h) {
   return x;
 }
 
+// The largest float below h (h > 0): the last coordinate inside the half-open world [-h, h).
+MURMUR_HD float floatBelow(float h) {
+#if defined(__CUDA_ARCH__)
+  return nextafterf(h, 0.0f);
+#else
+  return std::nextafter(h, 0.0f);
+#endif
+}
+
 // Reflecting walls (Boundary::Reflect): a coordinate that leaves [-h, h) through a face is mirrored
 // back in at that face (x -> 2h - x, or -2h - x at the low one) and v, the velocity along that axis,
 // turns to point inward. Rounded like the host; a mirror image on h itself moves to the float just
@@ -36,20 +45,12 @@ MURMUR_HD float wrapCoord(float x, float h) {
 MURMUR_HD float reflectCoord(float x, float& v, float h) {
   if (x >= h) {
     x = addRn(h, -addRn(x, -h));
-#if defined(__CUDA_ARCH__)
-    if (x >= h) x = nextafterf(h, 0.0f);
-#else
-    if (x >= h) x = std::nextafter(h, 0.0f);
-#endif
+    if (x >= h) x = floatBelow(h);
     if (x < -h) x = -h;
     v = -fabsf(v);
   } else if (x < -h) {
     x = addRn(-h, addRn(-h, -x));
-#if defined(__CUDA_ARCH__)
-    if (x >= h) x = nextafterf(h, 0.0f);
-#else
-    if (x >= h) x = std::nextafter(h, 0.0f);
-#endif
+    if (x >= h) x = floatBelow(h);
     v = fabsf(v);
   }
   return x;

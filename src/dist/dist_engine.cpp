@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <limits>
@@ -13,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/format.h"
+#include "core/grid.h"
 #include "core/pipeline_table.h"
 #include "core/rule_table.h"
 #include "dist/launch.h"
@@ -51,7 +51,7 @@ std::string validateDistParams(const core::SimParams& p, int ranks) {
     // The planes of the world at the rule's cell width; a sparse world's grid widens its cells
     // (core::boidGridCellsPerAxis) and may have fewer, which the slabs refuse at reset, where N
     // is known.
-    const int planes = static_cast<int>(std::ceil(2.0f * p.halfSize / (core::searchRadius(p) * p.cellWidthFactor)));
+    const int planes = core::boidGridAtFactor(p).dims.z;
     if (planes < ranks)
       return "ranks " + std::to_string(ranks) + ": the boids grid has " + std::to_string(planes) +
              " cell planes along z and each rank needs one (fewer ranks, or a larger --n / world)";
