@@ -137,7 +137,7 @@ void localRuleLoop(const SimParams& p, const DrawKeys& keys, const std::vector<V
     for (long i = 0; i < n; ++i) {
       if (skip(i)) continue;
       const Vec4 pi = pos[i];
-      typename Rule::Sum acc = Rule::zero();
+      typename Rule::Sum acc = Rule::zero([&] { return vel[i]; });
       bool image = false;  // the first centre is p_i itself
       forEachImage(xyz(pi), radius, p.halfSize, periodic, [&](const Vec3& c) {
         visitCandidates(i, make4(c, pi.w), [&](long j) {

@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(BlockT > 0 ? BlockT : 1024)
   const Vec4 pi = active ? ldg4(pos + i) : Vec4{0, 0, 0, 0};
   const Vec4 vi = active ? ldg4(vel + i) : Vec4{0, 0, 0, 0};
   const typename Rule::Setup su = Rule::setup(b);
-  typename Rule::Sum acc = Rule::zero();
+  typename Rule::Sum acc = Rule::zero([&] { return vi; });
   [[maybe_unused]] const ImageAxes axes =
       PeriodicT ? imageAxes(core::xyz(pi), Rule::radius(b), halfSize) : ImageAxes{};
   // Candidate k of the tile: every rule term from shared memory.
@@ -152,7 +152,7 @@ __global__ void __maxnreg__(kGridMaxRegisters)
   const GridSpec g = *dg.grid;
   const Vec4 pi = ldg4(pos + self);
   const typename Rule::Setup su = Rule::setup(b);
-  typename Rule::Sum acc = Rule::zero();
+  typename Rule::Sum acc = Rule::zero([&] { return ldg4(vel + self); });
   const auto body = [&](int q) { return CoherentT ? q : static_cast<int>(__ldg(dg.sortedIndex + q)); };
   // The cells around centre c (the boid, or with ImageT one of its images).
   const auto search = [&](const core::Vec3 c, auto imageT) {

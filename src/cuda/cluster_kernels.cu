@@ -165,7 +165,8 @@ __global__ void __maxnreg__(kClusterMaxRegisters)
       const Vec3 boxLo{lo[0], lo[1], lo[2]}, boxHi{hi[0], hi[1], hi[2]};
       typename Rule::RelSum acc[kPerLane];
 #pragma unroll
-      for (int u = 0; u < kPerLane; ++u) acc[u] = Rule::relZero();
+      for (int u = 0; u < kPerLane; ++u)
+        acc[u] = Rule::relZero([&] { return i[u] < n ? ldg4(vel + i[u]) : Vec4{0, 0, 0, 0}; });
       // The candidates of the box shifted by sh (the box itself: sh = 0, which PeriodicT alone
       // reads), staged and tested against the members at pi; the staging buffer is empty again at
       // the end, so that each image's candidates restart at partial sum 0.

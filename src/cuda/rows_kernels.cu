@@ -145,7 +145,7 @@ __device__ __forceinline__ void boidsRowsBody(const Vec4* __restrict__ pos, cons
   const Vec4 pi = ldg4(pos + i);
   const core::Vec3 ci = core::xyz(pi);
   const typename Rule::Setup r2 = Rule::setup(b);
-  typename Rule::RelSum acc = Rule::relZero();
+  typename Rule::RelSum acc = Rule::relZero([&] { return ldg4(vel + i); });
   BoidSampleAcc sa;
   // One row [s, e) searched from centre c (the boid, or one of its images); OwnRow says whether
   // it holds the boid itself (sampleCandidate).
@@ -305,7 +305,7 @@ __device__ __forceinline__ void boidsRowsFlatBody(const Vec4* __restrict__ pos, 
   const Vec4 pi = ldg4(pos + i);
   const core::Vec3 ci = core::xyz(pi);
   const typename Rule::Setup r2 = Rule::setup(b);
-  typename Rule::RelSum acc = Rule::relZero();
+  typename Rule::RelSum acc = Rule::relZero([&] { return ldg4(vel + i); });
   BoidSampleAcc sa;
   // Every candidate of a row in the rule's sums (no reach test: these rows are crowded with
   // neighbours), the velocity loaded only if the rule asks for it. c: the centre the row was
@@ -438,7 +438,7 @@ __global__ void __launch_bounds__(1024)
   for (uint32_t k = globalThreadIndex() / kImagesLanes; k < count; k += groups) {  // the same k in the group
     const uint32_t i = __ldg(out.imaged + k);
     const Vec4 pi = ldg4(pos + i);
-    typename Rule::RelSum part = Rule::relZero();
+    typename Rule::RelSum part = Rule::relZero([&] { return ldg4(vel + i); });
     forEachOtherImage(core::xyz(pi), searchRadius, out.halfSize, [&](core::Vec3 c) {
       forEachRowCandidateOfGroup(g, cellFirst, c, searchRadius, mask, [&](uint32_t j) {
         const core::Vec3 d = core::xyz(ldg4(pos + j)) - c;

@@ -74,7 +74,7 @@ __global__ void textbookVelocityKernel(const Vec4* pos, const Vec4* vel, int n, 
   if (i >= n) return;
   const Vec4 pi = pos[i];
   const core::BoidsRule::Setup r2 = core::BoidsRule::setup(b);
-  core::BoidsRule::Sum acc = core::BoidsRule::zero();
+  core::BoidsRule::Sum acc = core::BoidsRule::zero([&] { return vel[i]; });
   const core::CellRange cr = core::cellRangeForRadius(g, core::xyz(pi), searchRadius);
   for (int cz = cr.lo.z; cz <= cr.hi.z; ++cz)
     for (int cy = cr.lo.y; cy <= cr.hi.y; ++cy)

@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(1024)
   if (c > lists.capacity) return;  // the overflow kernel's
   const Vec4 pi = ldg4(pos + i);
   const typename Rule::Setup su = Rule::setup(b);
-  typename Rule::Sum acc = Rule::zero();
+  typename Rule::Sum acc = Rule::zero([&] { return ldg4(vel + i); });
   [[maybe_unused]] const ImageAxes axes =
       PeriodicT ? imageAxes(core::xyz(pi), Rule::radius(b), halfSize) : ImageAxes{};
   const auto consider = [&](uint32_t j, const Vec4& pj) {
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(256)
   for (uint32_t q = globalThreadIndex(); q < queued; q += gridDim.x * blockDim.x) {
     const uint32_t i = lists.overflow[q];
     const Vec4 pi = ldg4(pos + i);
-    typename Rule::Sum a = Rule::zero();
+    typename Rule::Sum a = Rule::zero([&] { return ldg4(vel + i); });
     if constexpr (PeriodicT) {
       const float radius = Rule::radius(b);
       if (plan.steps == 1) {

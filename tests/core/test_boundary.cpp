@@ -32,7 +32,7 @@ Bodies bruteForceStep(const SimParams& p, const Bodies& in) {
   const BoidsRule::Setup su = BoidsRule::setup(b);
   Bodies out = in;
   for (size_t i = 0; i < in.size(); ++i) {
-    BoidsRule::Sum acc = BoidsRule::zero();
+    BoidsRule::Sum acc = BoidsRule::zero([] { return Vec4{0, 0, 0, 0}; });
     for (size_t j = 0; j < in.size(); ++j) {
       if (j == i) continue;
       Vec3 d = xyz(in.pos[j]) - xyz(in.pos[i]);

@@ -15,7 +15,7 @@ using namespace murmur::core;
 namespace {
 Vec3 newVelocity(const Vec4& pi, const Vec4& vi, const std::vector<std::pair<Vec4, Vec4>>& others,
                  const BoidParams& b) {
-  BoidsRule::Sum a = BoidsRule::zero();
+  BoidsRule::Sum a = BoidsRule::zero([] { return Vec4{0, 0, 0, 0}; });
   const BoidsRule::Setup r = BoidsRule::setup(b);
   for (const auto& o : others) {
     const Vec3 d = xyz(o.first) - xyz(pi);

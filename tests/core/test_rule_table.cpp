@@ -76,8 +76,8 @@ TEST(RuleTable, BoidsRuleAbsoluteAndRelativeSumsAgree) {
   const Vec4 others[][2] = {{{2.0f, 2.5f, 3.0f, 1.0f}, {0.1f, 0.0f, 0.2f, 0.0f}},
                             {{1.0f, 6.0f, 3.0f, 1.0f}, {-0.4f, 0.1f, 0.0f, 0.0f}},
                             {{9.0f, 2.0f, 3.0f, 1.0f}, {1.0f, 1.0f, 1.0f, 0.0f}}};
-  BoidsRule::Sum abs = BoidsRule::zero();
-  BoidsRule::RelSum rel = BoidsRule::relZero();
+  BoidsRule::Sum abs = BoidsRule::zero([] { return Vec4{0, 0, 0, 0}; });
+  BoidsRule::RelSum rel = BoidsRule::relZero([] { return Vec4{0, 0, 0, 0}; });
   int velocityLoads = 0;
   for (const auto& o : others) {
     const Vec3 d = xyz(o[0]) - xyz(pi);

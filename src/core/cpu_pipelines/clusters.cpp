@@ -100,8 +100,8 @@ class ClustersPipeline final : public CpuPipeline {
         const long base = c * kClusterSize, end = std::min(base + kClusterSize, n);
         groupClusters(s.grid, base, end, posAt, [&](const long* members, int m, const Vec3& lo, const Vec3& hi) {
           typename Rule::RelSum acc[kClusterSize][kClusterPartials];
-          for (auto& row : acc)
-            for (auto& a : row) a = Rule::relZero();
+          for (int u = 0; u < kClusterSize; ++u)
+            for (auto& a : acc[u]) a = Rule::relZero([&] { return u < m ? s.vel[members[u]] : Vec4{0, 0, 0, 0}; });
           // The box, and under the periodic boundary its images (each candidate measured from the
           // member's image, the partial sums restarting per image).
           forEachBoxImage(lo, hi, radius, s.params.halfSize, periodic, [&](const Vec3& sh) {

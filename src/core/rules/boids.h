@@ -51,7 +51,11 @@ struct BoidsRule {
     int n1;       // neighbours within r1
     int n3;       // neighbours within r3
   };
-  MURMUR_HD static Sum zero() { return Sum{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0}; }
+  // The empty sums of a body; velI() would return its velocity, which these sums do not read.
+  template <typename VelI>
+  MURMUR_HD static Sum zero(VelI&&) {
+    return Sum{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
+  }
 
   // Adds neighbour j (position pj, offset d = p_j - p_i, d2 = distance2(d)) to boid i's sums.
   // velJ() returns v_j; it is called only inside the alignment radius, so a kernel reads a
@@ -87,7 +91,10 @@ struct BoidsRule {
     Vec3 d1, d2, sumVel;
     int n1, n3;
   };
-  MURMUR_HD static RelSum relZero() { return RelSum{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0}; }
+  template <typename VelI>
+  MURMUR_HD static RelSum relZero(VelI&&) {
+    return RelSum{Vec3{0, 0, 0}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, 0, 0};
+  }
 
   // Adds candidate j at offset d = p_j - p_i (d2 = distance2(d)); j may be i.
   template <typename VelJ>

@@ -54,8 +54,14 @@ struct VicsekRule {
     int n;
   };
   using RelSum = Sum;
-  MURMUR_HD static Sum zero() { return Sum{Vec3{0, 0, 0}, 0}; }
-  MURMUR_HD static Sum relZero() { return zero(); }
+  template <typename VelI>
+  MURMUR_HD static Sum zero(VelI&&) {
+    return Sum{Vec3{0, 0, 0}, 0};
+  }
+  template <typename VelI>
+  MURMUR_HD static Sum relZero(VelI&& velI) {
+    return zero(velI);
+  }
 
   template <typename VelJ>
   MURMUR_HD static void add(Sum& a, const Vec4&, const Vec3&, float d2, VelJ&& velJ, const Setup& s) {
