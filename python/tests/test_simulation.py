@@ -270,7 +270,7 @@ def test_tables():
     row = next(r for r in mm.param_table() if r["key"] == "boids.maxSpeed")
     assert row["option"] == "--max-speed" and row["default"] == "1"
     rules = {r["name"]: r for r in mm.rules()}
-    assert [r["name"] for r in mm.rules() if r["kind"] == "local"] == ["cis565", "reynolds", "vicsek"]
+    assert [r["name"] for r in mm.rules() if r["kind"] == "local"] == ["cis565", "reynolds", "vicsek", "couzin"]
     assert rules["gravity"]["kind"] == "field" and rules["gravity"]["force"] == "gravity"
     assert rules["reynolds"]["section"] == "boids"
     assert mm.Simulation(n=500, engine="cpu", rule="reynolds").params["boids"]["rules"] == "reynolds"

@@ -261,6 +261,31 @@ const std::vector<ParamDesc>& paramTable() {
        "Vicsek noise: angular (the heading turns by a random angle, Vicsek 1995) or vectorial (a random vector "
        "added to the sum of unit velocities, Gregoire & Chate 2004)",
        enumSpec<VicsekNoise>(), MURMUR_PARAM_FIELD(vicsek.noiseKind), 0, 0, false},
+      // Couzin's zones (core/rules/couzin.h). The zones' sum is the reach, bounded as the boids'
+      // radii are (kMaxLength each keeps r_a^2 finite).
+      {"couzin.zoneRepulsion", "--zone-repulsion", "repulsion radius r_r", "world units",
+       "Couzin: the radius of the zone of repulsion (0: none)", floatAtLeast(0, kMaxLength),
+       MURMUR_PARAM_FIELD(couzin.zoneRepulsion), 0, 5, false},
+      {"couzin.zoneOrientation", "--zone-orientation", "orientation width dr_o", "world units",
+       "Couzin: the width of the zone of orientation beyond the zone of repulsion (0: none)",
+       floatAtLeast(0, kMaxLength), MURMUR_PARAM_FIELD(couzin.zoneOrientation), 0, 20, false},
+      {"couzin.zoneAttraction", "--zone-attraction", "attraction width dr_a", "world units",
+       "Couzin: the width of the zone of attraction beyond the zone of orientation (0: none)",
+       floatAtLeast(0, kMaxLength), MURMUR_PARAM_FIELD(couzin.zoneAttraction), 0, 30, false},
+      {"couzin.fieldOfView", "--field-of-view", "field of perception", "degrees",
+       "Couzin: the field of perception about the heading, 0 to 360 (the blind angle, 360 less it, is behind)",
+       floatAbove(0, 360), MURMUR_PARAM_FIELD(couzin.fieldOfView), 10, 360, false},
+      {"couzin.turnRate", "--turn-rate", "turning rate", "degrees per time unit",
+       "Couzin: the largest turn per time unit (a step turns at most this times dt)", floatAbove(0, 1e6),
+       MURMUR_PARAM_FIELD(couzin.turnRate), 0.5, 90, false},
+      {"couzin.speed", "--couzin-speed", "couzin speed s", "world units per time unit",
+       "Couzin: every body's constant speed (--speed sets it too)", floatAbove(0, kMaxLength),
+       MURMUR_PARAM_FIELD(couzin.speed), 0.01, 5, true},
+      {"couzin.noise", "--couzin-noise", "couzin noise sigma", "radians",
+       "Couzin: the standard deviation of the Gaussian angular noise (--noise sets it too)", floatAtLeast(0, 6.2832),
+       MURMUR_PARAM_FIELD(couzin.noise), 0, 1, false},
+      {"couzin.dt", "--couzin-dt", "couzin dt", "time units", "Couzin time step (--dt sets the active force's)",
+       floatAbove(0, 1000), MURMUR_PARAM_FIELD(couzin.dt), 0.05, 5, false},
       // Unit systems put G between 6.7e-11 (SI) and 39.5 (AU, years, solar masses); at 1e6 the
       // largest pull of a unit mass at the smallest softening (0.385 G m / eps^2 with eps = 1e-15)
       // is still a finite float.

@@ -29,6 +29,18 @@ SimParams defaultParams() {
   p.vicsek.noise = 0.5f;
   p.vicsek.dt = 1.0f;
   p.vicsek.noiseKind = VicsekNoise::Angular;
+  // Couzin et al. 2002's individuals (r_r = 1, dr_a = 14, a field of perception of 270 degrees,
+  // 40 degrees a second at a speed of 3 with steps of 0.1 s, sigma = 0.05) with one time unit a
+  // step of theirs: 4 degrees and 0.3 units a step. dr_o = 2 lies between their swarm and parallel
+  // groups.
+  p.couzin.zoneRepulsion = 1.0f;
+  p.couzin.zoneOrientation = 2.0f;
+  p.couzin.zoneAttraction = 14.0f;
+  p.couzin.fieldOfView = 270.0f;
+  p.couzin.turnRate = 4.0f;
+  p.couzin.speed = 0.3f;
+  p.couzin.noise = 0.05f;
+  p.couzin.dt = 1.0f;
   p.gravity.G = 1.0f;
   p.gravity.softening = 0.05f;
   p.gravity.damping = 1.0f;
@@ -61,6 +73,13 @@ std::string validateParams(const SimParams& p) {
   if (!(g.softening * g.softening > 1e-30f)) {
     // The self pair divides by eps^2 (r = 0): its square must stay a normal float.
     e << "--softening " << g.softening << " is invalid: softening must be at least 1e-15 (gravity.softening in a --params file)";
+    return e.str();
+  }
+  if (runsLocalRule(p) && p.boids.rules == RuleSet::Couzin && !(searchRadius(p) > 0.0f)) {
+    e << "--zone-repulsion " << p.couzin.zoneRepulsion << ", --zone-orientation " << p.couzin.zoneOrientation
+      << " and --zone-attraction " << p.couzin.zoneAttraction
+      << " are invalid together: the zones are all empty; at least one must be more than 0 (couzin.zoneRepulsion, "
+         "couzin.zoneOrientation and couzin.zoneAttraction in a --params file)";
     return e.str();
   }
   if (searchRadius(p) > p.halfSize) {

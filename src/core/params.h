@@ -17,8 +17,9 @@ enum class ForceMode : int { Boids = 0, Gravity = 1 };
 enum class Pipeline : int { Naive = 0, Scattered = 1, Coherent = 2, Rows = 3, Tree = 4, Verlet = 5, Clusters = 6 };
 enum class EngineKind : int { Cpu = 0, Cuda = 1 };
 // Cis565: alignment adds (mean v_j) * s3. Reynolds: alignment steers, (mean v_j - v_i) * s3.
-// Vicsek: the Vicsek model (core/rules/vicsek.h), VicsekParams.
-enum class RuleSet : int { Cis565 = 0, Reynolds = 1, Vicsek = 2 };
+// Vicsek: the Vicsek model (core/rules/vicsek.h), VicsekParams. Couzin: Couzin's zones
+// (core/rules/couzin.h), CouzinParams.
+enum class RuleSet : int { Cis565 = 0, Reynolds = 1, Vicsek = 2, Couzin = 3 };
 // The Vicsek model's noise: angular (Vicsek 1995, the heading turned by a random angle) or
 // vectorial (Gregoire and Chate 2004, a random vector added to the sum of unit velocities).
 enum class VicsekNoise : int { Angular = 0, Vectorial = 1 };
@@ -47,7 +48,7 @@ struct EnumNames<EngineKind> {
 };
 template <>
 struct EnumNames<RuleSet> {
-  static constexpr const char* names[] = {"cis565", "reynolds", "vicsek"};
+  static constexpr const char* names[] = {"cis565", "reynolds", "vicsek", "couzin"};
 };
 template <>
 struct EnumNames<VicsekNoise> {
@@ -107,6 +108,19 @@ struct VicsekParams {
   VicsekNoise noiseKind;
 };
 
+// Couzin's zones (core/rules/couzin.h): repulsion within zoneRepulsion, orientation in the next
+// zoneOrientation, attraction in the zoneAttraction beyond (a width of 0: no such zone).
+struct CouzinParams {
+  float zoneRepulsion;    // r_r, world units: the radius of the zone of repulsion
+  float zoneOrientation;  // dr_o, world units: the width of the zone of orientation
+  float zoneAttraction;   // dr_a, world units: the width of the zone of attraction
+  float fieldOfView;      // degrees (0 to 360): the field of perception; the blind angle is behind
+  float turnRate;         // degrees per time unit: the largest turn is turnRate dt a step
+  float speed;            // s, world units per time unit: every body's constant speed
+  float noise;            // sigma, radians: the standard deviation of the Gaussian angular noise
+  float dt;               // time units per step
+};
+
 struct GravityParams {
   float G;          // gravitational constant (N-body units: G = 1)
   float softening;  // eps, length units: a = G m r / (|r|^2 + eps^2)^(3/2)
@@ -128,6 +142,7 @@ struct SimParams {
   BoidParams boids;
   GravityParams gravity;
   VicsekParams vicsek;
+  CouzinParams couzin;
   float halfSize;       // boids world is the cube [-halfSize, halfSize)^3, wrapped at the faces
   Boundary boundary;    // what the faces do to a local rule's neighbour search (Boundary)
   int dims;             // 3, or 2: a plane (every body at z = 0 with vz = 0, which the forces keep),

@@ -23,6 +23,10 @@ std::vector<RuleInfo> makeTable() {
       {"vicsek",   RuleKind::Local, ForceMode::Boids,   RuleSet::Vicsek,   "vicsek",
        "Vicsek (1995): constant speed, the heading of everyone within the radius (itself included), then noise",
        "vicsek.radius", "vicsek.speed", "vicsek.noise", "vicsek.dt", Boundary::Periodic, true},
+      {"couzin",   RuleKind::Local, ForceMode::Boids,   RuleSet::Couzin,   "couzin",
+       "Couzin (2002): constant speed, zones of repulsion, orientation and attraction seen through a field of "
+       "perception, a turning rate, Gaussian noise",
+       nullptr, "couzin.speed", "couzin.noise", "couzin.dt", Boundary::Reflect, true},
       {"gravity",  RuleKind::Field, ForceMode::Gravity, RuleSet{},         "gravity",
        "softened Newtonian gravity: all pairs, a grid's far field, or a Barnes-Hut tree",
        nullptr, nullptr, nullptr, "gravity.dt", Boundary::Wrap, false},

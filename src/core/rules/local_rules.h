@@ -6,15 +6,17 @@
 
 #include "core/params.h"
 #include "core/rules/boids.h"
+#include "core/rules/couzin.h"
 #include "core/rules/vicsek.h"
 
 namespace murmur::core {
 
 // Calls f(R{}) with the type R of the local rule that p selects (core/rule_table.h names the
-// rows; BoidsRule serves both cis565 and reynolds, VicsekRule vicsek).
+// rows; BoidsRule serves both cis565 and reynolds, VicsekRule vicsek, CouzinRule couzin).
 template <typename F>
 decltype(auto) withLocalRule(const SimParams& p, F&& f) {
   if (p.boids.rules == RuleSet::Vicsek) return f(VicsekRule{});
+  if (p.boids.rules == RuleSet::Couzin) return f(CouzinRule{});
   return f(BoidsRule{});
 }
 
