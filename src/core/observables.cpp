@@ -163,6 +163,27 @@ std::vector<uint32_t> flockRoots(const ObsGrid& o, const std::vector<Vec4>& pos,
   return root;
 }
 
+// The group columns (groupObservablesApply), after polarization: the centroid c of all n boids,
+// then the sums of addGroupSpin about it.
+void observeGroup(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, Observables& out) {
+  const long n = static_cast<long>(pos.size());
+  double sx = 0, sy = 0, sz = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sx, sy, sz)
+  for (long i = 0; i < n; ++i) sx += pos[i].x, sy += pos[i].y, sz += pos[i].z;
+  const double c[3] = {sx / double(n), sy / double(n), sz / double(n)};
+  double mx = 0, my = 0, mz = 0, lx = 0, ly = 0, lz = 0;
+#pragma omp parallel for schedule(static) reduction(+ : mx, my, mz, lx, ly, lz)
+  for (long i = 0; i < n; ++i) {
+    double rot[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    addGroupSpin(pos[i], vel[i], c, rot, ang);
+    mx += rot[0], my += rot[1], mz += rot[2], lx += ang[0], ly += ang[1], lz += ang[2];
+  }
+  const double inv = 1.0 / double(n);
+  out[Obs::GroupPolarization] = out[Obs::Polarization];
+  out[Obs::GroupRotation] = std::sqrt(mx * mx + my * my + mz * mz) * inv;
+  out[Obs::GroupAngularMomentum] = std::sqrt(lx * lx + ly * ly + lz * lz) * inv;
+}
+
 void observeBoids(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, const SimParams& p,
                   const ObserveRequest& req, Observables& out) {
   const long n = static_cast<long>(pos.size());
@@ -197,6 +218,7 @@ void observeBoids(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, co
   out[Obs::NeighboursCohesion] = c1 * inv;
   out[Obs::NeighboursSeparation] = c2 * inv;
   out[Obs::NeighboursAlignment] = c3 * inv;
+  if (groupObservablesApply(p.boundary)) observeGroup(pos, vel, out);
   if (!req.flocks) return;
 
   const std::vector<uint32_t> root = flockRoots(o, pos, p);

@@ -43,6 +43,14 @@ namespace murmur::core {
   X(Milling, "milling", Boids, true, false,                                                                        \
     "per flock |sum (r - c) x v| / sum |r - c| |v| about its centre c; the boid-weighted mean over flocks of at "   \
     "least ObserveRequest::millingMinSize boids (empty when there are none)")                                     \
+  X(GroupPolarization, "group_polarization", Boids, false, false,                                                 \
+    "Couzin's p_group: |sum of unit velocities| / N, polarization's formula; open and walled worlds only "        \
+    "(empty under wrap and periodic: groupObservablesApply)")                                                     \
+  X(GroupRotation, "group_rotation", Boids, false, false,                                                          \
+    "Couzin's m_group: |sum unit(r - c) x unit(v)| / N about the centroid c of all boids (1: a rigid mill about " \
+    "c); open and walled worlds only")                                                                            \
+  X(GroupAngularMomentum, "group_angular_momentum", Boids, false, false,                                           \
+    "|sum (r - c) x v| / N about the centroid c of all boids; open and walled worlds only")                      \
   X(Mass, "mass", Gravity, false, false, "M = sum m")                                                            \
   X(Kinetic, "kinetic", Gravity, false, false, "K = sum m v^2 / 2")                                                \
   X(Potential, "potential", Gravity, false, false,                                                                 \
@@ -98,6 +106,27 @@ struct ObserveRequest {
   uint32_t millingMinSize = 10;   // flocks smaller than this are left out of `milling`
   size_t potentialMaxN = 262144;  // gravity: the exact potential up to this many bodies, else empty
 };
+
+// The group columns (group_polarization, group_rotation, group_angular_momentum) measure the
+// boids as one group about their centroid, the plain mean of every position. A wrapped position
+// has no such centroid (a group across a face would be centred in the middle of the world), so
+// they are computed under every boundary but wrap and periodic: walls, and any boundary that
+// leaves positions where they are. Elsewhere their cells are empty.
+constexpr bool groupObservablesApply(Boundary b) { return b != Boundary::Wrap && b != Boundary::Periodic; }
+
+// One boid's terms of group_rotation and group_angular_momentum about the centroid c, in double,
+// as both engines add them: with r = p - c, rot += unit(r) x unit(v) and ang += r x v, a unit
+// vector 0 where its vector is 0.
+MURMUR_HD void addGroupSpin(const Vec4& p, const Vec4& v, const double (&c)[3], double* rot, double* ang) {
+  const double rx = p.x - c[0], ry = p.y - c[1], rz = p.z - c[2];
+  const double vx = v.x, vy = v.y, vz = v.z;
+  ang[0] += ry * vz - rz * vy, ang[1] += rz * vx - rx * vz, ang[2] += rx * vy - ry * vx;
+  const double r = sqrt(rx * rx + ry * ry + rz * rz), s = sqrt(vx * vx + vy * vy + vz * vz);
+  if (r > 0 && s > 0) {
+    const double k = 1.0 / (r * s);
+    rot[0] += (ry * vz - rz * vy) * k, rot[1] += (rz * vx - rx * vz) * k, rot[2] += (rx * vy - ry * vx) * k;
+  }
+}
 
 // The values of one state; NaN where a value was not computed (an empty CSV cell).
 struct Observables {
@@ -205,8 +234,9 @@ constexpr double kLagrangeSlack = 1.0 - 1e-9;
 
 // The reference implementation (the CPU engine's): `b` in any order. Boids use observablesGrid;
 // the distances follow the boundary (docs/design.md#the-boundary-rule): not across the faces
-// under wrap, by the minimum image under periodic (the flock centres too: circularMean);
-// gravity uses G and the softening of `p`. Parallel over bodies (OpenMP), sums in double.
+// under wrap, by the minimum image under periodic (the flock centres too: circularMean); the
+// group columns only where groupObservablesApply; gravity uses G and the softening of `p`.
+// Parallel over bodies (OpenMP), sums in double.
 Observables observeBodies(const std::vector<Vec4>& pos, const std::vector<Vec4>& vel, const SimParams& p,
                           const ObserveRequest& r);
 // The flock sizes of the state, largest first (the components observeBodies counts).

@@ -253,14 +253,14 @@ core::NeighbourStats CudaEngine::neighbourStats() {
 
 // The scalar boids observables ride on the next step's force pass where the pipeline has one
 // that can sample (CudaPipeline::sampleStep: rows): the pass runs now, on the current state, and
-// the next step commits its results. Flocks, gravity and the other pipelines take the observer's
-// own passes over the state.
+// the next step commits its results. Flocks, the group columns (the pass adds no sums about the
+// centroid), gravity and the other pipelines take the observer's own passes over the state.
 core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
   if (s.n > 0 && core::runsLocalRule(s.params) && !r.flocks && m.stepper->samplesInStep() &&
-      core::samplesBoidCounts(s.params)) {
+      core::samplesBoidCounts(s.params) && !core::groupObservablesApply(s.params.boundary)) {
     s.dropPendingStep();  // a second sample of the same state runs the pass again
     s.step = stepCount_;  // the pass is the next step's
     const BoidSampleSums sample = m.observer->beginBoidSample(s.n);

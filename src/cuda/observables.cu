@@ -30,6 +30,8 @@ namespace {
 // The sums one sample adds up on the device (doubles) and its counters.
 enum Sum {
   kMillSum = kNumBoidSums, kMillWeight,  // flocks (the boids' BoidSum first)
+  kCentreX, kCentreY, kCentreZ,          // the group columns: the positions' sums,
+  kRotX, kRotY, kRotZ, kAngX, kAngY, kAngZ,  // then core::addGroupSpin's about their mean
   kNumSums
 };
 enum Counter { kFlockCount, kLargest, kBin1, kBin2, kBin10, kBin100, kBin1000, kChanged, kNumCounters };
@@ -297,6 +299,30 @@ __global__ void flockTallyKernel(const uint32_t* __restrict__ parent, const doub
   blockAtomicAdd<2>(v, sums + kMillSum);
 }
 
+// The group columns (core::groupObservablesApply), as the CPU reference's observeGroup: the sums
+// of the positions, for the centroid, then in a second pass each boid's core::addGroupSpin about
+// it (the centroid from the first pass's sums on the device).
+__global__ void groupCentreKernel(const Vec4* __restrict__ spos, uint32_t n, double* sums) {
+  const uint32_t k = globalThreadIndex();
+  double v[3] = {0, 0, 0};
+  if (k < n) {
+    const Vec4 p = ldg4(spos + k);
+    v[0] = p.x, v[1] = p.y, v[2] = p.z;
+  }
+  blockAtomicAdd<3>(v, sums + kCentreX);
+}
+
+__global__ void groupSpinKernel(const Vec4* __restrict__ spos, const Vec4* __restrict__ svel, uint32_t n,
+                                double* sums) {
+  const uint32_t k = globalThreadIndex();
+  double v[6] = {0, 0, 0, 0, 0, 0};
+  if (k < n) {
+    const double c[3] = {sums[kCentreX] / double(n), sums[kCentreY] / double(n), sums[kCentreZ] / double(n)};
+    core::addGroupSpin(ldg4(spos + k), ldg4(svel + k), c, v, v + 3);
+  }
+  blockAtomicAdd<6>(v, sums + kRotX);
+}
+
 // The scalar boids columns from their sums (BoidSum) over n boids.
 void setBoidScalars(const double* sums, size_t n, core::Observables& out) {
   const double inv = 1.0 / double(n);
@@ -438,6 +464,13 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     boidsStatsKernel<<<blocks, lc.block, 0, stream>>>(ref, B.spos.get(), B.svel.get(), n, core::BoidsRule::setup(core::observedBoidParams(p)),
                                                       core::searchRadius(p), faces, B.sums.get());
     MURMUR_CUDA_LAUNCH_CHECK();
+    const bool group = core::groupObservablesApply(p.boundary);
+    if (group) {
+      groupCentreKernel<<<blocks, lc.block, 0, stream>>>(B.spos.get(), n, B.sums.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+      groupSpinKernel<<<blocks, lc.block, 0, stream>>>(B.spos.get(), B.svel.get(), n, B.sums.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+    }
     if (req.flocks) {
       iotaKernel<<<blocks, lc.block, 0, stream>>>(B.parent.get(), n);
       MURMUR_CUDA_LAUNCH_CHECK();
@@ -481,6 +514,13 @@ core::Observables DeviceObserver::observe(const core::DeviceAccess::Bodies& b, c
     download();
     const double inv = 1.0 / n;
     setBoidScalars(sums.data(), n, out);
+    if (group) {
+      out[Obs::GroupPolarization] = out[Obs::Polarization];
+      out[Obs::GroupRotation] =
+          std::sqrt(sums[kRotX] * sums[kRotX] + sums[kRotY] * sums[kRotY] + sums[kRotZ] * sums[kRotZ]) * inv;
+      out[Obs::GroupAngularMomentum] =
+          std::sqrt(sums[kAngX] * sums[kAngX] + sums[kAngY] * sums[kAngY] + sums[kAngZ] * sums[kAngZ]) * inv;
+    }
     if (req.flocks) {
       out[Obs::Flocks] = double(counters[kFlockCount]);
       out[Obs::LargestFlockShare] = double(counters[kLargest]) * inv;

@@ -4,7 +4,8 @@
 // radius (label, radix sort, cell bounds, a gather into cell order), neighbour counts and the
 // nearest neighbour through it, flocks by connected components (min-label hooking with pointer
 // jumping over the grid's neighbours); under the periodic boundary every distance and flock
-// centre by the minimum image, as the CPU reference (core/observables.h). Gravity:
+// centre by the minimum image, as the CPU reference (core/observables.h); the group columns
+// (core::groupObservablesApply) by two reductions, the centroid then the sums about it. Gravity:
 // cuda/gravity_observables.h.
 #pragma once
 

@@ -99,6 +99,43 @@ TEST(ObservablesCsv, OneRowPerSampleWithTheForcesColumns) {
   EXPECT_EQ(std::find(gh.begin(), gh.end(), "polarization"), gh.end());
 }
 
+// The group columns are in every boids CSV; filled under walls only (not where the world wraps).
+TEST(ObservablesCsv, GroupColumnsAreFilledUnderWallsOnly) {
+  Scratch s("group");
+  for (const char* boundary : {"wrap", "periodic", "reflect"}) {
+    const std::string csv = s.path(std::string(boundary) + ".csv");
+    const test::Result r = test::runCommand(kExe + kHeadless + "--n 2000 --steps 20 --observe-every 10 --boundary " +
+                                            boundary + " --observables " + csv);
+    ASSERT_EQ(r.status, 0) << boundary << "\n" << r.out;
+    const auto b = lines(csv);
+    ASSERT_EQ(b.size(), 4u) << boundary;
+    const auto head = split(b[0]);
+    const auto column = [&](const char* name) { return size_t(std::find(head.begin(), head.end(), name) - head.begin()); };
+    const size_t pol = column("polarization");
+    for (const char* name : {"group_polarization", "group_rotation", "group_angular_momentum"}) {
+      const size_t c = column(name);
+      ASSERT_LT(c, head.size()) << boundary << " " << name;
+      for (size_t i = 1; i < b.size(); ++i) {
+        const auto row = split(b[i]);
+        ASSERT_EQ(row.size(), head.size()) << b[i];
+        if (std::string(boundary) != "reflect") {
+          EXPECT_EQ(row[c], "") << boundary << " " << name << ": " << b[i];
+          continue;
+        }
+        ASSERT_NE(row[c], "") << boundary << " " << name << ": " << b[i];
+        const double v = std::stod(row[c]);
+        EXPECT_GE(v, 0.0) << name;
+        if (std::string(name) != "group_angular_momentum") {
+          EXPECT_LE(v, 1.0) << name;
+        }
+        if (std::string(name) == "group_polarization") {
+          EXPECT_EQ(row[c], row[pol]);
+        }
+      }
+    }
+  }
+}
+
 TEST(ObservablesCsv, BadInputsAreOneLineAndStatusTwo) {
   Scratch s("bad");
   const std::vector<std::string> bad = {

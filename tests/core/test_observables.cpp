@@ -45,10 +45,42 @@ SimParams boidParams(float h) {
   return p;
 }
 
+// The group columns in double, written out: the centroid c of every boid, then per boid the unit
+// offset from c and the unit velocity (0 where zero), their cross product, and (r - c) x v.
+void bruteGroup(const Bodies& b, Observables& o) {
+  const size_t n = b.size();
+  double c[3] = {0, 0, 0};
+  for (const Vec4& q : b.pos) c[0] += q.x, c[1] += q.y, c[2] += q.z;
+  for (double& x : c) x /= double(n);
+  double pol[3] = {0, 0, 0}, rot[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+  const auto cross = [](const double* a, const double* v, double* acc) {
+    acc[0] += a[1] * v[2] - a[2] * v[1], acc[1] += a[2] * v[0] - a[0] * v[2], acc[2] += a[0] * v[1] - a[1] * v[0];
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const double r[3] = {b.pos[i].x - c[0], b.pos[i].y - c[1], b.pos[i].z - c[2]};
+    const double v[3] = {b.vel[i].x, b.vel[i].y, b.vel[i].z};
+    const double rl = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    const double vl = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    double rh[3] = {0, 0, 0}, u[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+      if (rl > 0) rh[k] = r[k] / rl;
+      if (vl > 0) u[k] = v[k] / vl;
+      pol[k] += u[k];
+    }
+    cross(rh, u, rot);
+    cross(r, v, ang);
+  }
+  const auto len = [](const double* a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); };
+  o[Obs::GroupPolarization] = len(pol) / double(n);
+  o[Obs::GroupRotation] = len(rot) / double(n);
+  o[Obs::GroupAngularMomentum] = len(ang) / double(n);
+}
+
 // Everything the boids columns say, by all pairs in double and a breadth-first search. Under the
 // periodic boundary the distances are the minimum image's, and each flock is unwrapped along the
 // search (a boid placed at the minimum-image offset from the boid that reached it, which holds for
 // flocks narrower than half the world) and measured about the mean of its unwrapped positions.
+// The group columns (bruteGroup) under a boundary that leaves positions unwrapped only.
 Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize, BruteFlocks* seen = nullptr) {
   const size_t n = b.size();
   Observables o;
@@ -57,7 +89,8 @@ Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize, Br
   for (size_t i = 0; i < n; ++i) {
     const Vec4 v = b.vel[i];
     const double s = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
-    sp += s, ux += v.x / s, uy += v.y / s, uz += v.z / s;
+    sp += s;
+    if (s > 0) ux += v.x / s, uy += v.y / s, uz += v.z / s;  // a boid at rest has no heading
     double best = INFINITY;
     for (size_t j = 0; j < n; ++j) {
       if (j == i) continue;
@@ -127,6 +160,7 @@ Observables bruteBoids(const Bodies& b, const SimParams& p, uint32_t minSize, Br
   o[Obs::Flocks] = double(flocks.size());
   o[Obs::LargestFlockShare] = largest / n;
   if (w > 0) o[Obs::Milling] = mill / w;
+  if (p.boundary != Boundary::Wrap && p.boundary != Boundary::Periodic) bruteGroup(b, o);
   return o;
 }
 
@@ -147,8 +181,8 @@ void expectNear(const Observables& got, const Observables& want, const std::vect
 TEST(Observables, TableFollowsTheEnumerators) {
   ASSERT_EQ(observableTable().size(), size_t(kObsCount));
   for (int i = 0; i < kObsCount; ++i) EXPECT_EQ(int(observableTable()[size_t(i)].id), i);
-  EXPECT_EQ(observedColumns(ForceMode::Boids, false).size(), 6u);
-  EXPECT_EQ(observedColumns(ForceMode::Boids, true).size(), 14u);
+  EXPECT_EQ(observedColumns(ForceMode::Boids, false).size(), 9u);
+  EXPECT_EQ(observedColumns(ForceMode::Boids, true).size(), 17u);
 }
 
 TEST(Observables, AllAlignedGivesPolarizationOne) {
@@ -490,6 +524,158 @@ TEST(Observables, PolarizationDoesNotDependOnTheBoundary) {
   EXPECT_NEAR(per[Obs::MeanSpeed], wrap[Obs::MeanSpeed], 1e-12);
   EXPECT_NEAR(away[Obs::Polarization], per[Obs::Polarization], 1e-12);
   EXPECT_GT(per[Obs::Polarization], 0.3);
+}
+
+// The group columns (Couzin et al. 2002's p_group and m_group, and the angular momentum per boid)
+// measure all the boids about their centroid: under walls (Boundary::Reflect), never where the
+// world wraps (docs/observables.md).
+
+SimParams wallParams(float h, int dims = 3) {
+  SimParams p = boidParams(h);
+  p.boundary = Boundary::Reflect;
+  p.dims = dims;
+  return p;
+}
+
+// n boids evenly on a circle of radius R about c in the plane of the orthonormal e1 and e2, each
+// moving along it (from e1 towards e2) at speed s: a rigid mill.
+Bodies mill(int n, Vec3 c, double R, double s, Vec3 e1, Vec3 e2) {
+  Bodies b;
+  for (int k = 0; k < n; ++k) {
+    const double a = 2 * 3.14159265358979323846 * k / n, ca = std::cos(a), sa = std::sin(a);
+    addBoid(b, Vec3{float(c.x + R * (ca * e1.x + sa * e2.x)), float(c.y + R * (ca * e1.y + sa * e2.y)),
+                    float(c.z + R * (ca * e1.z + sa * e2.z))},
+            Vec3{float(s * (ca * e2.x - sa * e1.x)), float(s * (ca * e2.y - sa * e1.y)),
+                 float(s * (ca * e2.z - sa * e1.z))});
+  }
+  return b;
+}
+
+TEST(Observables, GroupPredicateLeavesOutTheWrappingBoundaries) {
+  EXPECT_FALSE(groupObservablesApply(Boundary::Wrap));
+  EXPECT_FALSE(groupObservablesApply(Boundary::Periodic));
+  EXPECT_TRUE(groupObservablesApply(Boundary::Reflect));
+  // The columns are in every boids run's CSV (empty where they do not apply), flocks or not.
+  for (bool flocks : {false, true}) {
+    const std::vector<Obs> cols = observedColumns(ForceMode::Boids, flocks);
+    for (Obs c : {Obs::GroupPolarization, Obs::GroupRotation, Obs::GroupAngularMomentum})
+      EXPECT_NE(std::find(cols.begin(), cols.end(), c), cols.end()) << observableDesc(c).column;
+  }
+}
+
+TEST(Observables, ARigidMillHasGroupRotationOne) {
+  // In the xy plane (cube and plane) and in the xz plane, about a centre off the origin: every
+  // unit offset is perpendicular to its unit velocity, all turning the same way (m_group 1); the
+  // headings cancel (p_group 0); the angular momentum per boid about the centroid is R |v|.
+  struct Case {
+    int dims;
+    Vec3 c, e1, e2;
+  };
+  const Case cases[] = {{3, {3, -2, 4}, {1, 0, 0}, {0, 1, 0}},
+                        {2, {3, -2, 0}, {1, 0, 0}, {0, 1, 0}},
+                        {3, {-5, 1, 2}, {0, 0, 1}, {1, 0, 0}}};
+  const double R = 10, s = 1.5;
+  for (const Case& k : cases) {
+    const Bodies b = mill(64, k.c, R, s, k.e1, k.e2);
+    for (bool flocks : {false, true}) {
+      ObserveRequest r;
+      r.flocks = flocks;
+      const Observables o = observeBodies(b.pos, b.vel, wallParams(50, k.dims), r);
+      SCOPED_TRACE("dims " + std::to_string(k.dims) + ", e1.z " + std::to_string(k.e1.z) +
+                   (flocks ? ", flocks" : ""));
+      EXPECT_NEAR(o[Obs::GroupRotation], 1.0, 1e-9);
+      EXPECT_NEAR(o[Obs::GroupPolarization], 0.0, 1e-6);
+      EXPECT_EQ(o[Obs::GroupPolarization], o[Obs::Polarization]);
+      EXPECT_NEAR(o[Obs::GroupAngularMomentum], R * s, 1e-5 * R * s);
+    }
+  }
+  // Turning the other way: the same magnitudes.
+  const Bodies back = mill(64, Vec3{3, -2, 4}, R, s, Vec3{0, 1, 0}, Vec3{1, 0, 0});
+  const Observables o = observeBodies(back.pos, back.vel, wallParams(50), ObserveRequest{});
+  EXPECT_NEAR(o[Obs::GroupRotation], 1.0, 1e-9);
+  EXPECT_NEAR(o[Obs::GroupAngularMomentum], R * s, 1e-5 * R * s);
+}
+
+TEST(Observables, AGroupMovingAlikeHasNoGroupRotation) {
+  // A lattice symmetric about its centre (which holds a boid: its offset from the centroid is 0,
+  // and counts as 0), every boid with the same velocity: p_group 1; the unit offsets cancel in
+  // pairs, so m_group is 0, and so is the angular momentum.
+  for (int dims : {3, 2}) {
+    Bodies b;
+    const Vec3 c{7, -3, dims == 2 ? 0.0f : 2.0f}, v{0.3f, -0.4f, dims == 2 ? 0.0f : 1.2f};
+    const int zr = dims == 2 ? 0 : 2;
+    for (int i = -2; i <= 2; ++i)
+      for (int j = -2; j <= 2; ++j)
+        for (int k = -zr; k <= zr; ++k)
+          addBoid(b, Vec3{c.x + 1.5f * float(i), c.y + 1.25f * float(j), c.z + 1.75f * float(k)}, v);
+    const Observables o = observeBodies(b.pos, b.vel, wallParams(50, dims), ObserveRequest{});
+    SCOPED_TRACE("dims " + std::to_string(dims));
+    EXPECT_NEAR(o[Obs::GroupPolarization], 1.0, 1e-12);
+    EXPECT_NEAR(o[Obs::GroupRotation], 0.0, 1e-12);
+    EXPECT_NEAR(o[Obs::GroupAngularMomentum], 0.0, 1e-12);
+    // Off the lattice's symmetry (one boid moved out) the unit offsets no longer cancel: m_group
+    // is then the brute force's, above 0, while the angular momentum of a common velocity stays 0.
+    b.pos[0].x -= 6;
+    const Observables off = observeBodies(b.pos, b.vel, wallParams(50, dims), ObserveRequest{});
+    Observables want;
+    bruteGroup(b, want);
+    EXPECT_GT(off[Obs::GroupRotation], 1e-3);
+    EXPECT_NEAR(off[Obs::GroupRotation], want[Obs::GroupRotation], 1e-12);
+    EXPECT_NEAR(off[Obs::GroupAngularMomentum], 0.0, 1e-12);
+  }
+}
+
+// Random states, some swirling about a point off the centre, in the cube and the plane: every
+// boids column (the group ones included) against the brute force in double.
+TEST(Observables, GroupColumnsMatchBruteForceUnderWalls) {
+  ObserveRequest r;
+  r.flocks = true;
+  r.millingMinSize = 5;
+  for (int dims : {3, 2})
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      const SimParams p = wallParams(dims == 3 ? 25.0f : 60.0f, dims);
+      Bodies b = randomBoids(1500, p, seed);
+      const double swirl = seed == 1 ? 0.0 : 0.6 * double(seed - 1) / p.halfSize;
+      for (size_t i = 0; i < b.size(); ++i) {
+        b.vel[i].x += float(-swirl * (b.pos[i].y - 4.0));
+        b.vel[i].y += float(swirl * (b.pos[i].x + 3.0));
+      }
+      if (seed == 3) b.vel[5] = Vec4{0, 0, 0, 0};  // a boid at rest: its unit velocity is 0
+      const Observables want = bruteBoids(b, p, 5);
+      SCOPED_TRACE("dims " + std::to_string(dims) + ", seed " + std::to_string(seed));
+      expectNear(observeBodies(b.pos, b.vel, p, r), want, observedColumns(ForceMode::Boids, true), 1e-9);
+      expectNear(observeBodies(b.pos, b.vel, p, ObserveRequest{}), want, observedColumns(ForceMode::Boids, false),
+                 1e-9);
+      for (Obs c : {Obs::GroupPolarization, Obs::GroupRotation, Obs::GroupAngularMomentum})
+        EXPECT_FALSE(std::isnan(want[c])) << observableDesc(c).column;
+      if (seed > 1) {
+        EXPECT_GT(want[Obs::GroupRotation], 0.2);
+      }
+    }
+}
+
+TEST(Observables, GroupColumnsAreEmptyWhereTheWorldWraps) {
+  const Bodies b = mill(64, Vec3{3, -2, 4}, 10, 1.5, Vec3{1, 0, 0}, Vec3{0, 1, 0});
+  for (bool flocks : {false, true}) {
+    ObserveRequest r;
+    r.flocks = flocks;
+    for (Boundary k : {Boundary::Wrap, Boundary::Periodic, Boundary::Reflect}) {
+      SimParams p = wallParams(50);
+      p.boundary = k;
+      // As a run samples it, on the CPU engine.
+      CpuEngine e(p);
+      e.reset(b);
+      const Observables o = e.observe(r);
+      SCOPED_TRACE(std::string(toString(k)) + (flocks ? ", flocks" : ""));
+      const bool applies = k == Boundary::Reflect;
+      for (Obs c : {Obs::GroupPolarization, Obs::GroupRotation, Obs::GroupAngularMomentum})
+        EXPECT_EQ(o.has(c), applies) << observableDesc(c).column;
+      EXPECT_TRUE(o.has(Obs::Polarization));  // the other columns stay
+      if (applies) {
+        EXPECT_NEAR(o[Obs::GroupRotation], 1.0, 1e-9);
+      }
+    }
+  }
 }
 
 TEST(Observables, PeriodicGridHasWholeCellsAcrossTheWorld) {

@@ -421,6 +421,133 @@ TEST_F(CudaObservables, ObserverSwitchesBoundaryBetweenSamples) {
     }
 }
 
+// The group columns (core::groupObservablesApply; docs/observables.md): under walls, the states
+// the CPU tests build by hand agree with the CPU reference, through the engine on every boids
+// pipeline and through the observer at two block sizes, with and without the flock count; where
+// the world wraps their cells stay empty on the GPU too (the rows pipeline's sampled pass under
+// wrap, the observer under periodic).
+
+core::SimParams wallBoids(float h, int dims) {
+  core::SimParams p = core::defaultParams();
+  p.force = core::ForceMode::Boids;
+  p.boundary = core::Boundary::Reflect;
+  p.dims = dims;
+  p.halfSize = h;
+  return p;
+}
+
+void addBoid(core::Bodies& b, core::Vec3 at, core::Vec3 v) {
+  const size_t i = b.size();
+  b.resize(i + 1);
+  b.pos[i] = core::make4(at, 1);
+  b.vel[i] = core::make4(v, 0);
+  b.id[i] = uint32_t(i);
+}
+
+// n boids evenly on a circle of radius R about c in the plane of e1 and e2, moving along it at
+// speed s: a rigid mill (group_rotation 1).
+core::Bodies millBoids(int n, core::Vec3 c, double R, double s, core::Vec3 e1, core::Vec3 e2) {
+  core::Bodies b;
+  for (int k = 0; k < n; ++k) {
+    const double a = 2 * 3.14159265358979323846 * k / n, ca = std::cos(a), sa = std::sin(a);
+    addBoid(b, core::Vec3{float(c.x + R * (ca * e1.x + sa * e2.x)), float(c.y + R * (ca * e1.y + sa * e2.y)),
+                          float(c.z + R * (ca * e1.z + sa * e2.z))},
+            core::Vec3{float(s * (ca * e2.x - sa * e1.x)), float(s * (ca * e2.y - sa * e1.y)),
+                       float(s * (ca * e2.z - sa * e1.z))});
+  }
+  return b;
+}
+
+// A lattice symmetric about c (a boid at c itself), every boid with velocity v: group_rotation 0.
+core::Bodies latticeBoids(int dims, core::Vec3 c, core::Vec3 v) {
+  core::Bodies b;
+  const int zr = dims == 2 ? 0 : 2;
+  for (int i = -2; i <= 2; ++i)
+    for (int j = -2; j <= 2; ++j)
+      for (int k = -zr; k <= zr; ++k)
+        addBoid(b, core::Vec3{c.x + 1.5f * float(i), c.y + 1.25f * float(j), c.z + 1.75f * float(k)}, v);
+  return b;
+}
+
+// Random boids swirling about a point off the centre, one of them at rest.
+core::Bodies swirlingBoids(size_t n, const core::SimParams& p, uint64_t seed) {
+  core::Bodies b = uniformBoids(n, p.halfSize, seed);
+  if (p.dims == 2) b = inThePlane(b);
+  const double swirl = 0.6 / p.halfSize;
+  for (size_t i = 0; i < n; ++i) {
+    b.vel[i].x += float(-swirl * (b.pos[i].y - 4.0));
+    b.vel[i].y += float(swirl * (b.pos[i].x + 3.0));
+  }
+  b.vel[n / 2] = core::Vec4{0, 0, 0, 0};
+  return b;
+}
+
+TEST_F(CudaObservables, GroupColumnsAgreeWithTheCpuUnderWalls) {
+  struct State {
+    std::string name;
+    core::SimParams p;
+    core::Bodies b;
+    double rotation;  // the known group_rotation, or -1 for none
+  };
+  std::vector<State> states;
+  states.push_back({"mill xy", wallBoids(50, 3), millBoids(64, {3, -2, 4}, 10, 1.5, {1, 0, 0}, {0, 1, 0}), 1.0});
+  states.push_back({"mill xz", wallBoids(50, 3), millBoids(64, {-5, 1, 2}, 10, 1.5, {0, 0, 1}, {1, 0, 0}), 1.0});
+  states.push_back({"mill plane", wallBoids(50, 2), millBoids(64, {3, -2, 0}, 10, 1.5, {1, 0, 0}, {0, 1, 0}), 1.0});
+  states.push_back({"lattice", wallBoids(50, 3), latticeBoids(3, {7, -3, 2}, {0.3f, -0.4f, 1.2f}), 0.0});
+  states.push_back({"lattice plane", wallBoids(50, 2), latticeBoids(2, {7, -3, 0}, {0.3f, -0.4f, 0}), 0.0});
+  for (int dims : {3, 2})
+    for (size_t n : {size_t(1), size_t(1000), size_t(20000)}) {
+      const core::SimParams p = wallBoids(dims == 3 ? std::max(10.0f, float(std::cbrt(double(n) * 523.6 / 6.0) / 2))
+                                                    : std::max(12.0f, float(std::sqrt(double(n) * 78.54 / 6.0) / 2)),
+                                          dims);
+      states.push_back({"swirl dims " + std::to_string(dims) + " n " + std::to_string(n), p,
+                        swirlingBoids(n, p, 70 + n + size_t(dims)), -1.0});
+    }
+  for (const State& st : states)
+    for (bool flocks : {false, true}) {
+      core::ObserveRequest r;
+      r.flocks = flocks;
+      r.millingMinSize = 5;
+      const core::Observables cpu = core::observeBodies(st.b.pos, st.b.vel, st.p, r);
+      ASSERT_TRUE(cpu.has(Obs::GroupRotation)) << st.name;
+      const std::string what = st.name + (flocks ? ", flocks" : "");
+      for (int block : {256, 64}) {
+        const core::Observables gpu = observeOnDevice(st.b, st.p, r, block);
+        expectAgree(gpu, cpu, st.p.force, flocks, what + ", observer block " + std::to_string(block));
+        if (st.rotation >= 0) {
+          EXPECT_NEAR(gpu[Obs::GroupRotation], st.rotation, 1e-9) << what;
+        }
+      }
+      for (core::Pipeline pipe : boidsPipelines()) {
+        core::SimParams p = st.p;
+        p.pipeline = pipe;
+        auto gpu = cuda::createCudaEngine(p);
+        gpu->reset(st.b);
+        expectAgree(gpu->observe(r), cpu, p.force, flocks, what + ", " + core::toString(pipe));
+      }
+    }
+}
+
+TEST_F(CudaObservables, GroupColumnsAreEmptyWhereTheWorldWraps) {
+  const core::Bodies b = millBoids(64, {3, -2, 4}, 10, 1.5, {1, 0, 0}, {0, 1, 0});
+  for (core::Boundary boundary : {core::Boundary::Wrap, core::Boundary::Periodic})
+    for (bool flocks : {false, true}) {
+      core::SimParams p = wallBoids(50, 3);
+      p.boundary = boundary;
+      p.pipeline = core::Pipeline::Rows;
+      core::ObserveRequest r;
+      r.flocks = flocks;
+      auto gpu = cuda::createCudaEngine(p);
+      gpu->reset(b);
+      const std::string what = std::string(core::toString(boundary)) + (flocks ? ", flocks" : "");
+      for (const core::Observables& o : {gpu->observe(r), observeOnDevice(b, p, r)}) {
+        EXPECT_TRUE(o.has(Obs::Polarization)) << what;
+        for (Obs c : {Obs::GroupPolarization, Obs::GroupRotation, Obs::GroupAngularMomentum})
+          EXPECT_FALSE(o.has(c)) << what << " " << core::observableDesc(c).column;
+      }
+    }
+}
+
 TEST_F(CudaObservables, GravityAgreesWithTheCpu) {
   for (const char* scenario : {"plummer", "galaxies"}) {
     core::SimParams p = core::defaultParams();
