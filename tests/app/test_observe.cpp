@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -180,8 +181,10 @@ TEST(ObservablesBench, ObserveAddsItsCostAndTheLastValues) {
     const auto cells = split(line);
     return cells[cells.size() - (head.size() - col)];
   };
+  // What a sample adds is a difference of two medians: a number, but not asserted positive (on a
+  // loaded machine the two medians' noise can exceed it; tests assert no speed).
   for (int row : {1, 2}) {
-    EXPECT_GT(std::stod(cell(b[size_t(row)], ms)), 0.0) << b[size_t(row)];
+    EXPECT_TRUE(std::isfinite(std::stod(cell(b[size_t(row)], ms)))) << b[size_t(row)];
     EXPECT_EQ(cell(b[size_t(row)], fl), "1");
   }
   std::ifstream side(csv + ".json");
