@@ -145,7 +145,12 @@ void CpuEngine::setParams(const SimParams& p) {
   const std::string err = validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
   if (forceFieldChanged(s_.params, p)) accValid_ = false;
-  s_.params = p;
+  // An open world keeps its box across new parameters (never narrower) and fits it again before
+  // the next step: the speed or the reach may have grown.
+  if (p.boundary != Boundary::Open) open_ = OpenWorld{};
+  open_.stepsLeft = 0;
+  shown_ = p;
+  s_.params = runParams(p, open_);
   // Positions may lie outside the world until the next step wraps them, and lists hold the old
   // parameters' radius: what pipelines keep across steps is rebuilt.
   for (auto& pl : pipelines_)
@@ -157,6 +162,8 @@ void CpuEngine::reset(const Bodies& bodies) {
   if (!bad.empty()) throw std::invalid_argument("reset: " + bad);
   const size_t n = bodies.size();
   stepCount_ = 0;
+  open_ = OpenWorld{};  // a new state: an open world's box starts again from the half-size
+  s_.params = shown_;
   s_.body.forEachWith(bodies, [](const char*, auto& mine, const auto& given) { mine = given; });
   withDefaults(s_.body);
   s_.acc.assign(n, Vec4{0, 0, 0, 0});
@@ -173,8 +180,19 @@ void CpuEngine::reset(const Bodies& bodies) {
 void CpuEngine::step(int numSteps) {
   // Only steps are timed: computeAccelerations and the grid views run the same stages untimed.
   s_.timing = profiling_;
-  for (int s = 0; s < numSteps; ++s) s_.step = stepCount_, stepOnce(), ++stepCount_;
+  for (int s = 0; s < numSteps; ++s) {
+    if (shown_.boundary == Boundary::Open) fitOpen(), --open_.stepsLeft;
+    s_.step = stepCount_, stepOnce(), ++stepCount_;
+  }
   s_.timing = false;
+}
+
+void CpuEngine::fitOpen() {
+  if (shown_.boundary != Boundary::Open || !runsLocalRule(shown_) || s_.pos.empty() || open_.stepsLeft > 0) return;
+  if (!fitOpenWorld(shown_, maxAbsCoord(s_.pos), open_)) return;
+  s_.params = runParams(shown_, open_);
+  for (auto& pl : pipelines_)
+    if (pl) pl->invalidate();
 }
 
 void CpuEngine::stepOnce() {
@@ -262,6 +280,7 @@ CpuEngine::GridView CpuEngine::debugBuildGrid() {
 
 NeighbourStats CpuEngine::neighbourStats() {
   if (s_.pos.empty()) return NeighbourStats{};
+  fitOpen();
   return pipeline(effectivePipeline(s_.params.pipeline, s_.params.force)).neighbourStats(s_);
 }
 

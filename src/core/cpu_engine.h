@@ -13,6 +13,7 @@
 // Clients of the engine have long found the grid, tree and verlet functions through this header.
 #include "core/grid.h"
 #include "core/tree.h"
+#include "core/open_world.h"
 #include "core/verlet.h"
 
 namespace murmur::core {
@@ -25,7 +26,7 @@ class CpuEngine final : public Engine {
   std::string deviceName() const override;
   DeviceInfo deviceInfo() const override;
   void setParams(const SimParams& p) override;
-  const SimParams& params() const override { return s_.params; }
+  const SimParams& params() const override { return shown_; }
   void reset(const Bodies& bodies) override;
   size_t numBodies() const override { return s_.pos.size(); }
   void step(int numSteps = 1) override;
@@ -34,7 +35,10 @@ class CpuEngine final : public Engine {
   std::vector<Vec4> computeAccelerations() override;
   NeighbourStats neighbourStats() override;
   int stepsPerCycle() const override;
-  Observables observe(const ObserveRequest& r) override { return observeBodies(s_.pos, s_.vel, s_.params, r); }
+  Observables observe(const ObserveRequest& r) override {
+    fitOpen();
+    return observeBodies(s_.pos, s_.vel, s_.params, r);
+  }
 
   // Grid state after the last grid build, for invariant tests: keys and body indices in sorted
   // order, and per-cell [start, end) into that order (kEmptyCell when empty).
@@ -45,6 +49,9 @@ class CpuEngine final : public Engine {
 
  private:
   void stepOnce();
+  // Under the open boundary, once the bodies may have come near the box's faces: a larger box
+  // where they need it (core/open_world.h).
+  void fitOpen();
   void stepBoids();
   void stepGravity();
   // Gravity accelerations of the current state into s_.acc (current order), by the method the
@@ -55,7 +62,9 @@ class CpuEngine final : public Engine {
 
   // One instance of every registered pipeline, indexed by core::Pipeline.
   std::vector<std::unique_ptr<CpuPipeline>> pipelines_;
-  CpuState s_;
+  CpuState s_;  // s_.params: the parameters run (an open world's box in halfSize)
+  SimParams shown_;  // the parameters as given
+  OpenWorld open_;
   bool accValid_ = false;
 };
 

@@ -319,12 +319,12 @@ const std::vector<ParamDesc>& paramTable() {
       {"gravity.treeLeafSize", "--tree-leaf-size", "tree leaf size", "bodies",
        "A node of at most this many bodies that must be opened is summed body by body (tree pipeline)",
        intRange(1, kMaxTreeLeafSize), MURMUR_PARAM_FIELD(gravity.treeLeafSize), 1, kMaxTreeLeafSize, false},
-      {"halfSize", "--half-size", "world half-size", "world units", "Boids world half-size (cube [-h, h))",
+      {"halfSize", "--half-size", "world half-size", "world units", "Boids world half-size (cube [-h, h)); under --boundary open, where the bodies start",
        floatAbove(0, kMaxLength), MURMUR_PARAM_FIELD(halfSize), 0, 0, false},
       {"boundary", "--boundary", "boundary", "",
        "The world's faces: wrap (bodies re-enter at the opposite face, no neighbour across it), periodic (a torus: "
-       "neighbours across the faces by the minimum image) or reflect (walls: a body that reaches a face is mirrored "
-       "back in and turns; no neighbour across it)",
+       "neighbours across the faces by the minimum image), reflect (walls: a body that reaches a face is mirrored "
+       "back in and turns; no neighbour across it) or open (no box: the bodies go where they fly)",
        enumSpec<Boundary>(), MURMUR_PARAM_FIELD(boundary), 0, 0, false},
       {"dims", "--dims", "dimensions", "", "3: the cube; 2: the plane z = 0 (bodies and velocities in it)",
        intRange(2, 3), MURMUR_PARAM_FIELD(dims), 0, 0, false},

@@ -82,7 +82,9 @@ std::string validateParams(const SimParams& p) {
          "couzin.zoneOrientation and couzin.zoneAttraction in a --params file)";
     return e.str();
   }
-  if (searchRadius(p) > p.halfSize) {
+  // An open world has no box: the half-size only places the start (core/open_world.h).
+  const bool open = p.boundary == Boundary::Open;
+  if (!open && searchRadius(p) > p.halfSize) {
     e << "--half-size " << p.halfSize << " is invalid: the world half-size must be at least the largest rule radius ("
       << searchRadius(p) << "; halfSize and " << (activeRule(p).radiusKey ? activeRule(p).radiusKey : "boids.*Radius")
       << " in a --params file)";
@@ -91,7 +93,7 @@ std::string validateParams(const SimParams& p) {
   // A boid moves at most maxSpeed dt per step. The wrap brings a body that crossed a face back by
   // one world width (physics.h wrapCoord), and the verlet lists' images assume the same: a move
   // of half the world or more would leave bodies outside it.
-  if (runsLocalRule(p) && !(double(localMaxSpeed(p)) * double(localDt(p)) < double(p.halfSize))) {
+  if (!open && runsLocalRule(p) && !(double(localMaxSpeed(p)) * double(localDt(p)) < double(p.halfSize))) {
     const RuleInfo& r = activeRule(p);
     const ParamDesc* speed = r.speedKey ? findParam(r.speedKey) : nullptr;
     const ParamDesc* dt = r.dtKey ? findParam(r.dtKey) : nullptr;

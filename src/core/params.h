@@ -25,8 +25,9 @@ enum class RuleSet : int { Cis565 = 0, Reynolds = 1, Vicsek = 2, Couzin = 3 };
 enum class VicsekNoise : int { Angular = 0, Vectorial = 1 };
 // The world's faces (docs/design.md#the-boundary-rule). Wrap: a body that leaves through a face
 // re-enters at the opposite one, and no neighbour search crosses a face. Periodic: a torus, whose
-// searches cross the faces by the minimum image.
-enum class Boundary : int { Wrap = 0, Periodic = 1, Reflect = 2 };
+// searches cross the faces by the minimum image. Reflect: walls. Open: no box at all (the
+// half-size only says where the bodies start; core/open_world.h).
+enum class Boundary : int { Wrap = 0, Periodic = 1, Reflect = 2, Open = 3 };
 // Leapfrog: kick-drift-kick, symplectic. DampedEuler: v = damping (v + a dt); p += v dt.
 enum class Integrator : int { Leapfrog = 0, DampedEuler = 1 };
 
@@ -56,7 +57,7 @@ struct EnumNames<VicsekNoise> {
 };
 template <>
 struct EnumNames<Boundary> {
-  static constexpr const char* names[] = {"wrap", "periodic", "reflect"};
+  static constexpr const char* names[] = {"wrap", "periodic", "reflect", "open"};
 };
 template <>
 struct EnumNames<Integrator> {

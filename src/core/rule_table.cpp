@@ -26,7 +26,7 @@ std::vector<RuleInfo> makeTable() {
       {"couzin",   RuleKind::Local, ForceMode::Boids,   RuleSet::Couzin,   "couzin",
        "Couzin (2002): constant speed, zones of repulsion, orientation and attraction seen through a field of "
        "perception, a turning rate, Gaussian noise",
-       nullptr, "couzin.speed", "couzin.noise", "couzin.dt", Boundary::Reflect, true},
+       nullptr, "couzin.speed", "couzin.noise", "couzin.dt", Boundary::Open, true},
       {"gravity",  RuleKind::Field, ForceMode::Gravity, RuleSet{},         "gravity",
        "softened Newtonian gravity: all pairs, a grid's far field, or a Barnes-Hut tree",
        nullptr, nullptr, nullptr, "gravity.dt", Boundary::Wrap, false},

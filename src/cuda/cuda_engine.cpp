@@ -7,11 +7,13 @@
 #include <cuda_runtime_api.h>
 
 #include <climits>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
 #include "core/errors.h"
 #include "core/grid.h"
+#include "core/open_world.h"
 #include "core/pipeline_table.h"
 #include "core/cluster_search.h"
 #include "core/row_search.h"
@@ -61,6 +63,53 @@ struct CudaEngine::Impl {
   // The observables' scratch buffers (cuda/observables.h), made on the first sample.
   std::unique_ptr<DeviceObserver> observer;
 
+  // The parameters as given (params()); s.params are those the engine runs, which differ under
+  // the open boundary: its box (core/open_world.h), fitted before a step or a sample.
+  SimParams shown;
+  core::OpenWorld open;
+  DeviceBuffer<uint32_t> openBound;
+
+  // The parameters the engine runs: its grids over them, its pipelines planned for them.
+  void apply(const SimParams& p) {
+    CudaPipeline& step = pipeline(core::effectivePipeline(p.pipeline, p.force));
+    CudaPipeline& grav = pipeline(core::effectivePipeline(p.pipeline, ForceMode::Gravity));
+    // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
+    // so that the next step does not allocate.
+    if (s.n > 0 && usesGrid(p.pipeline)) s.ensureGrid(gridCells(p, p.force, s.n), usesRowGrid(p, p.force), p.force);
+    pipeline(p.pipeline).reserve(s.n);
+    if (core::forceFieldChanged(s.params, p)) s.accValid = false;
+    s.params = p;
+    stepper = &step;
+    gravity = &grav;
+    stepper->plan(p, s.n);
+    invalidatePipelines();
+    s.rowSort.restart();
+    // The grids depend on the parameters and N (a sparse world widens the cells,
+    // core::boidGridCellsPerAxis; core::rowCellsPerRadius): stored here and again by reset(), not
+    // every step.
+    launchStoreGrid(s.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p, s.n), s.launch());
+    launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(p, s.n), s.launch());
+  }
+
+  // Under the open boundary, once the bodies may have come near the box's faces: where they
+  // are (one wait for the device), and a larger box where they need it.
+  void fitOpen() {
+    if (shown.boundary != core::Boundary::Open || !core::runsLocalRule(shown) || s.n == 0 || open.stepsLeft > 0)
+      return;
+    if (openBound.size() == 0) openBound.allocate(1);
+    launchMaxAbsCoord(s.pos[s.cur].get(), s.n, openBound.get(), s.launch());
+    uint32_t bits = 0;
+    MURMUR_CUDA_CHECK(cudaMemcpyAsync(&bits, openBound.get(), sizeof bits, cudaMemcpyDeviceToHost, s.stream));
+    MURMUR_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    float bound = 0;
+    static_assert(sizeof bound == sizeof bits, "a float's bits");
+    std::memcpy(&bound, &bits, sizeof bound);
+    if (core::fitOpenWorld(shown, bound, open)) {
+      s.dropPendingStep();
+      apply(core::runParams(shown, open));
+    }
+  }
+
   void stepGravity() {
     const LaunchConfig lc = s.launch();
     const core::GravityParams& gp = s.params.gravity;
@@ -101,7 +150,7 @@ std::string CudaEngine::deviceName() const { return impl_->s.name; }
 
 core::DeviceInfo CudaEngine::deviceInfo() const { return cuda::deviceInfo(); }
 
-const SimParams& CudaEngine::params() const { return impl_->s.params; }
+const SimParams& CudaEngine::params() const { return impl_->shown; }
 
 size_t CudaEngine::numBodies() const { return impl_->s.n; }
 
@@ -126,24 +175,12 @@ void CudaEngine::setParams(const SimParams& p) {
   const std::string err = core::validateParams(p);
   if (!err.empty()) throw std::invalid_argument(err);
   s.dropPendingStep();
-  CudaPipeline& stepper = m.pipeline(core::effectivePipeline(p.pipeline, p.force));
-  CudaPipeline& gravity = m.pipeline(core::effectivePipeline(p.pipeline, ForceMode::Gravity));
-  // Grow the grid buffers first (this may throw UsageError and must leave the engine as it was),
-  // so that the next step does not allocate.
-  if (s.n > 0 && usesGrid(p.pipeline)) s.ensureGrid(gridCells(p, p.force, s.n), usesRowGrid(p, p.force), p.force);
-  m.pipeline(p.pipeline).reserve(s.n);
-  if (core::forceFieldChanged(s.params, p)) s.accValid = false;
-  s.params = p;
-  m.stepper = &stepper;
-  m.gravity = &gravity;
-  m.stepper->plan(p, s.n);
-  m.invalidatePipelines();
-  s.rowSort.restart();
-  // The grids depend on the parameters and N (a sparse world widens the cells,
-  // core::boidGridCellsPerAxis; core::rowCellsPerRadius): stored here and again by reset(), not
-  // every step.
-  launchStoreGrid(s.gridSpecs.get() + kBoidGridSlot, core::boidGrid(p, s.n), s.launch());
-  launchStoreGrid(s.gridSpecs.get() + kRowGridSlot, core::pipelineRowGrid(p, s.n), s.launch());
+  // An open world keeps its box across new parameters (never narrower) and fits it again before
+  // the next step: the speed or the reach may have grown.
+  if (p.boundary != core::Boundary::Open) m.open = core::OpenWorld{};
+  m.open.stepsLeft = 0;
+  m.apply(core::runParams(p, m.open));
+  m.shown = p;
 }
 
 void CudaEngine::reset(const core::Bodies& bodies) {
@@ -157,6 +194,9 @@ void CudaEngine::reset(const core::Bodies& bodies) {
                            std::to_string(INT_MAX) + " bodies");
   stepCount_ = 0;
   s.dropPendingStep();
+  // A new state: an open world's box starts again from the half-size (the grids below follow).
+  impl_->open = core::OpenWorld{};
+  s.params = impl_->shown;
   s.releaseBodies();
   for (auto& pl : impl_->pipelines)
     if (pl) pl->release();
@@ -203,6 +243,10 @@ void CudaEngine::step(int numSteps) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   for (int k = 0; k < numSteps; ++k) {
+    if (m.shown.boundary == core::Boundary::Open) {
+      m.fitOpen();  // observe() fitted the box before a pending pass, which stays inside it
+      --m.open.stepsLeft;
+    }
     s.step = stepCount_++;  // the step being taken keys the rule's draws
     if (s.pending.active) {  // its pass ran in observe(), timed there: commit it
       m.stepper->boidsStep(s);
@@ -245,6 +289,7 @@ std::vector<Vec4> CudaEngine::computeAccelerations() {
 core::NeighbourStats CudaEngine::neighbourStats() {
   DeviceState& s = impl_->s;
   if (s.n == 0) return core::NeighbourStats{};
+  impl_->fitOpen();
   s.dropPendingStep();
   s.timer.beginStep(false, s.stream);
   s.beginNeighbourCount();
@@ -259,6 +304,7 @@ core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   Impl& m = *impl_;
   DeviceState& s = m.s;
   if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
+  m.fitOpen();
   if (s.n > 0 && core::runsLocalRule(s.params) && !r.flocks && m.stepper->samplesInStep() &&
       core::samplesBoidCounts(s.params) && !core::groupObservablesApply(s.params.boundary)) {
     s.dropPendingStep();  // a second sample of the same state runs the pass again
@@ -294,6 +340,7 @@ void CudaEngine::scatterById(const core::ConstBodyPointers& in) {
   const Vec4* d_pos = in.pos;
   const Vec4* d_vel = in.vel;
   if (s.n == 0 || (!d_pos && !d_vel && !in.species)) return;
+  impl_->open.stepsLeft = 0;  // new positions: an open world fits its box again
   const IdStateCheck c = checkIdState(d_pos, d_vel, s.n, s.launch());
   if (c.nonFinite > 0)
     throw std::invalid_argument("the state has " + std::to_string(c.nonFinite) + " values that are not finite");

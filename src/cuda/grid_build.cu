@@ -5,6 +5,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cuda/cuda_check.h"
@@ -18,6 +19,18 @@ using core::Vec4;
 namespace {
 
 __global__ void __launch_bounds__(1024) storeGridKernel(GridSpec* grid, GridSpec value) { *grid = value; }
+
+// The largest |x|, |y| or |z| of the bodies into *out as float bits (a non-negative float orders
+// as its bits do), which the caller set to 0: a grid-stride loop, each warp's maximum added once.
+__global__ void __launch_bounds__(1024) maxAbsCoordKernel(const Vec4* __restrict__ pos, uint32_t n, uint32_t* out) {
+  float m = 0.0f;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Vec4 p = ldg4(pos + i);
+    m = fmaxf(m, fmaxf(fabsf(p.x), fmaxf(fabsf(p.y), fabsf(p.z))));
+  }
+  for (int off = kWarpSize / 2; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(kFullWarpMask, m, off));
+  if (threadIdx.x % kWarpSize == 0) atomicMax(out, __float_as_uint(m));
+}
 
 // Min/max over the block, valid in thread 0. Every thread of the block must call it.
 __device__ void blockMinMax(float (&lo)[3], float (&hi)[3]) {
@@ -213,6 +226,14 @@ __global__ void __launch_bounds__(1024)
 
 void launchStoreGrid(GridSpec* d_grid, const GridSpec& grid, const LaunchConfig& lc) {
   storeGridKernel<<<1, 1, 0, lc.stream>>>(d_grid, grid);
+  MURMUR_CUDA_LAUNCH_CHECK();
+}
+
+void launchMaxAbsCoord(const Vec4* d_pos, uint32_t n, uint32_t* d_out, const LaunchConfig& lc) {
+  MURMUR_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(uint32_t), lc.stream));
+  if (n == 0) return;
+  const unsigned blocks = std::min(lc.blocksFor(n), kMaxBoundsBlocks);
+  maxAbsCoordKernel<<<blocks, lc.block, 0, lc.stream>>>(d_pos, n, d_out);
   MURMUR_CUDA_LAUNCH_CHECK();
 }
 

@@ -33,6 +33,10 @@ constexpr unsigned kMaxBoundsBlocks = 1024;
 // Output d_grid: `grid` stored into device memory (a one-thread kernel, so no host sync).
 void launchStoreGrid(core::GridSpec* d_grid, const core::GridSpec& grid, const LaunchConfig& lc);
 
+// Output *d_out: the largest |x|, |y| or |z| of d_pos[0, n), as the bits of a float (0 for n = 0):
+// where the bodies of an open world are (core/open_world.h).
+void launchMaxAbsCoord(const core::Vec4* d_pos, uint32_t n, uint32_t* d_out, const LaunchConfig& lc);
+
 // Bytes of device scratch launchGravityGridFromBounds needs (independent of n).
 size_t gravityGridScratchBytes();
 

@@ -47,6 +47,10 @@ std::string validateDistParams(const core::SimParams& p, int ranks) {
   // The ranks share the world by slabs along z, which a plane does not have.
   if (p.dims == 2 && ranks > 1)
     return "--dims 2: a 2D world runs on one rank (the ranks split the world into slabs along z)";
+  // The slabs cut a box that stays where it is; an open world's box grows as the bodies fly.
+  if (p.boundary == core::Boundary::Open && core::runsLocalRule(p) && ranks > 1)
+    return "--boundary open: an open world runs on one rank (the ranks split a fixed box into slabs along z; "
+           "wrap, periodic or reflect run on several)";
   if (core::runsLocalRule(p)) {
     // The planes of the world at the rule's cell width; a sparse world's grid widens its cells
     // (core::boidGridCellsPerAxis) and may have fewer, which the slabs refuse at reset, where N

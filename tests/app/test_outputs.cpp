@@ -294,9 +294,9 @@ TEST(Outputs, InterruptedBenchMarksItsSidecar) {
 TEST(Outputs, ASparseWorldRunsInMemoryThatFollowsItsBodies) {
   // 1000 boids in a box of half-size 3000: at the rule's cell width a grid would hold 1.7 billion
   // cells (over 20 GB on the CPU engine). The cells widen instead (core::boidGridCellCap), and
-  // every grid pipeline runs under 3 GB of address space, under either boundary.
+  // every grid pipeline runs under 3 GB of address space, under every boundary.
   for (const char* pipe : {"scattered", "coherent", "rows", "verlet", "clusters"})
-    for (const char* boundary : {"wrap", "periodic"}) {
+    for (const char* boundary : {"wrap", "periodic", "reflect", "open"}) {
       const Result r = test::runCommand("bash -c 'ulimit -v 3000000; exec " + kExe + kHeadless +
                                         "--n 1000 --half-size 3000 --steps 5 --pipeline " + pipe + " --boundary " +
                                         boundary + "'");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
 
 #include "core/bodies.h"
@@ -29,6 +30,29 @@ inline core::Bodies sparseClumps(size_t n, float h, int dims, uint64_t seed) {
     b.pos[i] = core::Vec4{wrap(c.x + q.x), wrap(c.y + q.y), dims == 2 ? 0.0f : wrap(c.z + q.z), 1.0f};
     b.vel[i] = core::Vec4{float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)),
                           dims == 2 ? 0.0f : float(rng.uniform(-0.5, 0.5)), 0.0f};
+    b.id[i] = static_cast<uint32_t>(i);
+  }
+  return b;
+}
+
+// Two clusters `apart` units apart along x (centred at -apart/2 and +apart/2), each a ball of
+// radius 8 holding n/2 bodies, moving in random directions at `speed`; z = 0 in the plane.
+inline core::Bodies twoFarClusters(size_t n, double apart, float speed, int dims, uint64_t seed) {
+  core::Rng rng(seed);
+  core::Bodies b;
+  b.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double cx = i < n / 2 ? -0.5 * apart : 0.5 * apart;
+    core::Vec3 q{0, 0, 0}, u{0, 0, 0};
+    do {
+      q = core::Vec3{float(rng.uniform(-8, 8)), float(rng.uniform(-8, 8)), dims == 2 ? 0.0f : float(rng.uniform(-8, 8))};
+    } while (core::dot(q, q) > 64.0f);
+    do {
+      u = core::Vec3{float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1)), dims == 2 ? 0.0f : float(rng.uniform(-1, 1))};
+    } while (core::dot(u, u) > 1.0f || core::dot(u, u) < 0.01f);
+    u = u * (speed / std::sqrt(core::dot(u, u)));
+    b.pos[i] = core::Vec4{float(cx + q.x), q.y, q.z, 1.0f};
+    b.vel[i] = core::Vec4{u.x, u.y, u.z, 0.0f};
     b.id[i] = static_cast<uint32_t>(i);
   }
   return b;

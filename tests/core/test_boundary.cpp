@@ -7,6 +7,7 @@
 // the brute force there too, and over many fast steps no body leaves the box.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,7 +15,9 @@
 #include "core/boundary.h"
 #include "core/cpu_engine.h"
 #include "core/pipeline_table.h"
+#include "core/rule_table.h"
 #include "core/rules/boids.h"
+#include "sparse_world.h"
 #include "test_helpers.h"
 
 using namespace murmur::core;
@@ -157,7 +160,9 @@ TEST(Boundary, APeriodicWorldTooSmallForOneImageIsRefused) {
   EXPECT_EQ(validateParams(p), "");
   p.boundary = Boundary::Reflect;
   EXPECT_EQ(validateParams(p), "");
-  p.boundary = static_cast<Boundary>(3);
+  p.boundary = Boundary::Open;
+  EXPECT_EQ(validateParams(p), "");
+  p.boundary = static_cast<Boundary>(4);
   EXPECT_NE(validateParams(p).find("boundary"), std::string::npos);
 }
 
@@ -238,4 +243,81 @@ TEST(Boundary, UnderWallsEveryPipelineAgreesAndNoBodyLeaves) {
       }
     }
   }
+}
+
+// An open world has no faces: a flock flying +x from a box of half-size 5 goes 30 units out in
+// 1000 steps, every body exactly where its straight flight takes it (no wrap, no wall), and
+// every pipeline agrees with naive as the engine's box grows around it.
+TEST(Boundary, AnOpenWorldHasNoFaces) {
+  for (int dims : {2, 3}) {
+    SimParams p = defaultParams();
+    selectRule(p, *findRule("vicsek"));
+    p.boundary = Boundary::Open;
+    p.dims = dims;
+    p.halfSize = 5.0f;
+    p.vicsek.noise = 0.0f;
+    Bodies start = randomBodies(dims == 2 ? 300 : 600, 5.0f, 0.03f, 4);
+    for (size_t i = 0; i < start.size(); ++i) {
+      start.vel[i] = Vec4{0.03f, 0, 0, 0};
+      if (dims == 2) start.pos[i].z = 0;
+    }
+    const Bodies want = [&] {
+      auto e = engineOn(p, Pipeline::Naive, start);
+      e->step(1000);
+      EXPECT_EQ(e->params().halfSize, 5.0f) << "params() are the ones given";
+      return e->readBodies();
+    }();
+    for (size_t i = 0; i < start.size(); ++i) {
+      EXPECT_NEAR(want.pos[i].x, start.pos[i].x + 30.0f, 5e-3) << i;
+      EXPECT_EQ(want.pos[i].y, start.pos[i].y) << i;
+    }
+    for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
+      auto e = engineOn(p, pipe, start);
+      e->step(1000);
+      expectStatesClose(want, e->readBodies(), 1e-6f, 1e-6f, std::string(toString(pipe)) + " " + std::to_string(dims) + "D");
+    }
+  }
+}
+
+// Two clusters a million units apart under Couzin's zones: the grids' cells stay at most
+// core::boidGridCellCap(N) (a grid at the rule's reach over the box would hold 10^14), and every
+// pipeline finds naive's neighbours.
+TEST(Boundary, TwoClustersAMillionApartRunInMemoryThatFollowsN) {
+  for (int dims : {2, 3}) {
+    SimParams p = defaultParams();
+    selectRule(p, *findRule("couzin"));
+    p.boundary = Boundary::Open;
+    p.dims = dims;
+    p.halfSize = 10.0f;
+    p.couzin.noise = 0.2f;
+    const Bodies start = murmur::test::twoFarClusters(2000, 1e6, p.couzin.speed, dims, 9);
+    const Bodies want = [&] {
+      auto e = engineOn(p, Pipeline::Naive, start);
+      e->step(3);
+      return e->readBodies();
+    }();
+    for (Pipeline pipe : pipelinesFor(ForceMode::Boids)) {
+      const std::string what = std::string(toString(pipe)) + " " + std::to_string(dims) + "D";
+      auto e = engineOn(p, pipe, start);
+      e->step(3);
+      expectStatesClose(want, e->readBodies(), 1e-4f, 1e-4f, what);
+      if (pipe != Pipeline::Naive) {
+        EXPECT_LE(double(e->debugBuildGrid().grid.numCells), boidGridCellCap(2000)) << what;
+      }
+    }
+    // The clusters stay where they were: no body crossed to the other or was wrapped.
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_LT(std::fabs(std::fabs(want.pos[i].x) - 5e5f), 20.0f) << i;
+  }
+}
+
+// The half-size of an open world only places the start: it may be smaller than the rule's reach
+// and than a step; walls, wrap and torus still refuse that.
+TEST(Boundary, AnOpenWorldsHalfSizeIsOnlyWhereItStarts) {
+  SimParams p = defaultParams();
+  p.halfSize = 2.0f;  // below the CIS 565 radius 5
+  p.boundary = Boundary::Open;
+  EXPECT_EQ(validateParams(p), "");
+  p.boundary = Boundary::Reflect;
+  EXPECT_NE(validateParams(p), "");
 }

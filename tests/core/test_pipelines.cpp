@@ -72,10 +72,10 @@ TEST(Pipelines, BoidsAgreeAfterOneStep) {
 
 // A sparse world (1000 boids in clumps in a box of half-size 3000, whose grid at the rule's cell
 // width would hold 1.7 billion cells): every pipeline's grid widens its cells and still finds
-// naive's neighbours, in the plane and in 3D, under the wrap and periodic boundaries.
+// naive's neighbours, in the plane and in 3D, under every boundary.
 TEST(Pipelines, BoidsAgreeInASparseWorld) {
   for (int dims : {2, 3})
-    for (Boundary k : {Boundary::Wrap, Boundary::Periodic}) {
+    for (Boundary k : {Boundary::Wrap, Boundary::Periodic, Boundary::Reflect, Boundary::Open}) {
       SimParams p = boidsWorld(3000.0f, 1, RuleSet::Cis565);
       p.dims = dims;
       p.boundary = k;

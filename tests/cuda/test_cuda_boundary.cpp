@@ -10,7 +10,9 @@
 // observables, which take the observer's passes under this boundary instead of the step's sample,
 // and the benchmark's textbook baseline, which refuses the boundary. Reflecting walls (--boundary
 // reflect): every pipeline agrees with the CPU engine's naive step, and over 30 fast steps no body
-// leaves the box.
+// leaves the box. An open world (--boundary open): a flock flies out of its start box on every
+// pipeline as on the CPU, and two clusters a million units apart run in memory that follows N.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,6 +29,8 @@
 #include "cuda/textbook_coherent.h"
 #include "cuda_test_helpers.h"
 #include "engine_cases.h"
+#include "../core/sparse_world.h"
+#include "core/rule_table.h"
 
 using namespace murmur;
 using core::Bodies;
@@ -318,3 +322,72 @@ TEST_F(CudaBoundary, TextbookBaselineRefusesThePeriodicBoundary) {
 }
 
 }  // namespace
+
+namespace {
+
+// An open world (--boundary open) on the CUDA engine after `steps` steps from `start`.
+Bodies openRun(SimParams p, Pipeline pipe, const Bodies& start, int steps, bool cuda) {
+  p.pipeline = pipe;
+  auto e = cuda ? cuda::createCudaEngine(p) : core::createCpuEngine(p);
+  e->reset(start);
+  e->step(steps);
+  return e->readBodies();
+}
+
+}  // namespace
+
+// An open world has no faces: a Vicsek flock flying +x out of a box of half-size 5 for 1000 steps
+// (30 units, its box grown around it) gives the CPU engine's naive state on every pipeline, every
+// body where its straight flight takes it.
+TEST_F(CudaBoundary, AnOpenWorldHasNoFacesOnEveryPipeline) {
+  for (int dims : {2, 3}) {
+    SimParams p = core::defaultParams();
+    core::selectRule(p, *core::findRule("vicsek"));
+    p.boundary = Boundary::Open;
+    p.dims = dims;
+    p.halfSize = 5.0f;
+    p.vicsek.noise = 0.0f;
+    Bodies start = test::boidBodies(dims == 2 ? 300 : 600, p, 4);
+    for (size_t i = 0; i < start.size(); ++i) {
+      start.vel[i] = core::Vec4{0.03f, 0, 0, 0};
+      if (dims == 2) start.pos[i].z = 0;
+    }
+    const Bodies want = openRun(p, Pipeline::Naive, start, 1000, false);
+    for (size_t i = 0; i < start.size(); ++i) ASSERT_NEAR(want.pos[i].x, start.pos[i].x + 30.0f, 5e-3) << i;
+    for (Pipeline pipe : test::boidsPipelines()) {
+      std::string report;
+      EXPECT_EQ(test::countStateMismatches(openRun(p, pipe, start, 1000, true), want, 1e-6, 1e-5, 1e-6, &report), 0u)
+          << core::toString(pipe) << " " << dims << "D" << report;
+    }
+  }
+}
+
+// Two clusters a million units apart under Couzin's zones: every pipeline agrees with the CPU
+// engine's naive steps, and the engine's device memory follows N (a grid at the rule's reach over
+// the box would hold 10^14 cells).
+TEST_F(CudaBoundary, TwoClustersAMillionApartRunInMemoryThatFollowsN) {
+  for (int dims : {2, 3}) {
+    SimParams p = core::defaultParams();
+    core::selectRule(p, *core::findRule("couzin"));
+    p.boundary = Boundary::Open;
+    p.dims = dims;
+    p.halfSize = 10.0f;
+    p.couzin.noise = 0.2f;
+    const Bodies start = test::twoFarClusters(2000, 1e6, p.couzin.speed, dims, 9);
+    const Bodies want = openRun(p, Pipeline::Naive, start, 3, false);
+    for (Pipeline pipe : test::boidsPipelines()) {
+      const std::string what = std::string(core::toString(pipe)) + " " + std::to_string(dims) + "D";
+      size_t freeBefore = 0, freeAfter = 0, total = 0;
+      ASSERT_EQ(cudaMemGetInfo(&freeBefore, &total), cudaSuccess);
+      SimParams q = p;
+      q.pipeline = pipe;
+      auto e = cuda::createCudaEngine(q);
+      e->reset(start);
+      e->step(3);
+      ASSERT_EQ(cudaMemGetInfo(&freeAfter, &total), cudaSuccess);
+      EXPECT_LT(double(freeBefore) - double(freeAfter), 256.0 * (1 << 20)) << what;
+      std::string report;
+      EXPECT_EQ(test::countStateMismatches(e->readBodies(), want, 1e-4, 1e-4, 1e-4, &report), 0u) << what << report;
+    }
+  }
+}

@@ -189,7 +189,8 @@ TEST_F(CudaGridTest, GravityGridOfCoincidentBodies) {
 // id with the CPU engine's naive step, in the plane and in 3D, under both boundaries.
 TEST_F(CudaGridTest, ASparseWorldsGridFollowsItsBodiesAndFindsEveryNeighbour) {
   for (int dims : {2, 3})
-    for (core::Boundary k : {core::Boundary::Wrap, core::Boundary::Periodic}) {
+    for (core::Boundary k : {core::Boundary::Wrap, core::Boundary::Periodic, core::Boundary::Reflect,
+                             core::Boundary::Open}) {
       SimParams p = core::defaultParams();
       p.dims = dims;
       p.boundary = k;

@@ -573,6 +573,16 @@ TEST_F(DistCpu, APeriodicPlaneRunsOnOneRankAsTheCpuEngine) {
   });
 }
 
+// An open world grows its box as the bodies fly, which the slabs of several ranks cannot follow:
+// more ranks refuse it in one line that names the boundaries they run; one rank runs it.
+TEST_F(DistCpu, AnOpenWorldRunsOnOneRank) {
+  core::SimParams p = core::defaultParams();
+  p.boundary = core::Boundary::Open;
+  EXPECT_EQ(validateDistParams(p, 1), "");
+  EXPECT_NE(validateDistParams(p, 2).find("--boundary open: an open world runs on one rank"), std::string::npos)
+      << validateDistParams(p, 2);
+}
+
 // The boundary changes between steps without a reset, as on one engine: the halo across the faces
 // comes with the next exchange and goes with the one after the change back.
 TEST_F(DistCpu, ABoundaryChangeBetweenStepsMatchesOneRank) {
