@@ -20,13 +20,14 @@ class EglOffscreenView final : public OffscreenView {
     // Frame the initial state; the camera then stays put so a video shows the motion. Boids are
     // framed by the world and their count alone, so their state is not read (over ranks it would
     // be gathered to this rank: 36 GB at a billion boids).
-    const bool boids = core::runsLocalRule(engine.params());
+    const bool boids = core::runsLocalRule(engine.params()) && !followsBodies(engine.params());
     const core::Bodies b = boids ? core::Bodies{} : engine.readBodies();
     style_ = defaultStyle(engine.params(), engine.numBodies(), b, o.drawMode, o.colourMode);
     applySplatOptions(style_, o.slab, o.fog, o.edl, o.warpReduce);
     style_.box = o.box;
     style_.legend = o.legend;
     frameScene(camera_, b, engine.params(), style_);
+    follow_ = OpenFollow(b);
     camera_.setDistance(camera_.distance() / o.zoom);
     renderer_ = std::make_unique<render::Renderer>();
     // The splat frame is resolved per pixel already; multisampling would only copy it four times.
@@ -39,6 +40,7 @@ class EglOffscreenView final : public OffscreenView {
 
   double renderFrame(core::Engine& engine) override {
     ctx_->makeCurrent();
+    followOpenWorld(camera_, engine, follow_);  // an open world's camera follows the bodies
     return source_->drawFrame(engine, camera_, style_, width_, height_);
   }
   bool interop() const override { return source_->interop(); }
@@ -55,6 +57,7 @@ class EglOffscreenView final : public OffscreenView {
   std::unique_ptr<render::Renderer> renderer_;
   std::unique_ptr<DrawSource> source_;
   render::Camera camera_;
+  OpenFollow follow_;
   ViewStyle style_;
   int width_, height_;
 };

@@ -104,7 +104,8 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
   }
   style.boxHalfDepth = plane ? 0.0f : -1.0f;
   style.plane = plane;
-  if (core::runsLocalRule(p) || bodies.size() == 0) {
+  const bool open = core::runsLocalRule(p) && p.boundary == core::Boundary::Open && bodies.size() > 0;
+  if ((core::runsLocalRule(p) && !open) || bodies.size() == 0) {
     // The cube's half-diagonal for depth dimming. The camera sees the cube from above and to the
     // side, so that its box reads as a box and flocks at different depths fall apart on screen
     // (face-on, the depth axis collapses and the flocks of the front and back layers overlap), as
@@ -117,8 +118,8 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
     camera.fitBox(glm::vec3(0.0f), p.halfSize, 1.3f, plane ? 0.0f : -1.0f);
     return;
   }
-  // Gravity: centre on the mass, radius that holds 95% of the bodies (outliers are allowed to
-  // leave the frame).
+  // Gravity, and an open world of boids: centre on the mass, radius that holds 95% of the bodies
+  // (outliers are allowed to leave the frame).
   double m = 0, cx = 0, cy = 0, cz = 0;
   for (const core::Vec4& q : bodies.pos) {
     m += q.w;
@@ -134,9 +135,29 @@ void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::
   const float radius = std::max(1e-3f, r[std::min(r.size() - 1, r.size() * 95 / 100)]);
   style.worldRadius = radius * 1.3f;
   style.boxHalfSize = 0;  // an open world: no box to show
-  style.bodySize = radius / 120.0f;
-  style.splat.bodySize = radius / 400.0f;
+  if (!open) {  // boids keep the size their count and start gave them
+    style.bodySize = radius / 120.0f;
+    style.splat.bodySize = radius / 400.0f;
+  }
   camera.fitBounds(c, style.worldRadius);
+}
+
+bool followsBodies(const core::SimParams& p) {
+  return core::runsLocalRule(p) && p.boundary == core::Boundary::Open;
+}
+
+OpenFollow::OpenFollow(const core::Bodies& framed) {
+  double cx = 0, cy = 0, cz = 0;
+  for (const core::Vec4& q : framed.pos) cx += q.x, cy += q.y, cz += q.z;
+  const double n = double(std::max<size_t>(1, framed.size()));
+  last = glm::vec3(float(cx / n), float(cy / n), float(cz / n));
+}
+
+void followOpenWorld(render::Camera& camera, core::Engine& engine, OpenFollow& f) {
+  if (!followsBodies(engine.params()) || engine.numBodies() == 0) return;
+  const OpenFollow now(engine.readBodies());
+  camera.setTarget(camera.target() + (now.last - f.last));
+  f.last = now.last;
 }
 
 }  // namespace murmur::app

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/bodies.h"
+#include "core/engine.h"
 #include "core/params.h"
 #include "render/camera.h"
 #include "render/renderer.h"
@@ -61,6 +62,19 @@ void fitSpeedRange(const core::Bodies& bodies, const core::SimParams& p, ViewSty
 
 // Points the camera at the scene: the world cube for boids (from kBoidsViewYaw/Pitch, the cube
 // filling the frame), the bulk of the bodies for gravity (keeping the camera's angles).
+// An open world's boids (--boundary open) are framed as gravity's bodies are, with no box.
 void frameScene(render::Camera& camera, const core::Bodies& bodies, const core::SimParams& p, ViewStyle& style);
+
+// Whether the view follows the bodies: boids in an open world, which go where they fly.
+bool followsBodies(const core::SimParams& p);
+// The camera's target moves with the bodies' centroid, by its move since the last call (so that a
+// pan stays); reads the bodies (a download on the CUDA engine) and does nothing unless
+// followsBodies.
+struct OpenFollow {
+  OpenFollow() = default;
+  explicit OpenFollow(const core::Bodies& framed);  // the centroid frameScene framed
+  glm::vec3 last{0.0f};                             // the bodies' centroid at the last call
+};
+void followOpenWorld(render::Camera& camera, core::Engine& engine, OpenFollow& f);
 
 }  // namespace murmur::app

@@ -53,6 +53,7 @@ struct Viewer {
   std::unique_ptr<render::Renderer> renderer;
   std::unique_ptr<DrawSource> source;
   render::Camera camera;
+  OpenFollow follow;  // an open world's camera follows the bodies (followOpenWorld)
   ViewStyle style;
   bool drawChosen = false;  // --draw, the D key or the panel picked the mode: a reset keeps it
   bool glIsNvidia = false;

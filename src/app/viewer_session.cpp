@@ -64,6 +64,7 @@ void Viewer::resetScenario() {
   fresh.legend = style.legend;
   style = fresh;
   frameScene(camera, bodies, params, style);
+  follow = OpenFollow(bodies);
   camera.setDistance(camera.distance() / opts.zoom);
   renderer->setSpeedScale(style.speedScale);
   renderer->setPlane(style.plane);
@@ -227,6 +228,8 @@ bool Viewer::betweenSteps() {
     renderer->setPlane(style.plane);
     speedFitTime = Clock::now();
   }
+  // An open world's camera follows the bodies, read here while no step runs.
+  if (freshState) followOpenWorld(camera, *engine, follow);
   if (splat()) {
     // The splat frame depends on the camera, so it is resolved again whenever the engine is
     // free (every frame while paused), not only after a step.
