@@ -282,6 +282,12 @@ def test_tables():
     sim.step(3)
     speeds = np.hypot(sim.velocities[:, 0], sim.velocities[:, 1])
     assert np.allclose(speeds, 0.03, rtol=1e-5)
+    # Couzin: its zones, and an open world: the half-size only places the start.
+    sim = mm.Simulation(n=100, engine="cpu", rule="couzin", params={"halfSize": 3.0})
+    assert sim.params["boundary"] == "open" and sim.params["couzin"]["zoneAttraction"] == 14
+    sim.step(400)
+    assert np.allclose(np.linalg.norm(sim.velocities, axis=1), 0.3, rtol=1e-5)
+    assert np.abs(sim.positions).max() > 3.0  # the group has flown out of where it started
 
 
 def test_bench_rows():
@@ -366,7 +372,7 @@ def test_ctrl_c_stops_between_steps():
     (dict(scale=(1, "2", 3)), TypeError, "velocity factor must be a number"),
     (dict(dims=4), ValueError, "--dims 4"),
     (dict(dims="2"), TypeError, "dims must be an int"),
-    (dict(rule="couzin"), ValueError, "--rule couzin is invalid"),
+    (dict(rule="starling"), ValueError, "--rule starling is invalid"),
     (dict(rule=1), TypeError, "rule must be a str"),
     (dict(force="gravity", rule="reynolds"), ValueError, "--rule reynolds applies to boids only"),
 ])

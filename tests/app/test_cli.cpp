@@ -81,6 +81,11 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--rule cis565 --vicsek-noise 0.2", "--vicsek-noise 0.2 applies to the vicsek rule only"},
       {"--rule vicsek --scenario uniform --half-size 1.0005", "--boundary periodic needs a world half-size of at least"},
       {"--rule vicsek --scenario uniform --half-size 0.5", "(1; halfSize and vicsek.radius in a --params file)"},
+      {"--rule couzin --radius 2", "--radius 2: the couzin rule has no radius"},
+      {"--rule couzin --zone-orientation -1", "--zone-orientation -1 is invalid: orientation width dr_o must be"},
+      {"--rule couzin --zone-repulsion 0 --zone-orientation 0 --zone-attraction 0", "the zones are all empty"},
+      {"--rule couzin --field-of-view 400", "--field-of-view 400 is invalid: field of perception must be"},
+      {"--rule cis565 --turn-rate 10", "--turn-rate 10 applies to the couzin rule only"},
       {"--integrator rk4", "--integrator"},
       {"--no-such-option", "no-such-option"},
       {"--zoom 0", "--zoom"},
@@ -222,6 +227,31 @@ TEST(Cli, VicsekRunsWithTheSharedOptionsOnItsOwnBoundary) {
   const Result start = run(world + "--steps 0 --speed 0.05 --out " + out);
   ASSERT_EQ(start.status, 0) << start.out;
   for (const core::Vec4& v : core::readBodiesFile(out).vel) ASSERT_NEAR(std::hypot(v.x, v.y), 0.05, 1e-6);
+}
+
+// --rule couzin: the shared options set its speed and noise; its world is open unless --boundary
+// says otherwise, so a parallel group (a wide zone of orientation) flies out of the half-size that
+// placed it; every body at s.
+TEST(Cli, CouzinRunsWithTheSharedOptionsInAnOpenWorld) {
+  const std::string world = kHeadless + "--rule couzin --zone-orientation 10 --scenario uniform --half-size 30 --n 200 --seed 5 --steps 300 ";
+  const std::string out = testing::TempDir() + "couzin_state.txt";
+  const Result own = run(world + "--speed 0.5 --noise 0.1 --out " + out);
+  ASSERT_EQ(own.status, 0) << own.out;
+  const Result named = run(world + "--couzin-speed 0.5 --couzin-noise 0.1 --boundary open");
+  const Result walled = run(world + "--speed 0.5 --noise 0.1 --boundary reflect");
+  ASSERT_EQ(named.status, 0) << named.out;
+  ASSERT_EQ(walled.status, 0) << walled.out;
+  EXPECT_FALSE(sum(own.out).empty()) << own.out;
+  EXPECT_EQ(sum(own.out), sum(named.out));
+  EXPECT_NE(sum(own.out), sum(walled.out));
+  const core::Bodies b = core::readBodiesFile(out);
+  ASSERT_EQ(b.size(), 200u);
+  float reach = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    ASSERT_NEAR(std::hypot(std::hypot(b.vel[i].x, b.vel[i].y), b.vel[i].z), 0.5, 1e-5);
+    reach = std::max({reach, std::fabs(b.pos[i].x), std::fabs(b.pos[i].y), std::fabs(b.pos[i].z)});
+  }
+  EXPECT_GT(reach, 30.0f) << "no body left the start's box in 300 steps of 0.5";
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {
