@@ -281,6 +281,43 @@ void expectVicsekMatchesOneRank(core::EngineKind kind, size_t n, MakeSingle make
   });
 }
 
+// Couzin's zones over the ranks, in a walled world and on a torus: the blind angle reads the body's
+// own velocity and the noise is drawn per body, so the run equals one rank's to the bit; the reach
+// (r_a = 7 here) is the slabs' halo.
+template <typename MakeSingle>
+void expectCouzinMatchesOneRank(core::EngineKind kind, size_t n, MakeSingle makeSingle) {
+  forEachBoidsPipeline([&](core::Pipeline pipe) {
+    for (core::Boundary boundary : {core::Boundary::Reflect, core::Boundary::Periodic}) {
+      core::SimParams p = core::defaultParams();
+      core::selectRule(p, *core::findRule("couzin"));
+      p.boundary = boundary;
+      p.pipeline = pipe;
+      p.couzin.zoneOrientation = 2.0f, p.couzin.zoneAttraction = 4.0f;
+      p.couzin.noise = 0.2f;
+      p.couzin.speed = 1.5f;  // many bodies cross a slab face
+      p.couzin.turnRate = 30.0f;
+      p.halfSize = 0.5f * float(std::cbrt(double(n) / 0.2));  // about 290 bodies within r_a
+      core::ScenarioSpec spec;
+      spec.name = "uniform";
+      spec.n = n;
+      spec.seed = 11;
+      core::Bodies bodies = core::makeScenario(spec, p).bodies;
+      tagSpecies(bodies);
+      auto engine = createDistEngine(kind, p);
+      engine->reset(bodies);
+      engine->step(15);
+      const core::Bodies got = engine->readBodies();
+      if (engine->rankAccess()->rank() != 0) continue;
+      std::unique_ptr<core::Engine> single = makeSingle(p);
+      single->reset(bodies);
+      single->step(15);
+      expectIdentical(single->readBodies(), got,
+                      std::string("couzin ") + core::toString(boundary) + " on " + core::toString(pipe) + " over " +
+                          std::to_string(engine->rankAccess()->numRanks()) + " ranks");
+    }
+  });
+}
+
 // A frame over the ranks: every rank splats its own bodies and the images meet in one per-pixel
 // minimum on rank 0, which must be the image of every body splatted in one place (core/splat.h;
 // the GPU splat gives the CPU's keys). The eye looks down -z from outside the world; bodies near it
@@ -477,6 +514,8 @@ TEST_F(DistCpu, RowsWithAHaloOfSeveralPlanesMatchOneRank) {
 // 20.2 of 10; 62 is 12.4 of 5), where the searches around the images read the plane more across
 // the face (slabs.h rankWrapHaloPlanes).
 TEST_F(DistCpu, VicsekNoiseDrawsAlikeOverAnyRankCount) { expectVicsekMatchesOneRank(core::EngineKind::Cpu, 6000, single); }
+
+TEST_F(DistCpu, CouzinMatchesOneRankToTheBit) { expectCouzinMatchesOneRank(core::EngineKind::Cpu, 6000, single); }
 
 TEST_F(DistCpu, PeriodicBoidsMatchOneRankToTheBit) {
   forEachBoidsPipeline([&](core::Pipeline pipe) {
@@ -936,6 +975,8 @@ TEST_F(DistCuda, RowsWithACrowdedCellTakeTheRadixSortAndMatchOneGpu) {
 TEST_F(DistCuda, VicsekNoiseDrawsAlikeOverAnyRankCount) {
   expectVicsekMatchesOneRank(core::EngineKind::Cuda, 200000, single);
 }
+
+TEST_F(DistCuda, CouzinMatchesOneGpuToTheBit) { expectCouzinMatchesOneRank(core::EngineKind::Cuda, 100000, single); }
 
 TEST_F(DistCuda, PeriodicBoidsMatchOneGpuToTheBit) {
   forEachBoidsPipeline([&](core::Pipeline pipe) {
