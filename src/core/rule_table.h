@@ -1,6 +1,6 @@
 // The rule table: one row per interaction rule, the sibling of the pipeline table
 // (core/pipeline_table.h). A local rule (a body's new velocity from its neighbours within a reach:
-// cis565, reynolds) runs on every boids pipeline through its unit under core/rules/; a field rule
+// cis565, reynolds, vicsek, couzin) runs on every boids pipeline through its unit under core/rules/; a field rule
 // (gravity: every body pulls on every body) runs on the pipelines that serve it. --rule, --force,
 // the --params sections, --help, the benchmark's columns and the docs read these rows. How to add
 // a rule: docs/design.md#rules-and-how-to-add-a-rule.
