@@ -205,22 +205,38 @@ TEST(Cli, SpeedSetsTheActiveRulesSpeed) {
   EXPECT_NE(sum(shared.out), sum(plain.out));
 }
 
+namespace {
+
+// A rule's shared options against its own (`world` + `shared` writing the state to `out`, then
+// `world` + `named`, which must step alike, and `world` + `other`, another boundary, which must
+// not); the state of the first.
+core::Bodies expectSharedOptionsAreTheRules(const std::string& world, const std::string& shared,
+                                            const std::string& named, const std::string& other,
+                                            const std::string& out) {
+  const Result own = run(world + shared + " --out " + out);
+  const Result same = run(world + named);
+  const Result apart = run(world + other);
+  EXPECT_EQ(own.status, 0) << own.out;
+  EXPECT_EQ(same.status, 0) << same.out;
+  EXPECT_EQ(apart.status, 0) << apart.out;
+  EXPECT_FALSE(sum(own.out).empty()) << own.out;
+  EXPECT_EQ(sum(own.out), sum(same.out));
+  EXPECT_NE(sum(own.out), sum(apart.out));
+  return own.status == 0 ? core::readBodiesFile(out) : core::Bodies{};
+}
+
+}  // namespace
+
 // --rule vicsek: the shared options set its radius, speed and noise; the boids start at its speed;
 // its boundary is periodic unless --boundary says otherwise.
 TEST(Cli, VicsekRunsWithTheSharedOptionsOnItsOwnBoundary) {
   const std::string world = kHeadless + "--rule vicsek --scenario uniform --half-size 12 --dims 2 --n 600 --seed 3 ";
   const std::string out = testing::TempDir() + "vicsek_state.txt";
-  const Result own = run(world + "--steps 20 --radius 1.5 --speed 0.05 --noise 0.4 --out " + out);
-  ASSERT_EQ(own.status, 0) << own.out;
-  const Result named = run(world + "--steps 20 --vicsek-radius 1.5 --vicsek-speed 0.05 --vicsek-noise 0.4 --boundary periodic");
-  const Result walled = run(world + "--steps 20 --radius 1.5 --speed 0.05 --noise 0.4 --boundary wrap");
-  ASSERT_EQ(named.status, 0) << named.out;
-  ASSERT_EQ(walled.status, 0) << walled.out;
-  EXPECT_FALSE(sum(own.out).empty()) << own.out;
-  EXPECT_EQ(sum(own.out), sum(named.out));
-  EXPECT_NE(sum(own.out), sum(walled.out));
+  const core::Bodies b = expectSharedOptionsAreTheRules(
+      world, "--steps 20 --radius 1.5 --speed 0.05 --noise 0.4",
+      "--steps 20 --vicsek-radius 1.5 --vicsek-speed 0.05 --vicsek-noise 0.4 --boundary periodic",
+      "--steps 20 --radius 1.5 --speed 0.05 --noise 0.4 --boundary wrap", out);
   // Every boid moves at v0.
-  const core::Bodies b = core::readBodiesFile(out);
   ASSERT_EQ(b.size(), 600u);
   for (const core::Vec4& v : b.vel) ASSERT_NEAR(std::hypot(v.x, v.y), 0.05, 1e-6);
   // Zero steps: the uniform start is at v0 already.
@@ -235,16 +251,9 @@ TEST(Cli, VicsekRunsWithTheSharedOptionsOnItsOwnBoundary) {
 TEST(Cli, CouzinRunsWithTheSharedOptionsInAnOpenWorld) {
   const std::string world = kHeadless + "--rule couzin --zone-orientation 10 --scenario uniform --half-size 30 --n 200 --seed 5 --steps 300 ";
   const std::string out = testing::TempDir() + "couzin_state.txt";
-  const Result own = run(world + "--speed 0.5 --noise 0.1 --out " + out);
-  ASSERT_EQ(own.status, 0) << own.out;
-  const Result named = run(world + "--couzin-speed 0.5 --couzin-noise 0.1 --boundary open");
-  const Result walled = run(world + "--speed 0.5 --noise 0.1 --boundary reflect");
-  ASSERT_EQ(named.status, 0) << named.out;
-  ASSERT_EQ(walled.status, 0) << walled.out;
-  EXPECT_FALSE(sum(own.out).empty()) << own.out;
-  EXPECT_EQ(sum(own.out), sum(named.out));
-  EXPECT_NE(sum(own.out), sum(walled.out));
-  const core::Bodies b = core::readBodiesFile(out);
+  const core::Bodies b = expectSharedOptionsAreTheRules(world, "--speed 0.5 --noise 0.1",
+                                                        "--couzin-speed 0.5 --couzin-noise 0.1 --boundary open",
+                                                        "--speed 0.5 --noise 0.1 --boundary reflect", out);
   ASSERT_EQ(b.size(), 200u);
   float reach = 0;
   for (size_t i = 0; i < b.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "core/pipeline_table.h"
 #include "core/rule_table.h"
 #include "couzin_reference.h"
+#include "run_steps.h"
 #include "test_helpers.h"
 
 using namespace murmur::core;
@@ -35,9 +36,7 @@ SimParams couzinParams(int dims, float halfSize) {
 
 Bodies stepped(const SimParams& p, const Bodies& b, int steps = 1) {
   CpuEngine e(p);
-  e.reset(b);
-  e.step(steps);
-  return e.readBodies();
+  return murmur::test::runSteps(e, b, steps);
 }
 
 // Body 0 at the origin heading +x at the rule's speed, and the others at the given positions and

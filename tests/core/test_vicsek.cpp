@@ -13,6 +13,7 @@
 #include "core/cpu_engine.h"
 #include "core/pipeline_table.h"
 #include "core/rule_table.h"
+#include "run_steps.h"
 #include "test_helpers.h"
 
 using namespace murmur::core;
@@ -34,9 +35,7 @@ SimParams vicsekParams(int dims, float halfSize, float noise) {
 
 Bodies stepped(const SimParams& p, const Bodies& b, int steps = 1) {
   CpuEngine e(p);
-  e.reset(b);
-  e.step(steps);
-  return e.readBodies();
+  return murmur::test::runSteps(e, b, steps);
 }
 
 // n boids on a lattice 10 radii apart (no neighbours), headings from a fixed sequence.

@@ -113,6 +113,14 @@ inline core::Bodies boidBodies(size_t n, const core::SimParams& p, uint64_t seed
   return b;
 }
 
+// boidBodies, flattened onto the plane z = 0 when p is 2D.
+inline core::Bodies boidBodiesInWorld(size_t n, const core::SimParams& p, uint64_t seed) {
+  core::Bodies b = boidBodies(n, p, seed);
+  if (p.dims == 2)
+    for (size_t i = 0; i < n; ++i) b.pos[i].z = 0, b.vel[i].z = 0;
+  return b;
+}
+
 // Gravity bodies uniform in the unit ball, masses in [0.5, 1.5] / n, small random velocities.
 inline core::Bodies ballBodies(size_t n, uint64_t seed) {
   core::Rng rng(seed);

@@ -16,6 +16,7 @@
 #include "core/rule_table.h"
 #include "../core/couzin_reference.h"
 #include "cuda/cuda_engine.h"
+#include "../core/run_steps.h"
 #include "cuda_test_helpers.h"
 #include "engine_cases.h"
 
@@ -39,20 +40,14 @@ SimParams couzinWorld(int dims, float halfSize, core::Boundary boundary) {
   return p;
 }
 
+// Bodies in the cube of half-size `spread` (the world's or less), in p's plane or space.
 Bodies randomCouzin(size_t n, const SimParams& p, float spread, uint64_t seed) {
   SimParams q = p;
   q.halfSize = spread;
-  Bodies b = test::boidBodies(n, q, seed);
-  if (p.dims == 2)
-    for (size_t i = 0; i < n; ++i) b.pos[i].z = 0, b.vel[i].z = 0;
-  return b;
+  return test::boidBodiesInWorld(n, q, seed);
 }
 
-Bodies run(std::unique_ptr<core::Engine> e, const Bodies& b, int steps) {
-  e->reset(b);
-  e->step(steps);
-  return e->readBodies();
-}
+Bodies run(std::unique_ptr<core::Engine> e, const Bodies& b, int steps) { return test::runSteps(*e, b, steps); }
 
 TEST_F(CudaEngineTest, CouzinOnEveryPipelineMatchesTheBruteForceReference) {
   for (int dims : {2, 3}) {

@@ -16,6 +16,7 @@
 #include "core/params.h"
 #include "core/rule_table.h"
 #include "cuda/cuda_engine.h"
+#include "../core/run_steps.h"
 #include "cuda_test_helpers.h"
 #include "engine_cases.h"
 
@@ -40,18 +41,9 @@ SimParams vicsekWorld(int dims, float halfSize, core::Boundary boundary, core::V
   return p;
 }
 
-Bodies randomVicsek(size_t n, const SimParams& p, uint64_t seed) {
-  Bodies b = test::boidBodies(n, p, seed);
-  if (p.dims == 2)
-    for (size_t i = 0; i < n; ++i) b.pos[i].z = 0, b.vel[i].z = 0;
-  return b;
-}
+Bodies randomVicsek(size_t n, const SimParams& p, uint64_t seed) { return test::boidBodiesInWorld(n, p, seed); }
 
-Bodies run(std::unique_ptr<core::Engine> e, const Bodies& b, int steps) {
-  e->reset(b);
-  e->step(steps);
-  return e->readBodies();
-}
+Bodies run(std::unique_ptr<core::Engine> e, const Bodies& b, int steps) { return test::runSteps(*e, b, steps); }
 
 TEST_F(CudaEngineTest, VicsekOnEveryPipelineMatchesCpuNaive) {
   for (int dims : {2, 3}) {

@@ -248,6 +248,29 @@ void runCase(core::EngineKind kind, const Case& c, MakeSingle makeSingle, int* r
 // (core/random.h), so every rank count draws the same numbers for each body, and the run equals
 // one rank's to the bit, in a periodic world whose flock crosses the z faces; a rank that drew by
 // slot, or from the step of another count, would part from one rank at the first step.
+// `steps` steps of p from the uniform start of n bodies over the ranks, against one engine's
+// (rank 0 compares; `what` names the case).
+template <typename MakeSingle>
+void expectUniformRunMatchesOneRank(core::EngineKind kind, const core::SimParams& p, size_t n, uint64_t seed, int steps,
+                                    const std::string& what, MakeSingle makeSingle) {
+  core::ScenarioSpec spec;
+  spec.name = "uniform";
+  spec.n = n;
+  spec.seed = seed;
+  core::Bodies bodies = core::makeScenario(spec, p).bodies;
+  tagSpecies(bodies);
+  auto engine = createDistEngine(kind, p);
+  engine->reset(bodies);
+  engine->step(steps);
+  const core::Bodies got = engine->readBodies();
+  if (engine->rankAccess()->rank() != 0) return;
+  std::unique_ptr<core::Engine> single = makeSingle(p);
+  single->reset(bodies);
+  single->step(steps);
+  expectIdentical(single->readBodies(), got,
+                  what + " over " + std::to_string(engine->rankAccess()->numRanks()) + " ranks");
+}
+
 template <typename MakeSingle>
 void expectVicsekMatchesOneRank(core::EngineKind kind, size_t n, MakeSingle makeSingle) {
   forEachBoidsPipeline([&](core::Pipeline pipe) {
@@ -260,23 +283,9 @@ void expectVicsekMatchesOneRank(core::EngineKind kind, size_t n, MakeSingle make
       p.vicsek.noiseKind = noise;
       p.vicsek.speed = 0.3f;  // a third of the radius per step: many bodies cross a slab face
       p.halfSize = 0.5f * float(std::cbrt(double(n) / 4.0));  // density 4 per unit volume
-      core::ScenarioSpec spec;
-      spec.name = "uniform";
-      spec.n = n;
-      spec.seed = 9;
-      core::Bodies bodies = core::makeScenario(spec, p).bodies;
-      tagSpecies(bodies);
-      auto engine = createDistEngine(kind, p);
-      engine->reset(bodies);
-      engine->step(25);
-      const core::Bodies got = engine->readBodies();
-      if (engine->rankAccess()->rank() != 0) continue;
-      std::unique_ptr<core::Engine> single = makeSingle(p);
-      single->reset(bodies);
-      single->step(25);
-      expectIdentical(single->readBodies(), got,
-                      std::string("vicsek ") + core::toString(noise) + " on " + core::toString(pipe) + " over " +
-                          std::to_string(engine->rankAccess()->numRanks()) + " ranks");
+      expectUniformRunMatchesOneRank(kind, p, n, 9, 25,
+                                     std::string("vicsek ") + core::toString(noise) + " on " + core::toString(pipe),
+                                     makeSingle);
     }
   });
 }
@@ -297,23 +306,9 @@ void expectCouzinMatchesOneRank(core::EngineKind kind, size_t n, MakeSingle make
       p.couzin.speed = 1.5f;  // many bodies cross a slab face
       p.couzin.turnRate = 30.0f;
       p.halfSize = 0.5f * float(std::cbrt(double(n) / 0.2));  // about 290 bodies within r_a
-      core::ScenarioSpec spec;
-      spec.name = "uniform";
-      spec.n = n;
-      spec.seed = 11;
-      core::Bodies bodies = core::makeScenario(spec, p).bodies;
-      tagSpecies(bodies);
-      auto engine = createDistEngine(kind, p);
-      engine->reset(bodies);
-      engine->step(15);
-      const core::Bodies got = engine->readBodies();
-      if (engine->rankAccess()->rank() != 0) continue;
-      std::unique_ptr<core::Engine> single = makeSingle(p);
-      single->reset(bodies);
-      single->step(15);
-      expectIdentical(single->readBodies(), got,
-                      std::string("couzin ") + core::toString(boundary) + " on " + core::toString(pipe) + " over " +
-                          std::to_string(engine->rankAccess()->numRanks()) + " ranks");
+      expectUniformRunMatchesOneRank(kind, p, n, 11, 15,
+                                     std::string("couzin ") + core::toString(boundary) + " on " + core::toString(pipe),
+                                     makeSingle);
     }
   });
 }
