@@ -91,6 +91,7 @@ core::CsvRow makeRow(const BenchConfig& c, const std::string& deviceName, const 
   ran.force = c.force;
   row.set("rule", std::string(core::activeRule(ran).name));
   if (core::runsLocalRule(ran)) row.set("boundary", std::string(core::toString(ran.boundary)));
+  if (core::runsLocalRule(ran) && ran.topological > 0) row.set("topological", static_cast<long long>(ran.topological));
   row.set("pipeline", pipelineName(c));
   row.set("scenario", scenarioLabel(c.scenario, c.denseNeighbours, m.params.dims));
   row.set("n", static_cast<long long>(m.n));

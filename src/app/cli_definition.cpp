@@ -79,6 +79,15 @@ void applyParamOptions(const GivenMap& given, core::SimParams& p) {
   for (const core::SharedOption& s : core::sharedOptions()) {
     const Given& g = given.at(s.option);
     if (!g.given()) continue;
+    if (p.topological > 0 && std::string(s.option) == "--radius") {
+      // Over topological neighbours --radius is the cutoff: the K nearest within it.
+      const core::ParamDesc& cut = *core::findParam("topologicalRadius");
+      if (given.at(cut.option).given())
+        throw UsageError("--radius " + g.text + " and " + cut.option + " " + given.at(cut.option).text +
+                         " set the same parameter (the topological cutoff): give one");
+      cut.set(p, parseOption(s.option, g.text, cut.label, cut.spec));
+      continue;
+    }
     std::string why;
     const core::ParamDesc* d = core::sharedOptionTarget(s, p, &why);
     if (!d) throw UsageError(std::string(s.option) + " " + g.text + ": " + why);

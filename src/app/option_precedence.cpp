@@ -56,8 +56,9 @@ void applyScenario(const CommandLine& cl, Options& o, bool halfSizeGiven) {
     if (!cl.has("--neighbours")) o.scenario.denseNeighbours = kDefaultWorldNeighbours;
     // The fastest exact pipeline in that world (the pipeline table's, core::defaultWorldPipeline):
     // the small world's until N is known, then the one for N (resolveDefaults). --list-steps
-    // keeps the small world's, verlet, whose lists it asks for.
-    if (!cl.has("--pipeline") && !cl.has("--params")) {
+    // keeps the small world's, verlet, whose lists it asks for; --topological, the rows pipeline
+    // its search runs on.
+    if (!cl.has("--pipeline") && !cl.has("--params") && !cl.has("--topological")) {
       o.params.pipeline = core::defaultWorldPipeline(0);
       o.defaultWorld = !cl.has("--list-steps");
     }

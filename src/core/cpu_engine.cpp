@@ -210,7 +210,10 @@ int CpuEngine::stepsPerCycle() const {
 }
 
 void CpuEngine::stepBoids() {
-  pipeline(s_.params.pipeline).boidsForces(s_);
+  if (s_.params.topological > 0)
+    topologicalForces(s_);
+  else
+    pipeline(s_.params.pipeline).boidsForces(s_);
   const long n = s_.count();
   const float dt = localDt(s_.params);
   s_.timed(s_.profile.integrateMs, [&] {
@@ -276,6 +279,14 @@ CpuEngine::GridView CpuEngine::debugBuildGrid() {
   const SimParams& p = s_.params;
   return s_.gridView(p.force == ForceMode::Gravity ? s_.gravityGrid()
                                                    : pipeline(p.pipeline).boidsGrid(p, s_.pos.size()));
+}
+
+std::vector<std::vector<uint32_t>> CpuEngine::topologicalNeighbours() {
+  fitOpen();
+  const std::vector<std::vector<uint32_t>> bySlot = topologicalNeighbourIds(s_);
+  std::vector<std::vector<uint32_t>> byId(bySlot.size());
+  for (size_t i = 0; i < bySlot.size(); ++i) byId.at(s_.id[i]) = bySlot[i];
+  return byId;
 }
 
 NeighbourStats CpuEngine::neighbourStats() {

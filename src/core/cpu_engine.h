@@ -46,6 +46,9 @@ class CpuEngine final : public Engine {
   // Builds the grid for the current positions with the current pipeline's rules (boids or
   // gravity grid) and returns it; does not modify the body state.
   GridView debugBuildGrid();
+  // Under --topological K: every body's K nearest, indexed by id (ids 0..N-1), each list in order
+  // (d^2, id); the sets the step sums over.
+  std::vector<std::vector<uint32_t>> topologicalNeighbours();
 
  private:
   void stepOnce();

@@ -152,6 +152,11 @@ void localRuleLoop(const SimParams& p, const DrawKeys& keys, const std::vector<V
   });
 }
 
+// The force stage over topological neighbours (--topological K; core/topological.h), new
+// velocities into s.velAlt; and the K nearest of every body (slot order), ids in order (d^2, id).
+void topologicalForces(CpuState& s);
+std::vector<std::vector<uint32_t>> topologicalNeighbourIds(const CpuState& s);
+
 // The CPU engine's force stage: localRuleLoop over every body of s, new velocities into s.velAlt.
 template <typename Visit>
 void boidsForceLoop(CpuState& s, Visit&& visit) {

@@ -22,7 +22,7 @@ const std::vector<std::string>& benchCsvColumns() {
       "reorder_ms",      "force_ms",     "integrate_ms", "render_ms",    "interactions_per_s",
       "gflops",          "draw",         "list_ms",      "list_steps",   "observe_ms",
       "observe_flocks",  "rule",         "cut",          "boundary",
-      "neighbours_timed"};
+      "neighbours_timed", "topological"};
   return cols;
 }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/rule_table.h"
+#include "core/topological.h"
 
 namespace murmur::core {
 
@@ -331,6 +332,15 @@ const std::vector<ParamDesc>& paramTable() {
       {"cellWidthFactor", "--cell-width", "cell width", "rule radii",
        "Grid cell width in rule radii: 1 (27 cells searched) or 2 (8); a world with under an eighth of a body a cell widens its cells until the grid holds 8 cells a body", intRange(1, 2),
        MURMUR_PARAM_FIELD(cellWidthFactor), 1, 2, false},
+      // Topological neighbours (core/topological.h): at most kMaxTopological, the lists' size.
+      {"topological", "--topological", "topological K", "neighbours",
+       "Each body follows its K nearest other bodies (ties by id) instead of everyone within the rule's radius: "
+       "Vicsek sums them and itself, the boids rules each sum over them whatever their radii, Couzin's zones apply "
+       "within them; 0: metric neighbours. No cutoff unless --radius (or --topological-radius) gives one",
+       intRange(0, kMaxTopological), MURMUR_PARAM_FIELD(topological), 0, kMaxTopological, false},
+      {"topologicalRadius", "--topological-radius", "topological cutoff", "world units",
+       "With --topological: only the nearest closer than this count (0: no cutoff; --radius sets it too)",
+       floatAtLeast(0, kMaxLength), MURMUR_PARAM_FIELD(topologicalRadius), 0, 50, false},
       {"listSteps", "--list-steps", "list steps", "steps",
        "Verlet pipeline: steps each neighbour list serves, 1..64 (0 = chosen by its cost model)",
        intRange(0, kMaxListSteps), MURMUR_PARAM_FIELD(listSteps), 0, 0, false},
@@ -357,7 +367,9 @@ const ParamDesc* findParamByOption(const std::string& option) {
 
 const std::vector<SharedOption>& sharedOptions() {
   static const std::vector<SharedOption> options = {
-      {"--radius", "radius", "The active rule's interaction radius (see --rule)", &RuleInfo::radiusKey},
+      {"--radius", "radius",
+       "The active rule's interaction radius (see --rule); with --topological K, the cutoff: the K nearest within it",
+       &RuleInfo::radiusKey},
       {"--speed", "speed", "The active rule's speed: a constant speed, or the boids' top speed (see --rule)",
        &RuleInfo::speedKey},
       {"--noise", "noise", "The active rule's noise amplitude (see --rule)", &RuleInfo::noiseKey},

@@ -112,6 +112,12 @@ std::string validateParams(const SimParams& p) {
       << "; a larger --half-size or a smaller radius)";
     return e.str();
   }
+  if (p.topological > 0 && !runsLocalRule(p))
+    return "--topological " + std::to_string(p.topological) + " applies to the local rules only (this run: " +
+           toString(p.force) + ")";
+  if (p.topological > 0 && p.pipeline != Pipeline::Rows)
+    return "--topological " + std::to_string(p.topological) + " runs on the rows pipeline (its grid search grows " +
+           "shell by shell until the K nearest are certain), not --pipeline " + toString(p.pipeline);
   if (runsLocalRule(p) && !pipelineInfo(p.pipeline).boids)
     return std::string("pipeline tree: ") + gravityOnlyMessage();
   // Lists that serve several steps hold pairs across the wrap; a world too narrow for that could

@@ -150,6 +150,8 @@ struct SimParams {
                         // its grids one cell deep: a search visits 9 cells (or 4), not 27 (or 8)
   int cellWidthFactor;  // boids grid cell width = factor * largest rule radius; 1 (27 cells) or 2 (8)
   int blockSize;        // CUDA threads per block: 32..1024, multiple of 32
+  int topological;         // > 0: the local rule sums over each body's K nearest (core/topological.h)
+  float topologicalRadius;  // with topological: only neighbours closer than this (0: no cutoff)
   int listSteps;        // verlet pipeline: steps each neighbour list serves, 0 = from the cost
                         // model (core/verlet.h)
   uint64_t seed;        // the run's seed (--seed): the scenario's bodies and every random draw of a

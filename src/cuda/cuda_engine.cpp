@@ -29,6 +29,7 @@
 #include "cuda/memory_plan.h"
 #include "cuda/observables.h"
 #include "cuda/stage_timer.h"
+#include "cuda/topological_kernels.h"
 
 namespace murmur::cuda {
 
@@ -68,6 +69,16 @@ struct CudaEngine::Impl {
   SimParams shown;
   core::OpenWorld open;
   DeviceBuffer<uint32_t> openBound;
+  // --topological K: the shell search's grid and scratch (cuda/topological_kernels.h).
+  TopologicalBuffers topological;
+
+  // A boids step: over topological neighbours, or the pipeline's.
+  void boidsStep() {
+    if (s.params.topological == 0) return stepper->boidsStep(s);
+    Vec4* velNew = s.vel[1 - s.velCur].get();
+    topologicalForces(s, topological, velNew);
+    s.integrateBoids(velNew, s.launch());
+  }
 
   // The parameters the engine runs: its grids over them, its pipelines planned for them.
   void apply(const SimParams& p) {
@@ -256,7 +267,7 @@ void CudaEngine::step(int numSteps) {
     s.timer.beginStep(profiling_, s.stream);
     if (s.n > 0) {
       if (core::runsLocalRule(s.params))
-        m.stepper->boidsStep(s);
+        m.boidsStep();
       else
         m.stepGravity();
     }
@@ -286,6 +297,12 @@ std::vector<Vec4> CudaEngine::computeAccelerations() {
   return core::inIdOrder(s.download(s.acc.get(), s.n), s.download(s.id[s.idCur].get(), s.n));
 }
 
+std::vector<std::vector<uint32_t>> CudaEngine::topologicalNeighbours() {
+  impl_->fitOpen();
+  impl_->s.dropPendingStep();
+  return cuda::topologicalNeighbours(impl_->s, impl_->topological);
+}
+
 core::NeighbourStats CudaEngine::neighbourStats() {
   DeviceState& s = impl_->s;
   if (s.n == 0) return core::NeighbourStats{};
@@ -305,7 +322,7 @@ core::Observables CudaEngine::observe(const core::ObserveRequest& r) {
   DeviceState& s = m.s;
   if (!m.observer) m.observer = std::make_unique<DeviceObserver>();
   m.fitOpen();
-  if (s.n > 0 && core::runsLocalRule(s.params) && !r.flocks && m.stepper->samplesInStep() &&
+  if (s.n > 0 && core::runsLocalRule(s.params) && s.params.topological == 0 && !r.flocks && m.stepper->samplesInStep() &&
       core::samplesBoidCounts(s.params) && !core::groupObservablesApply(s.params.boundary)) {
     s.dropPendingStep();  // a second sample of the same state runs the pass again
     s.step = stepCount_;  // the pass is the next step's

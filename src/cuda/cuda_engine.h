@@ -94,6 +94,9 @@ class CudaEngine final : public core::Engine, public core::DeviceAccess {
   // periodicRowsSplit (rows_kernels.h) chose for the device (Planned).
   enum class PeriodicSplit { Planned = 0, Whole = 1, Split = 2 };
   void debugSetPeriodicSplit(PeriodicSplit mode);
+  // Under --topological K: every body's K nearest, indexed by id (ids 0..N-1), each list in order
+  // (d^2, id): the sets the step sums over (the CPU engine's topologicalNeighbours).
+  std::vector<std::vector<uint32_t>> topologicalNeighbours();
 
   // The state on the device (core::DeviceAccess): the engine hands out itself.
   core::DeviceAccess* deviceAccess() override { return this; }

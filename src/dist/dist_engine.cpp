@@ -51,6 +51,9 @@ std::string validateDistParams(const core::SimParams& p, int ranks) {
   if (p.boundary == core::Boundary::Open && core::runsLocalRule(p) && ranks > 1)
     return "--boundary open: an open world runs on one rank (the ranks split a fixed box into slabs along z; "
            "wrap, periodic or reflect run on several)";
+  if (p.topological > 0 && core::runsLocalRule(p) && ranks > 1)
+    return "--topological " + std::to_string(p.topological) +
+           ": topological neighbours run on one rank (a body's K nearest may lie beyond any halo of its slab)";
   if (core::runsLocalRule(p)) {
     // The planes of the world at the rule's cell width; a sparse world's grid widens its cells
     // (core::boidGridCellsPerAxis) and may have fewer, which the slabs refuse at reset, where N

@@ -86,6 +86,9 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
       {"--rule couzin --zone-repulsion 0 --zone-orientation 0 --zone-attraction 0", "the zones are all empty"},
       {"--rule couzin --field-of-view 400", "--field-of-view 400 is invalid: field of perception must be"},
       {"--rule cis565 --turn-rate 10", "--turn-rate 10 applies to the couzin rule only"},
+      {"--topological 65", "--topological 65 is invalid: topological K must be a whole number from 0 to 64"},
+      {"--topological 7 --pipeline naive", "--topological 7 runs on the rows pipeline"},
+      {"--topological 7 --radius 2 --topological-radius 3", "set the same parameter (the topological cutoff)"},
       {"--integrator rk4", "--integrator"},
       {"--no-such-option", "no-such-option"},
       {"--zoom 0", "--zoom"},
@@ -261,6 +264,21 @@ TEST(Cli, CouzinRunsWithTheSharedOptionsInAnOpenWorld) {
     reach = std::max({reach, std::fabs(b.pos[i].x), std::fabs(b.pos[i].y), std::fabs(b.pos[i].z)});
   }
   EXPECT_GT(reach, 30.0f) << "no body left the start's box in 300 steps of 0.5";
+}
+
+// --topological K: the default world runs it on rows; --radius is its cutoff, the same run as
+// --topological-radius, and a cutoff changes the run.
+TEST(Cli, TopologicalTakesRadiusAsItsCutoff) {
+  const std::string world = kHeadless + "--n 3000 --steps 10 --topological 7 ";
+  const Result byRadius = run(world + "--radius 4");
+  const Result named = run(world + "--topological-radius 4");
+  const Result open = run(world);
+  ASSERT_EQ(byRadius.status, 0) << byRadius.out;
+  ASSERT_EQ(named.status, 0) << named.out;
+  ASSERT_EQ(open.status, 0) << open.out;
+  EXPECT_NE(byRadius.out.find("pipeline=rows"), std::string::npos) << byRadius.out;
+  EXPECT_EQ(sum(byRadius.out), sum(named.out));
+  EXPECT_NE(sum(byRadius.out), sum(open.out));
 }
 
 TEST(Cli, NoRenderNeedsHeadless) {

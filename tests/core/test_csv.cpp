@@ -19,7 +19,7 @@ std::vector<std::string> readLines(const std::string& path) {
 
 TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   const auto& c = benchCsvColumns();
-  ASSERT_EQ(c.size(), 40u);
+  ASSERT_EQ(c.size(), 41u);
   EXPECT_EQ(c.front(), "timestamp");
   EXPECT_EQ(c[10], "n");
   EXPECT_EQ(c[17], "sim_ms_median");
@@ -32,7 +32,8 @@ TEST(Csv, SchemaHasTheDesignColumnsInOrder) {
   EXPECT_EQ(c[36], "rule");  // the rule table's row the run ran (docs/design.md#rules-and-how-to-add-a-rule)
   EXPECT_EQ(c[37], "cut");  // what --max-seconds cut: warmup, steps, warmup+steps or empty
   EXPECT_EQ(c[38], "boundary");  // the local rules' faces: wrap or periodic (empty for gravity)
-  EXPECT_EQ(c.back(), "neighbours_timed");  // the neighbours of the state the timed steps left
+  EXPECT_EQ(c[39], "neighbours_timed");  // the neighbours of the state the timed steps left
+  EXPECT_EQ(c.back(), "topological");      // K of --topological (empty: metric neighbours)
 }
 
 TEST(Csv, HeaderOnceRowsAppendEmptyCellsForMissing) {

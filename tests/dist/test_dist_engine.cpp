@@ -608,13 +608,19 @@ TEST_F(DistCpu, APeriodicPlaneRunsOnOneRankAsTheCpuEngine) {
 }
 
 // An open world grows its box as the bodies fly, which the slabs of several ranks cannot follow:
-// more ranks refuse it in one line that names the boundaries they run; one rank runs it.
+// more ranks refuse it in one line that names the boundaries they run; one rank runs it. The same
+// for topological neighbours.
 TEST_F(DistCpu, AnOpenWorldRunsOnOneRank) {
   core::SimParams p = core::defaultParams();
   p.boundary = core::Boundary::Open;
   EXPECT_EQ(validateDistParams(p, 1), "");
   EXPECT_NE(validateDistParams(p, 2).find("--boundary open: an open world runs on one rank"), std::string::npos)
       << validateDistParams(p, 2);
+  // So do topological neighbours: a body's K nearest may lie beyond any halo.
+  p.boundary = core::Boundary::Wrap;
+  p.topological = 7;
+  EXPECT_EQ(validateDistParams(p, 1), "");
+  EXPECT_NE(validateDistParams(p, 2).find("--topological 7: topological neighbours run on one rank"), std::string::npos);
 }
 
 // The boundary changes between steps without a reset, as on one engine: the halo across the faces

@@ -5,6 +5,8 @@
 // term, a run-time choice in BoidParams::rules, so both share one instantiation of every kernel.
 #pragma once
 
+#include <math.h>
+
 #include "core/hd.h"
 #include "core/params.h"
 #include "core/physics.h"
@@ -42,6 +44,10 @@ struct BoidsRule {
     const float m = r1 > r2 ? r1 : r2;
     return Setup{r1, r2, r3, m > r3 ? m : r3};
   }
+
+  // The setup of a step over topological neighbours (core/topological.h): each of the three sums
+  // runs over all of them, whatever its radius.
+  MURMUR_HD static Setup setupTopological(const Params&) { return Setup{INFINITY, INFINITY, INFINITY, INFINITY}; }
 
   // ---- Sums over the neighbours j != i, positions absolute (naive, the grids, verlet). ----
   struct Sum {

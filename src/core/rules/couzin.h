@@ -76,6 +76,9 @@ struct CouzinRule {
     return Setup{b.rr * b.rr, b.ro * b.ro, b.ra * b.ra, b.cosHalfView, b.allSeen};
   }
 
+  // Over topological neighbours (core/topological.h) the zones apply within them.
+  MURMUR_HD static Setup setupTopological(const Params& b) { return setup(b); }
+
   // ---- The three zones' sums and counts, and the body's own velocity for the blind angle (zero
   // sets it; combine keeps the first one's). The absolute and relative
   // frames hold the same sums: every term is a function of the offset d = p_j - p_i. ----

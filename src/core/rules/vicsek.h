@@ -47,6 +47,10 @@ struct VicsekRule {
     return Setup{r2, r2};
   }
 
+  // Over topological neighbours (core/topological.h) the heading is theirs and the boid's own,
+  // whatever the radius.
+  MURMUR_HD static Setup setupTopological(const Params&) { return Setup{INFINITY, INFINITY}; }
+
   // ---- The sum of the neighbours' unit velocities and their count. The absolute and relative
   // frames hold the same sums: the heading does not depend on where a neighbour is. ----
   struct Sum {

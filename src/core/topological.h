@@ -1,0 +1,161 @@
+// Topological neighbours (--topological K; Ballerini et al. 2008): the active rule sums over each
+// body's K nearest other bodies instead of everyone within its radius, optionally only those within
+// a cutoff. Exact: ties in distance are broken by id, so the set is the one a brute-force sort of
+// (d^2, id) finds. The search grows over a grid shell by shell (the cells at Chebyshev distance s
+// of the body's cell) until no body outside the shells searched can be nearer than the K-th found,
+// on both engines (docs/models.md#topological-neighbours).
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/grid.h"
+#include "core/hd.h"
+#include "core/params.h"
+#include "core/physics.h"
+
+namespace murmur::core {
+
+constexpr int kMaxTopological = 64;
+
+// Whether neighbour (d2a, ida) comes before (d2b, idb): nearer, or as near with the smaller id.
+MURMUR_HD bool nearerThan(float d2a, uint32_t ida, float d2b, uint32_t idb) {
+  return d2a < d2b || (d2a == d2b && ida < idb);
+}
+
+// The K nearest found so far, in order (d^2, id): slot, id and squared distance of each.
+struct KNearest {
+  float d2[kMaxTopological];
+  uint32_t id[kMaxTopological];
+  uint32_t slot[kMaxTopological];
+  int count;
+  int k;
+  MURMUR_HD explicit KNearest(int kk) : count(0), k(kk) {}
+  // The squared distance a candidate must beat (inf until K are found).
+  MURMUR_HD float bound() const { return count < k ? INFINITY : d2[count - 1]; }
+  MURMUR_HD void offer(float dd, uint32_t cid, uint32_t cslot) {
+    if (count == k && !nearerThan(dd, cid, d2[count - 1], id[count - 1])) return;
+    int at = count < k ? count++ : count - 1;
+    while (at > 0 && nearerThan(dd, cid, d2[at - 1], id[at - 1])) {
+      d2[at] = d2[at - 1], id[at] = id[at - 1], slot[at] = slot[at - 1];
+      --at;
+    }
+    d2[at] = dd, id[at] = cid, slot[at] = cslot;
+  }
+};
+
+// The offset from p_i to p_j: p_j - p_i, under the periodic boundary its minimum image (each
+// component shifted by the world's width L = 2 halfSize when beyond half of it). The same rounding
+// on both engines.
+MURMUR_HD Vec3 topologicalOffset(const Vec3& pi, const Vec3& pj, bool periodic, float halfSize) {
+  Vec3 d = pj - pi;
+  if (periodic) {
+    const float L = 2.0f * halfSize;
+    d.x = d.x > halfSize ? d.x - L : (d.x < -halfSize ? d.x + L : d.x);
+    d.y = d.y > halfSize ? d.y - L : (d.y < -halfSize ? d.y + L : d.y);
+    d.z = d.z > halfSize ? d.z - L : (d.z < -halfSize ? d.z + L : d.z);
+  }
+  return d;
+}
+
+// The cells of shell s along one axis of D cells, as offsets from the body's cell c: [lo, hi].
+// Periodic: the offsets grow until they hold every cell once; otherwise they stop at the grid.
+struct ShellAxis {
+  int lo, hi;
+  bool full;  // no cell of the axis lies outside
+};
+MURMUR_HD ShellAxis shellAxis(int s, int c, int D, bool periodic) {
+  ShellAxis a;
+  if (periodic) {
+    const int below = (D - 1) / 2, above = D - 1 - below;
+    a.lo = -(s < below ? s : below);
+    a.hi = s < above ? s : above;
+    a.full = a.hi - a.lo + 1 >= D;
+  } else {
+    a.lo = -(s < c ? s : c);
+    a.hi = s < D - 1 - c ? s : D - 1 - c;
+    a.full = a.lo == -c && a.hi == D - 1 - c;
+  }
+  return a;
+}
+
+// Searches the cells around p shell by shell, calling visitCell(cellKey) for each cell once,
+// until the K-th nearest is certain: every body outside the shells searched is farther than
+// best's K-th (or than the cutoff, cutoff2 > 0), or no cell is left. The distance to the region
+// searched is taken a little short (margin), so that rounding in a body's cell never hides one.
+template <typename VisitCell>
+MURMUR_HD void searchShells(const GridSpec& g, const Vec3& p, bool periodic, float cutoff2, const KNearest& best,
+                            VisitCell&& visitCell) {
+  const Int3 c = cellOf(g, p);
+  const float w = g.cellWidth;
+  const float margin = w * 1e-4f + (fabsf(g.origin.x) + fabsf(g.origin.y) + fabsf(g.origin.z)) * 1e-6f;
+  ShellAxis prev[3] = {{1, -1, false}, {1, -1, false}, {1, -1, false}};  // shell -1: nothing
+  for (int s = 0;; ++s) {
+    const ShellAxis ax = shellAxis(s, c.x, g.dims.x, periodic), ay = shellAxis(s, c.y, g.dims.y, periodic),
+                    az = shellAxis(s, c.z, g.dims.z, periodic);
+    for (int oz = az.lo; oz <= az.hi; ++oz)
+      for (int oy = ay.lo; oy <= ay.hi; ++oy)
+        for (int ox = ax.lo; ox <= ax.hi; ++ox) {
+          const bool seen = ox >= prev[0].lo && ox <= prev[0].hi && oy >= prev[1].lo && oy <= prev[1].hi &&
+                            oz >= prev[2].lo && oz <= prev[2].hi;
+          if (seen) continue;
+          int x = c.x + ox, y = c.y + oy, z = c.z + oz;
+          if (periodic) {
+            x = x < 0 ? x + g.dims.x : (x >= g.dims.x ? x - g.dims.x : x);
+            y = y < 0 ? y + g.dims.y : (y >= g.dims.y ? y - g.dims.y : y);
+            z = z < 0 ? z + g.dims.z : (z >= g.dims.z ? z - g.dims.z : z);
+          }
+          visitCell(cellKey(g, x, y, z));
+        }
+    if (ax.full && ay.full && az.full) return;  // every cell searched
+    // The nearest point outside the shells searched, axis by axis.
+    float gap = INFINITY;
+    const ShellAxis* axes[3] = {&ax, &ay, &az};
+    const float pc[3] = {p.x, p.y, p.z};
+    const float oc[3] = {g.origin.x, g.origin.y, g.origin.z};
+    const int cc[3] = {c.x, c.y, c.z};
+    for (int a = 0; a < 3; ++a) {
+      const ShellAxis& A = *axes[a];
+      if (A.full) continue;
+      const float lo = oc[a] + static_cast<float>(cc[a] + A.lo) * w;
+      const float hi = oc[a] + static_cast<float>(cc[a] + A.hi + 1) * w;
+      const bool moreBelow = periodic || cc[a] + A.lo > 0;
+      const bool moreAbove = periodic || cc[a] + A.hi < (a == 0 ? g.dims.x : a == 1 ? g.dims.y : g.dims.z) - 1;
+      if (moreBelow) gap = fminf(gap, pc[a] - lo);
+      if (moreAbove) gap = fminf(gap, hi - pc[a]);
+    }
+    gap -= margin;
+    if (gap <= 0.0f) {
+      prev[0] = ax, prev[1] = ay, prev[2] = az;
+      continue;
+    }
+    const float gap2 = gap * gap;
+    if (cutoff2 > 0.0f && gap2 >= cutoff2) return;  // beyond the cutoff: no one else counts
+    if (best.count == best.k && best.bound() < gap2) return;
+    prev[0] = ax, prev[1] = ay, prev[2] = az;
+  }
+}
+
+// The grid the topological search walks: cells holding about K/2 bodies each at the mean density
+// of n bodies over the world (p's box), at most boidGridCellCap(n) of them.
+inline GridSpec topologicalGrid(const SimParams& p, size_t n) {
+  const bool plane = p.dims == 2;
+  const double side = 2.0 * double(p.halfSize);
+  const double measure = plane ? side * side : side * side * side;
+  const double perCell = 0.5 * double(p.topological > 0 ? p.topological : 1);
+  const double cellMeasure = measure * perCell / double(n > 0 ? n : 1);
+  float w = static_cast<float>(plane ? sqrt(cellMeasure) : cbrt(cellMeasure));
+  if (p.topologicalRadius > 0.0f && w > p.topologicalRadius) w = p.topologicalRadius;  // a cutoff stops early
+  if (!(w > 0.0f)) w = p.halfSize;
+  int d = boidGridCellsPerAxis(p, n, w);
+  if (p.boundary == Boundary::Periodic) {
+    // Whole cells across the torus, so that the shells wrap without a narrower cell.
+    const float L = 2.0f * p.halfSize;
+    d = static_cast<int>(floorf(L / w));
+    if (d < 1) d = 1;
+    w = L / static_cast<float>(d);
+  }
+  return worldGrid(p, w, d, d);
+}
+
+}  // namespace murmur::core
