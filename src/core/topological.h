@@ -18,30 +18,53 @@ namespace murmur::core {
 
 constexpr int kMaxTopological = 64;
 
+// The lists' loops unroll on the device (their indices known when compiled keep them in registers).
+#if defined(__CUDA_ARCH__)
+#define MURMUR_TOPOLOGICAL_UNROLL _Pragma("unroll")
+#else
+#define MURMUR_TOPOLOGICAL_UNROLL
+#endif
+
 // Whether neighbour (d2a, ida) comes before (d2b, idb): nearer, or as near with the smaller id.
 MURMUR_HD bool nearerThan(float d2a, uint32_t ida, float d2b, uint32_t idb) {
   return d2a < d2b || (d2a == d2b && ida < idb);
 }
 
-// The K nearest found so far, in order (d^2, id): slot, id and squared distance of each.
+// The K nearest found so far, in order (d^2, id), for K up to KMax: the last K entries of the
+// arrays hold them (still +inf where fewer have been found), the first KMax - K are -inf and never
+// move. Every index is known when compiled (the loops unroll), so on the GPU the lists stay in
+// registers for a small KMax.
+template <int KMax>
 struct KNearest {
-  float d2[kMaxTopological];
-  uint32_t id[kMaxTopological];
-  uint32_t slot[kMaxTopological];
-  int count;
-  int k;
-  MURMUR_HD explicit KNearest(int kk) : count(0), k(kk) {}
-  // The squared distance a candidate must beat (inf until K are found).
-  MURMUR_HD float bound() const { return count < k ? INFINITY : d2[count - 1]; }
-  MURMUR_HD void offer(float dd, uint32_t cid, uint32_t cslot) {
-    if (count == k && !nearerThan(dd, cid, d2[count - 1], id[count - 1])) return;
-    int at = count < k ? count++ : count - 1;
-    while (at > 0 && nearerThan(dd, cid, d2[at - 1], id[at - 1])) {
-      d2[at] = d2[at - 1], id[at] = id[at - 1], slot[at] = slot[at - 1];
-      --at;
+  float d2[KMax];
+  uint32_t id[KMax];
+  uint32_t slot[KMax];
+  MURMUR_HD explicit KNearest(int k) {
+MURMUR_TOPOLOGICAL_UNROLL
+    for (int m = 0; m < KMax; ++m) {
+      const bool pad = m < KMax - k;
+      d2[m] = pad ? -INFINITY : INFINITY;
+      id[m] = pad ? 0u : 0xffffffffu;
+      slot[m] = 0;
     }
-    d2[at] = dd, id[at] = cid, slot[at] = cslot;
   }
+  // The squared distance a candidate must beat (inf until K are found).
+  MURMUR_HD float bound() const { return d2[KMax - 1]; }
+  // Inserts a candidate where it belongs, the K-th falling off the end.
+  MURMUR_HD void offer(float dd, uint32_t cid, uint32_t cslot) {
+    if (!nearerThan(dd, cid, d2[KMax - 1], id[KMax - 1])) return;
+MURMUR_TOPOLOGICAL_UNROLL
+    for (int m = 0; m < KMax; ++m) {
+      if (nearerThan(dd, cid, d2[m], id[m])) {
+        const float t = d2[m];
+        const uint32_t ti = id[m], ts = slot[m];
+        d2[m] = dd, id[m] = cid, slot[m] = cslot;
+        dd = t, cid = ti, cslot = ts;
+      }
+    }
+  }
+  // Whether entry m holds a neighbour found (one of the K, nearest first from KMax - K).
+  MURMUR_HD bool found(int m) const { return d2[m] > -INFINITY && d2[m] < INFINITY; }
 };
 
 // The offset from p_i to p_j: p_j - p_i, under the periodic boundary its minimum image (each
@@ -83,8 +106,8 @@ MURMUR_HD ShellAxis shellAxis(int s, int c, int D, bool periodic) {
 // until the K-th nearest is certain: every body outside the shells searched is farther than
 // best's K-th (or than the cutoff, cutoff2 > 0), or no cell is left. The distance to the region
 // searched is taken a little short (margin), so that rounding in a body's cell never hides one.
-template <typename VisitCell>
-MURMUR_HD void searchShells(const GridSpec& g, const Vec3& p, bool periodic, float cutoff2, const KNearest& best,
+template <typename Best, typename VisitCell>
+MURMUR_HD void searchShells(const GridSpec& g, const Vec3& p, bool periodic, float cutoff2, const Best& best,
                             VisitCell&& visitCell) {
   const Int3 c = cellOf(g, p);
   const float w = g.cellWidth;
@@ -131,7 +154,7 @@ MURMUR_HD void searchShells(const GridSpec& g, const Vec3& p, bool periodic, flo
     }
     const float gap2 = gap * gap;
     if (cutoff2 > 0.0f && gap2 >= cutoff2) return;  // beyond the cutoff: no one else counts
-    if (best.count == best.k && best.bound() < gap2) return;
+    if (best.bound() < gap2) return;
     prev[0] = ax, prev[1] = ay, prev[2] = az;
   }
 }

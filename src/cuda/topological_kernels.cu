@@ -3,6 +3,8 @@
 // in order (d^2, id) in the thread's local memory, then the rule's sums over them.
 #include "cuda/topological_kernels.h"
 
+#include <type_traits>
+
 #include "core/boundary.h"
 #include "core/random.h"
 #include "core/rules/local_rules.h"
@@ -15,7 +17,6 @@
 namespace murmur::cuda {
 
 using core::GridSpec;
-using core::KNearest;
 using core::Vec3;
 using core::Vec4;
 
@@ -44,8 +45,8 @@ struct Grid {
 };
 
 // The K nearest of the body in slot q (slots of best: cell order).
-__device__ __forceinline__ void nearestOf(const Grid& t, const GridSpec& g, uint32_t q, const Vec3& pi,
-                                          KNearest& best) {
+template <typename Best>
+__device__ __forceinline__ void nearestOf(const Grid& t, const GridSpec& g, uint32_t q, const Vec3& pi, Best& best) {
   core::searchShells(g, pi, t.periodic, t.cut2, best, [&](uint32_t key) {
     const uint32_t a = __ldg(t.cellStart + key);
     if (a == core::kEmptyCell) return;
@@ -59,7 +60,8 @@ __device__ __forceinline__ void nearestOf(const Grid& t, const GridSpec& g, uint
   });
 }
 
-template <typename Rule>
+// KMax: the lists' capacity, K rounded up to 8, 16 or 64; up to 16 they stay in registers.
+template <typename Rule, int KMax>
 __global__ void __launch_bounds__(256)
     topologicalKernel(Grid t, const uint32_t* __restrict__ index, uint32_t n, const Vec4* __restrict__ vel, int k,
                       typename Rule::Params b, core::DrawKeys keys, Vec4* __restrict__ velNew) {
@@ -68,12 +70,14 @@ __global__ void __launch_bounds__(256)
   const GridSpec g = *t.grid;
   const uint32_t i = __ldg(index + q);
   const Vec4 pi = ldg4(t.spos + q);
-  KNearest best(k);
+  core::KNearest<KMax> best(k);
   nearestOf(t, g, q, core::xyz(pi), best);
   const typename Rule::Setup su = Rule::setupTopological(b);
   const Vec4 vi = ldg4(vel + i);
   typename Rule::Sum acc = Rule::zero([&] { return vi; });
-  for (int m = 0; m < best.count; ++m) {
+#pragma unroll
+  for (int m = 0; m < KMax; ++m) {
+    if (!best.found(m)) continue;
     const uint32_t r = best.slot[m];
     const Vec4 pj = ldg4(t.spos + r);
     const Vec3 d = core::topologicalOffset(core::xyz(pi), core::xyz(pj), t.periodic, t.halfSize);
@@ -94,10 +98,12 @@ __global__ void __launch_bounds__(256) listKernel(Grid t, const uint32_t* __rest
   if (q >= n) return;
   const GridSpec g = *t.grid;
   const uint32_t i = __ldg(index + q);
-  KNearest best(k);
+  core::KNearest<core::kMaxTopological> best(k);
   nearestOf(t, g, q, core::xyz(ldg4(t.spos + q)), best);
-  for (int m = 0; m < best.count; ++m) out[size_t(i) * size_t(k) + size_t(m)] = best.id[m];
-  counts[i] = static_cast<uint32_t>(best.count);
+  uint32_t count = 0;
+  for (int m = 0; m < core::kMaxTopological; ++m)
+    if (best.found(m)) out[size_t(i) * size_t(k) + count++] = best.id[m];
+  counts[i] = count;
 }
 
 // Builds the grid of the current positions into b and gathers the bodies in its order: the grid
@@ -144,12 +150,21 @@ void topologicalForces(DeviceState& s, TopologicalBuffers& b, Vec4* velNew) {
   const uint32_t* index = nullptr;
   const Grid t = buildGrid(s, b, &index);
   const LaunchConfig lc{256, s.stream};
+  const int k = s.params.topological;
   core::withLocalRule(s.params, [&](auto rule) {
     using Rule = decltype(rule);
-    s.timer.stage(core::Stage::Force, [&] {
-      topologicalKernel<Rule><<<lc.blocksFor(s.n), lc.block, 0, lc.stream>>>(
-          t, index, s.n, s.vel[s.velCur].get(), s.params.topological, Rule::params(s.params), s.drawKeys(), velNew);
+    const auto launch = [&](auto kmax) {
+      topologicalKernel<Rule, decltype(kmax)::value><<<lc.blocksFor(s.n), lc.block, 0, lc.stream>>>(
+          t, index, s.n, s.vel[s.velCur].get(), k, Rule::params(s.params), s.drawKeys(), velNew);
       MURMUR_CUDA_LAUNCH_CHECK();
+    };
+    s.timer.stage(core::Stage::Force, [&] {
+      if (k <= 8)
+        launch(std::integral_constant<int, 8>{});
+      else if (k <= 16)
+        launch(std::integral_constant<int, 16>{});
+      else
+        launch(std::integral_constant<int, core::kMaxTopological>{});
     });
   });
 }

@@ -9,10 +9,10 @@ namespace murmur::core {
 namespace {
 
 // The K nearest of body i by the shell search over grid v.
-KNearest nearestOf(const CpuState& s, const CpuGridView& v, long i, bool periodic, float cut2) {
+KNearest<kMaxTopological> nearestOf(const CpuState& s, const CpuGridView& v, long i, bool periodic, float cut2) {
   const SimParams& p = s.params;
   const Vec4 pi = s.pos[static_cast<size_t>(i)];
-  KNearest best(p.topological);
+  KNearest<kMaxTopological> best(p.topological);
   searchShells(v.grid, xyz(pi), periodic, cut2, best, [&](uint32_t key) {
     const uint32_t a = v.cellStart[key];
     if (a == kEmptyCell) return;
@@ -49,9 +49,10 @@ void topologicalForces(CpuState& s) {
 #pragma omp parallel for schedule(dynamic, 256)
       for (long i = 0; i < n; ++i) {
         const Vec4 pi = s.pos[i];
-        const KNearest best = nearestOf(s, v, i, periodic, cut2);
+        const KNearest<kMaxTopological> best = nearestOf(s, v, i, periodic, cut2);
         typename Rule::Sum acc = Rule::zero([&] { return s.vel[i]; });
-        for (int k = 0; k < best.count; ++k) {
+        for (int k = 0; k < kMaxTopological; ++k) {
+          if (!best.found(k)) continue;
           const uint32_t j = best.slot[k];
           const Vec3 d = topologicalOffset(xyz(pi), xyz(s.pos[j]), periodic, p.halfSize);
           // A neighbour found across a face is where it is seen from i: p_i + d.
@@ -71,8 +72,9 @@ std::vector<std::vector<uint32_t>> topologicalNeighbourIds(const CpuState& s) {
   std::vector<std::vector<uint32_t>> out(static_cast<size_t>(n));
 #pragma omp parallel for schedule(dynamic, 256)
   for (long i = 0; i < n; ++i) {
-    const KNearest best = nearestOf(s, v, i, s.params.boundary == Boundary::Periodic, cutoff2(s.params));
-    out[static_cast<size_t>(i)].assign(best.id, best.id + best.count);
+    const KNearest<kMaxTopological> best = nearestOf(s, v, i, s.params.boundary == Boundary::Periodic, cutoff2(s.params));
+    for (int k = 0; k < kMaxTopological; ++k)
+      if (best.found(k)) out[static_cast<size_t>(i)].push_back(best.id[k]);
   }
   return out;
 }
