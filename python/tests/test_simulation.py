@@ -288,6 +288,14 @@ def test_tables():
     sim.step(400)
     assert np.allclose(np.linalg.norm(sim.velocities, axis=1), 0.3, rtol=1e-5)
     assert np.abs(sim.positions).max() > 3.0  # the group has flown out of where it started
+    # Topological neighbours through the parameters: a different run from the metric one.
+    runs = []
+    for k in (0, 7):
+        sim = mm.Simulation(n=500, engine="cpu", rule="vicsek", dims=2, seed=4, params={"topological": k})
+        assert sim.params["topological"] == k
+        sim.step(5)
+        runs.append(sim.velocities)
+    assert not np.array_equal(runs[0], runs[1])
 
 
 def test_bench_rows():
