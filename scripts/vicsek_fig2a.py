@@ -19,13 +19,14 @@ import sys
 import tempfile
 
 
-def run_one(murmur, engine, n, eta, seed, steps, every):
+def run_one(murmur, engine, n, eta, seed, steps, every, extra=()):
     half = 0.5 * math.sqrt(n / 4.0)
     with tempfile.TemporaryDirectory() as tmp:
         obs = os.path.join(tmp, "obs.csv")
         cmd = [murmur, "--headless", "--no-render", "--engine", engine, "--rule", "vicsek", "--dims", "2",
                "--scenario", "uniform", "--half-size", repr(half), "--n", str(n), "--noise", repr(eta),
                "--seed", str(seed), "--steps", str(steps), "--observables", obs, "--observe-every", str(every)]
+        cmd += list(extra)
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit("vicsek_fig2a: " + " ".join(cmd) + " failed:\n" + r.stdout + r.stderr)
@@ -35,8 +36,11 @@ def run_one(murmur, engine, n, eta, seed, steps, every):
     return sum(values) / len(values)
 
 
-def svg(summary, ns, path):
-    """A plot of v_a against eta with error bars, one series per N (plain SVG, no plotting library)."""
+TITLE = "Vicsek model, density 4, r = 1, v0 = 0.03 (after Vicsek et al. 1995, Fig. 2a)"
+
+
+def svg(summary, ns, path, label=lambda n: f"N = {n}", title=TITLE):
+    """A plot of v_a against eta with error bars, one series per key of ns (plain SVG, no plotting library)."""
     w, h, left, right, top, bottom = 640, 440, 70, 20, 30, 60
     xmax, ymax = 5.0, 1.0
     px = lambda x: left + (w - left - right) * x / xmax
@@ -58,8 +62,7 @@ def svg(summary, ns, path):
     out.append(f'<text x="{(left + w - right) / 2}" y="{h - 18}" text-anchor="middle">noise \u03b7</text>')
     out.append(f'<text x="18" y="{(top + h - bottom) / 2}" text-anchor="middle" '
                f'transform="rotate(-90 18 {(top + h - bottom) / 2})">v_a (polarization)</text>')
-    out.append(f'<text x="{(left + w - right) / 2}" y="18" text-anchor="middle">Vicsek model, density 4, '
-               f'r = 1, v0 = 0.03 (after Vicsek et al. 1995, Fig. 2a)</text>')
+    out.append(f'<text x="{(left + w - right) / 2}" y="18" text-anchor="middle">{title}</text>')
     for s, n in enumerate(ns):
         c = colours[s % len(colours)]
         pts = sorted((eta, m, sd) for (nn, eta), (m, sd) in summary.items() if nn == n)
@@ -82,13 +85,13 @@ def svg(summary, ns, path):
                 out.append(f'<path d="M{x - 4:.1f},{y - 4:.1f} L{x + 4:.1f},{y + 4:.1f} M{x - 4:.1f},{y + 4:.1f} L{x + 4:.1f},{y - 4:.1f}" stroke="{c}" stroke-width="1.5"/>')
         ly = top + 20 + 20 * s
         out.append(f'<line x1="{w - 150}" y1="{ly}" x2="{w - 125}" y2="{ly}" stroke="{c}" stroke-width="2"/>')
-        out.append(f'<text x="{w - 118}" y="{ly + 4}">N = {n}</text>')
+        out.append(f'<text x="{w - 118}" y="{ly + 4}">{label(n)}</text>')
     out.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
 
 
-def png(summary, ns, path):
+def png(summary, ns, path, label=lambda n: f"N = {n}", title=TITLE):
     """The same figure as a PNG, where matplotlib is installed (skipped otherwise)."""
     try:
         import matplotlib
@@ -100,12 +103,12 @@ def png(summary, ns, path):
     for n, mark in zip(ns, ["o", "s", "D", "^", "x"]):
         pts = sorted((eta, m, sd) for (nn, eta), (m, sd) in summary.items() if nn == n)
         ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], marker=mark, mfc="none",
-                    capsize=3, label=f"N = {n}")
+                    capsize=3, label=label(n))
     ax.set_xlabel("noise η")
     ax.set_ylabel("v_a (polarization)")
     ax.set_xlim(0, 5.2)
     ax.set_ylim(0, 1.05)
-    ax.set_title("Vicsek model, density 4, r = 1, v0 = 0.03 (after Vicsek et al. 1995, Fig. 2a)", fontsize=9)
+    ax.set_title(title, fontsize=9)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path)
