@@ -137,7 +137,16 @@ class Simulation {
       const core::ForceMode force = o_.params.force;
       const core::Pipeline pipeline = o_.params.pipeline;
       std::set<std::string> keys;
+      // Topological neighbours run on rows: the parameters are read over it unless --pipeline
+      // chose one, and the default world's choice comes back below only without them.
+      if (!hasArg(args, "--pipeline")) o_.params.pipeline = core::Pipeline::Rows;
       app::loadParamsText("params", *paramsJson, o_.params, &keys);
+      if (!hasArg(args, "--pipeline") && !keys.count("pipeline")) {
+        if (o_.params.topological > 0)
+          o_.defaultWorld = false;
+        else
+          o_.params.pipeline = pipeline;
+      }
       // The options beat the parameters, as they beat a --params file.
       if (hasArg(args, "--force")) o_.params.force = force;
       else if (keys.count("force")) o_.forceSet = true;

@@ -47,10 +47,17 @@ struct Grid {
 // The K nearest of the body in slot q (slots of best: cell order).
 template <typename Best>
 __device__ __forceinline__ void nearestOf(const Grid& t, const GridSpec& g, uint32_t q, const Vec3& pi, Best& best) {
-  core::searchShells(g, pi, t.periodic, t.cut2, best, [&](uint32_t key) {
-    const uint32_t a = __ldg(t.cellStart + key);
+  core::searchShells(g, pi, t.periodic, t.cut2, best, [&](uint32_t first, uint32_t cells) {
+    // The run's cells are consecutive keys: their bodies are the sorted slots from the first
+    // non-empty cell's start to the last one's end, walked in one loop.
+    uint32_t a = core::kEmptyCell, e = 0;
+    for (uint32_t key = first; key < first + cells; ++key) {
+      const uint32_t st = __ldg(t.cellStart + key);
+      if (st == core::kEmptyCell) continue;
+      if (a == core::kEmptyCell) a = st;
+      e = __ldg(t.cellEnd + key);
+    }
     if (a == core::kEmptyCell) return;
-    const uint32_t e = __ldg(t.cellEnd + key);
     for (uint32_t r = a; r < e; ++r) {
       if (r == q) continue;
       const float d2 = core::distance2(core::topologicalOffset(pi, core::xyz(ldg4(t.spos + r)), t.periodic, t.halfSize));

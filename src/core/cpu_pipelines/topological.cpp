@@ -13,15 +13,17 @@ KNearest<kMaxTopological> nearestOf(const CpuState& s, const CpuGridView& v, lon
   const SimParams& p = s.params;
   const Vec4 pi = s.pos[static_cast<size_t>(i)];
   KNearest<kMaxTopological> best(p.topological);
-  searchShells(v.grid, xyz(pi), periodic, cut2, best, [&](uint32_t key) {
-    const uint32_t a = v.cellStart[key];
-    if (a == kEmptyCell) return;
-    for (uint32_t q = a; q < v.cellEnd[key]; ++q) {
-      const uint32_t j = v.sortedIndex[q];
-      if (static_cast<long>(j) == i) continue;
-      const float d2 = distance2(topologicalOffset(xyz(pi), xyz(s.pos[j]), periodic, p.halfSize));
-      if (cut2 > 0.0f && !(d2 < cut2)) continue;
-      best.offer(d2, s.id[j], j);
+  searchShells(v.grid, xyz(pi), periodic, cut2, best, [&](uint32_t first, uint32_t cells) {
+    for (uint32_t key = first; key < first + cells; ++key) {
+      const uint32_t a = v.cellStart[key];
+      if (a == kEmptyCell) continue;
+      for (uint32_t q = a; q < v.cellEnd[key]; ++q) {
+        const uint32_t j = v.sortedIndex[q];
+        if (static_cast<long>(j) == i) continue;
+        const float d2 = distance2(topologicalOffset(xyz(pi), xyz(s.pos[j]), periodic, p.halfSize));
+        if (cut2 > 0.0f && !(d2 < cut2)) continue;
+        best.offer(d2, s.id[j], j);
+      }
     }
   });
   return best;
