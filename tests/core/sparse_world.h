@@ -58,4 +58,19 @@ inline core::Bodies twoFarClusters(size_t n, double apart, float speed, int dims
   return b;
 }
 
+// n bodies on a cubic (square, dims 2) lattice of spacing 1 from the corner of [-h, h): every body
+// has many neighbours at exactly equal distances; ids not in slot order.
+inline core::Bodies lattice(size_t n, int dims, float h) {
+  core::Bodies b;
+  b.resize(n);
+  const int side = static_cast<int>(std::ceil(dims == 2 ? std::sqrt(double(n)) : std::cbrt(double(n))));
+  for (size_t i = 0; i < n; ++i) {
+    const int x = int(i) % side, y = (int(i) / side) % side, z = dims == 2 ? 0 : int(i) / (side * side);
+    b.pos[i] = core::Vec4{-h + 0.5f + float(x), -h + 0.5f + float(y), dims == 2 ? 0.0f : -h + 0.5f + float(z), 1};
+    b.vel[i] = core::Vec4{0.02f, 0.01f * float(i % 3), dims == 2 ? 0.0f : 0.005f, 0};
+    b.id[i] = static_cast<uint32_t>((i * 7919) % n);
+  }
+  return b;
+}
+
 }  // namespace murmur::test

@@ -51,21 +51,6 @@ SimParams topoParams(const char* rule, int dims, float h, Boundary k, int K) {
   return p;
 }
 
-// n bodies on a cubic (square) lattice of spacing 1, jittered by nothing: every body has many
-// neighbours at exactly equal distances.
-Bodies lattice(size_t n, int dims, float h) {
-  Bodies b;
-  b.resize(n);
-  const int side = static_cast<int>(std::ceil(dims == 2 ? std::sqrt(double(n)) : std::cbrt(double(n))));
-  for (size_t i = 0; i < n; ++i) {
-    const int x = int(i) % side, y = (int(i) / side) % side, z = dims == 2 ? 0 : int(i) / (side * side);
-    b.pos[i] = Vec4{-h + 0.5f + float(x), -h + 0.5f + float(y), dims == 2 ? 0.0f : -h + 0.5f + float(z), 1};
-    b.vel[i] = Vec4{0.02f, 0.01f * float(i % 3), dims == 2 ? 0.0f : 0.005f, 0};
-    b.id[i] = static_cast<uint32_t>((i * 7919) % n);  // ids not in slot order
-  }
-  return b;
-}
-
 Bodies flat(Bodies b, int dims) {
   if (dims == 2)
     for (size_t i = 0; i < b.size(); ++i) b.pos[i].z = 0, b.vel[i].z = 0;
@@ -83,7 +68,7 @@ TEST(Topological, TheKNearestEqualBruteForceInEveryWorld) {
         const std::vector<std::pair<std::string, Bodies>> states = {
             {"random", flat(murmur::test::randomBodies(500, h, 0.1f, 3 + K), dims)},
             {"clustered", flat(murmur::test::sparseClumps(500, h, dims, 7 + K), dims)},
-            {"lattice", lattice(dims == 2 ? 576 : 512, dims, h)},
+            {"lattice", murmur::test::lattice(dims == 2 ? 576 : 512, dims, h)},
         };
         for (const auto& [name, b] : states)
           for (float cutoff : {0.0f, 1.7f}) {

@@ -37,20 +37,6 @@ SimParams topoWorld(const char* rule, int dims, float h, Boundary k, int K) {
   return p;
 }
 
-Bodies latticeOf(size_t n, const SimParams& p) {
-  Bodies b;
-  b.resize(n);
-  const int side = static_cast<int>(std::ceil(p.dims == 2 ? std::sqrt(double(n)) : std::cbrt(double(n))));
-  for (size_t i = 0; i < n; ++i) {
-    const int x = int(i) % side, y = (int(i) / side) % side, z = p.dims == 2 ? 0 : int(i) / (side * side);
-    b.pos[i] = core::Vec4{-p.halfSize + 0.5f + float(x), -p.halfSize + 0.5f + float(y),
-                          p.dims == 2 ? 0.0f : -p.halfSize + 0.5f + float(z), 1};
-    b.vel[i] = core::Vec4{0.02f, 0.0f, 0.0f, 0};
-    b.id[i] = static_cast<uint32_t>((i * 7919) % n);
-  }
-  return b;
-}
-
 }  // namespace
 
 TEST_F(CudaEngineTest, TopologicalNeighboursEqualTheCpusInEveryWorld) {
@@ -63,7 +49,7 @@ TEST_F(CudaEngineTest, TopologicalNeighboursEqualTheCpusInEveryWorld) {
           const std::vector<std::pair<std::string, Bodies>> states = {
               {"random", test::boidBodiesInWorld(1000, p, 3 + K)},
               {"clustered", test::sparseClumps(1000, p.halfSize, dims, 7 + K)},
-              {"lattice", latticeOf(dims == 2 ? 1024 : 1000, p)},
+              {"lattice", test::lattice(dims == 2 ? 1024 : 1000, dims, p.halfSize)},
           };
           for (const auto& [name, b] : states) {
             core::CpuEngine cpu(p);
