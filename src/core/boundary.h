@@ -61,6 +61,19 @@ MURMUR_HD Vec3 shifted(const Vec3& p, const Vec3& s) {
   return Vec3{s.x != 0.0f ? p.x + s.x : p.x, s.y != 0.0f ? p.y + s.y : p.y, s.z != 0.0f ? p.z + s.z : p.z};
 }
 
+// The offset from pi to pj by the minimum image, formed as the periodic pipelines form the offset
+// of a neighbour found near an image of pi: pj less pi shifted by the image's
+// shift (0 or +-L per axis, added only where not 0). For a pair within a rule radius (less than
+// half the world apart, core::periodicFits) this is that image's offset bit for bit, so the
+// nearest distances use the very offsets the neighbour counts and the flock graph test.
+MURMUR_HD Vec3 minimumImageOffset(const Vec3& pi, const Vec3& pj, float halfSize) {
+  const float L = 2.0f * halfSize;
+  const Vec3 d = pj - pi;
+  const Vec3 s{d.x > halfSize ? L : (d.x < -halfSize ? -L : 0.0f), d.y > halfSize ? L : (d.y < -halfSize ? -L : 0.0f),
+               d.z > halfSize ? L : (d.z < -halfSize ? -L : 0.0f)};
+  return pj - shifted(pi, s);
+}
+
 // Where a neighbour j found near an image of body i, at offset d from that image, lies as seen
 // from i: p_i + d (with j's mass). The rules that sum absolute positions (the boids' cohesion)
 // take this for a neighbour across a face; found near p_i itself, a neighbour is p_j.

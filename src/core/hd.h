@@ -63,6 +63,18 @@ MURMUR_HD Vec3 unitOrZero(const Vec3& v) {
   return s2 > 0.0f ? v * rsqrtHD(s2) : Vec3{0, 0, 0};
 }
 
+MURMUR_HD Vec3 cross(const Vec3& a, const Vec3& b) {
+  return Vec3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+
+// e1, e2: an orthonormal pair perpendicular to the unit vector e3 (from the axis least aligned
+// with it), the frame the rules turn a heading in.
+MURMUR_HD void perpendiculars(const Vec3& e3, Vec3& e1, Vec3& e2) {
+  const Vec3 axis = fabsf(e3.x) < 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+  e1 = unitOrZero(cross(e3, axis));
+  e2 = cross(e3, e1);
+}
+
 // A product and a sum rounded on their own, as the host computes them. nvcc fuses a*b+c into one
 // FMA (one rounding) unless told not to; where a result feeds a discontinuous decision (is j a
 // neighbour, which cell, does a body wrap) every engine must round it alike, so those

@@ -158,18 +158,6 @@ GridSpec observablesGrid(const SimParams& p, size_t n);
 // that they measure alike. A pair's offset is taken by the minimum image: an offset component
 // beyond half the world's width L = 2 halfSize is shifted by L.
 
-// The offset from pi to pj by the minimum image, formed as the periodic pipelines form the offset
-// of a neighbour found near an image of pi (core/boundary.h): pj less pi shifted by the image's
-// shift (0 or +-L per axis, added only where not 0). For a pair within a rule radius (less than
-// half the world apart, core::periodicFits) this is that image's offset bit for bit, so the
-// nearest distances use the very offsets the neighbour counts and the flock graph test.
-MURMUR_HD Vec3 minimumImageOffset(const Vec3& pi, const Vec3& pj, float halfSize) {
-  const float L = 2.0f * halfSize;
-  const Vec3 d = pj - pi;
-  const Vec3 s{d.x > halfSize ? L : (d.x < -halfSize ? -L : 0.0f), d.y > halfSize ? L : (d.y < -halfSize ? -L : 0.0f),
-               d.z > halfSize ? L : (d.z < -halfSize ? -L : 0.0f)};
-  return pj - shifted(pi, s);
-}
 
 // The same for one coordinate offset in double (flock centres): d within [-L, L] shifted by L
 // where it is beyond half of it.

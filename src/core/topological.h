@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/boundary.h"
 #include "core/grid.h"
 #include "core/hd.h"
 #include "core/params.h"
@@ -67,18 +68,10 @@ MURMUR_TOPOLOGICAL_UNROLL
   MURMUR_HD bool found(int m) const { return d2[m] > -INFINITY && d2[m] < INFINITY; }
 };
 
-// The offset from p_i to p_j: p_j - p_i, under the periodic boundary its minimum image (each
-// component shifted by the world's width L = 2 halfSize when beyond half of it). The same rounding
-// on both engines.
+// The offset from p_i to p_j: p_j - p_i, under the periodic boundary its minimum image
+// (core::minimumImageOffset, the periodic pipelines' offsets). The same rounding on both engines.
 MURMUR_HD Vec3 topologicalOffset(const Vec3& pi, const Vec3& pj, bool periodic, float halfSize) {
-  Vec3 d = pj - pi;
-  if (periodic) {
-    const float L = 2.0f * halfSize;
-    d.x = d.x > halfSize ? d.x - L : (d.x < -halfSize ? d.x + L : d.x);
-    d.y = d.y > halfSize ? d.y - L : (d.y < -halfSize ? d.y + L : d.y);
-    d.z = d.z > halfSize ? d.z - L : (d.z < -halfSize ? d.z + L : d.z);
-  }
-  return d;
+  return periodic ? minimumImageOffset(pi, pj, halfSize) : pj - pi;
 }
 
 // The cells of shell s along one axis of D cells, as offsets from the body's cell c: [lo, hi].

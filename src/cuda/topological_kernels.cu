@@ -113,41 +113,29 @@ __global__ void __launch_bounds__(256) listKernel(Grid t, const uint32_t* __rest
   counts[i] = count;
 }
 
-// Builds the grid of the current positions into b and gathers the bodies in its order: the grid
-// view the kernels read, and the sorted slot -> state index map.
+// Builds the grid of the current positions with the state's grid stages and buffers (its cells'
+// ranges in the classic cellStart / cellEnd) and gathers the positions and ids in its order: the
+// grid view the kernels read, and the sorted slot -> state index map.
 Grid buildGrid(DeviceState& s, TopologicalBuffers& b, const uint32_t** index) {
   const LaunchConfig lc = s.launch();
   const uint32_t n = s.n;
   const GridSpec g = core::topologicalGrid(s.params, n);
-  if (b.keys[0].size() < n)
-    for (int k = 0; k < 2; ++k) b.keys[k].allocate(n), b.index[k].allocate(n);
+  s.ensureGrid(g.numCells, false, core::ForceMode::Boids);
   if (b.spos.size() < n) b.spos.allocate(n), b.sid.allocate(n);
-  if (b.cellStart.size() < g.numCells) b.cellStart.allocate(g.numCells), b.cellEnd.allocate(g.numCells);
   if (b.grid.size() == 0) b.grid.allocate(1);
-  const int bits = keyBitsFor(g.numCells);
-  const size_t tempBytes = sortTempBytes(n, bits);
-  if (b.temp.size() < tempBytes) b.temp.allocate(tempBytes);
-  int sel = 0;
-  s.timer.stage(core::Stage::Label, [&] {
-    launchStoreGrid(b.grid.get(), g, lc);
-    launchLabelCells(s.pos[s.cur].get(), n, b.grid.get(), b.keys[0].get(), b.index[0].get(), lc);
-  });
-  s.timer.stage(core::Stage::Sort, [&] {
-    const SortBuffers sb{{b.keys[0].get(), b.keys[1].get()}, {b.index[0].get(), b.index[1].get()}, b.temp.get(),
-                         tempBytes};
-    sel = sortByCell(sb, n, bits, lc);
-  });
+  launchStoreGrid(b.grid.get(), g, lc);
+  const int sel = s.labelAndSort(b.grid.get(), g.numCells, lc);
   s.timer.stage(core::Stage::Bounds, [&] {
-    launchFindCellBounds(b.keys[sel].get(), n, g.numCells, b.cellStart.get(), b.cellEnd.get(), lc);
+    launchFindCellBounds(s.keys[sel].get(), n, g.numCells, s.cellStart.get(), s.cellEnd.get(), lc);
   });
   s.timer.stage(core::Stage::Reorder, [&] {
-    gatherKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(b.index[sel].get(), n, s.pos[s.cur].get(),
+    gatherKernel<<<lc.blocksFor(n), lc.block, 0, lc.stream>>>(s.index[sel].get(), n, s.pos[s.cur].get(),
                                                               s.id[s.idCur].get(), b.spos.get(), b.sid.get());
     MURMUR_CUDA_LAUNCH_CHECK();
   });
-  *index = b.index[sel].get();
+  *index = s.index[sel].get();
   const float r = s.params.topologicalRadius;
-  return Grid{b.grid.get(), b.cellStart.get(), b.cellEnd.get(), b.spos.get(), b.sid.get(),
+  return Grid{b.grid.get(), s.cellStart.get(), s.cellEnd.get(), b.spos.get(), b.sid.get(),
               s.params.boundary == core::Boundary::Periodic, s.params.halfSize, r > 0.0f ? r * r : 0.0f};
 }
 

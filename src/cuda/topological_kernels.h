@@ -16,11 +16,11 @@ namespace murmur::cuda {
 
 struct DeviceState;
 
-// The step's scratch: the grid, its sort and the bodies gathered in cell order; grown as needed.
+// The step's own scratch (the sort and the cells' ranges are the state's): the grid's spec and the
+// positions and ids gathered in cell order; grown as needed.
 struct TopologicalBuffers {
-  DeviceBuffer<uint32_t> keys[2], index[2], cellStart, cellEnd, sid;
+  DeviceBuffer<uint32_t> sid;
   DeviceBuffer<core::Vec4> spos;
-  DeviceBuffer<uint8_t> temp;
   DeviceBuffer<core::GridSpec> grid;
 };
 

@@ -8,8 +8,16 @@ namespace murmur::core {
 
 namespace {
 
+// A built grid: its spec, and per cell the range of sorted slots and the body in each slot.
+struct GridRef {
+  const GridSpec& grid;
+  const uint32_t* cellStart;
+  const uint32_t* cellEnd;
+  const uint32_t* sortedIndex;
+};
+
 // The K nearest of body i by the shell search over grid v.
-KNearest<kMaxTopological> nearestOf(const CpuState& s, const CpuGridView& v, long i, bool periodic, float cut2) {
+KNearest<kMaxTopological> nearestOf(const CpuState& s, const GridRef& v, long i, bool periodic, float cut2) {
   const SimParams& p = s.params;
   const Vec4 pi = s.pos[static_cast<size_t>(i)];
   KNearest<kMaxTopological> best(p.topological);
@@ -38,8 +46,9 @@ float cutoff2(const SimParams& p) {
 void topologicalForces(CpuState& s) {
   const SimParams& p = s.params;
   const long n = s.count();
-  CpuGridView v;
-  s.timed(s.profile.sortMs, [&] { v = s.gridView(topologicalGrid(p, static_cast<size_t>(n))); });
+  // The state's own grid buffers, the state left in its order (its stages timed as a grid's).
+  s.buildGrid(topologicalGrid(p, static_cast<size_t>(n)), false);
+  const GridRef v{s.grid, s.cellStart.data(), s.cellEnd.data(), s.sortedIndex.data()};
   const bool periodic = p.boundary == Boundary::Periodic;
   const float cut2 = cutoff2(p);
   const DrawKeys keys = s.drawKeys();
@@ -70,7 +79,8 @@ void topologicalForces(CpuState& s) {
 
 std::vector<std::vector<uint32_t>> topologicalNeighbourIds(const CpuState& s) {
   const long n = s.count();
-  const CpuGridView v = s.gridView(topologicalGrid(s.params, static_cast<size_t>(n)));
+  const CpuGridView view = s.gridView(topologicalGrid(s.params, static_cast<size_t>(n)));
+  const GridRef v{view.grid, view.cellStart.data(), view.cellEnd.data(), view.sortedIndex.data()};
   std::vector<std::vector<uint32_t>> out(static_cast<size_t>(n));
 #pragma omp parallel for schedule(dynamic, 256)
   for (long i = 0; i < n; ++i) {

@@ -209,18 +209,6 @@ struct CouzinRule {
     }
     return unitOrZero(d) * b.c.speed;
   }
-
- private:
-  // e1, e2: an orthonormal pair perpendicular to the unit vector e3 (from the axis least aligned
-  // with it).
-  MURMUR_HD static void perpendiculars(const Vec3& e3, Vec3& e1, Vec3& e2) {
-    const Vec3 axis = fabsf(e3.x) < 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
-    e1 = unitOrZero(cross(e3, axis));
-    e2 = cross(e3, e1);
-  }
-  MURMUR_HD static Vec3 cross(const Vec3& a, const Vec3& b) {
-    return Vec3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-  }
 };
 
 }  // namespace murmur::core

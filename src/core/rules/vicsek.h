@@ -138,17 +138,10 @@ struct VicsekRule {
     const float c = 1.0f - uniform01(w.w[0]) * (1.0f - cosCap);
     const float s = sqrtf(fmaxf(0.0f, 1.0f - c * c));
     const float phi = kTwoPi * uniform01(w.w[1]);
-    // e1, e2: an orthonormal pair perpendicular to e3 (from the axis least aligned with it).
-    const Vec3 axis = fabsf(e3.x) < 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
-    const Vec3 e1 = unit(cross(e3, axis));
-    const Vec3 e2 = cross(e3, e1);
+    Vec3 e1, e2;
+    perpendiculars(e3, e1, e2);
     const Vec3 dir = e3 * c + (e1 * cosf(phi) + e2 * sinf(phi)) * s;
     return unit(dir) * b.v.speed;
-  }
-
- private:
-  MURMUR_HD static Vec3 cross(const Vec3& a, const Vec3& b) {
-    return Vec3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
   }
 };
 
