@@ -14,6 +14,7 @@
 #include "core/hd.h"
 #include "core/params.h"
 #include "core/physics.h"
+#include "core/row_search.h"
 
 namespace murmur::core {
 
@@ -164,6 +165,63 @@ MURMUR_HD void searchShells(const GridSpec& g, const Vec3& p, bool periodic, flo
     if (cutoff2 > 0.0f && gap2 >= cutoff2) return;  // beyond the cutoff: no one else counts
     if (best.bound() < gap2) return;
   }
+}
+
+// The sphere search (the CUDA engine's, outside the periodic boundary): spheres of growing radius
+// about p walked by the rows pipeline's rows (core::forEachRow on a grid of cellFirst offsets),
+// until the K-th nearest is certain. Pass m offers the bodies with R_{m-1}^2 <= d^2 < R_m^2
+// (visitRows(first, last, lo2, hi2) filters them, so that no body is offered twice); forEachRow
+// never prunes a pair that d^2 < R^2 accepts (core/row_search.h), so after pass m every body
+// nearer than R_m has been offered, and once K of them are (best's K-th below R_m^2) no other can
+// be nearer. r0 is the first radius (a guess: the previous step's K-th distance, or the mean
+// density's); each further pass grows it by half. The cutoff (cutoff > 0) and the whole grid
+// (maxReach: no pair of bodies in the grid's box is as far) end the search.
+template <typename Best, typename VisitRows>
+MURMUR_HD void searchSpheres(const GridSpec& g, const Vec3& p, float r0, float cutoff, float maxReach,
+                             const Best& best, VisitRows&& visitRows) {
+  float lo2 = -1.0f;
+  float r = r0 > 0.0f ? r0 : maxReach;
+  for (;;) {
+    bool last = false;
+    float hi2;
+    if (cutoff > 0.0f && !(r < cutoff)) {
+      r = cutoff, hi2 = cutoff * cutoff, last = true;
+    } else if (!(r < maxReach)) {
+      r = maxReach, hi2 = INFINITY, last = true;
+    } else {
+      hi2 = r * r;
+    }
+    forEachRow(g, p, r, [&](uint32_t first, uint32_t lastKey) { visitRows(first, lastKey, lo2, hi2); });
+    if (last || best.bound() < hi2) return;
+    lo2 = hi2;
+    r *= 1.5f;
+  }
+}
+
+// The distance within which a body has, at the mean density of n bodies in p's world, K others.
+inline double topologicalMeanReach(const SimParams& p, size_t n, double k) {
+  const double side = 2.0 * double(p.halfSize);
+  const double density = double(n > 0 ? n : 1) / (p.dims == 2 ? side * side : side * side * side);
+  constexpr double kPi = 3.14159265358979323846;
+  return p.dims == 2 ? sqrt(k / (kPi * density)) : cbrt(3.0 * k / (4.0 * kPi * density));
+}
+
+// The sphere search's grid: cubic cells of kTopologicalSphereCell times the mean K-th distance,
+// at most boidGridCellCap(n) of them; maxReach: the grid's diagonal (searchSpheres).
+constexpr double kTopologicalSphereCell = 1.2;
+constexpr int kTopologicalSphereXSplit = 4;
+inline GridSpec topologicalSphereGrid(const SimParams& p, size_t n, float* maxReach) {
+  float w = static_cast<float>(kTopologicalSphereCell * topologicalMeanReach(p, n, p.topological > 0 ? p.topological : 1));
+  if (!(w > 0.0f)) w = p.halfSize;
+  const int d = boidGridCellsPerAxis(p, n, w);
+  const double rowCells = double(d) * (p.dims == 2 ? 1.0 : double(d));
+  int sx = kTopologicalSphereXSplit;
+  while (sx > 1 && double(d) * sx * rowCells >= 2147483648.0) sx /= 2;  // 31-bit cell keys
+  GridSpec g = worldGrid(p, w, d * sx, d);
+  g.invCellWidthX = g.invCellWidth * static_cast<float>(sx);
+  const double cx = g.dims.x / sx, cy = g.dims.y, cz = g.dims.z;
+  *maxReach = static_cast<float>(double(g.cellWidth) * sqrt(cx * cx + cy * cy + cz * cz) * 1.001) + g.cellWidth;
+  return g;
 }
 
 // The grid the topological search walks: cells holding about K/2 bodies each at the mean density

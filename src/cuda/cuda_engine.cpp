@@ -76,8 +76,8 @@ struct CudaEngine::Impl {
   void boidsStep() {
     if (s.params.topological == 0) return stepper->boidsStep(s);
     Vec4* velNew = s.vel[1 - s.velCur].get();
-    topologicalForces(s, topological, velNew);
-    s.integrateBoids(velNew, s.launch());
+    topologicalStep(s, topological, velNew);
+    s.velCur = 1 - s.velCur;
   }
 
   // The parameters the engine runs: its grids over them, its pipelines planned for them.

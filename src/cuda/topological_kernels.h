@@ -1,6 +1,8 @@
-// Topological neighbours on the CUDA engine (--topological K; core/topological.h): a grid of
-// core::topologicalGrid's cells built every step, each body's K nearest by the shell search of the
-// CPU engine (the same cells, offsets and order (d^2, id)), then the active rule's sums over them.
+// Topological neighbours on the CUDA engine (--topological K; core/topological.h): a grid built
+// every step (core::topologicalSphereGrid's rows; under the periodic boundary
+// core::topologicalGrid's cells), each body's K nearest in order (d^2, id) by a search of growing
+// spheres (core::searchSpheres; periodic: the CPU engine's shell search, core::searchShells), then
+// the active rule's sums over them. The sets, and so the sums, equal the CPU engine's.
 #pragma once
 
 #include "cuda/module_guard.h"
@@ -16,17 +18,19 @@ namespace murmur::cuda {
 
 struct DeviceState;
 
-// The step's own scratch (the sort and the cells' ranges are the state's): the grid's spec and the
-// positions and ids gathered in cell order; grown as needed.
+// The step's own scratch (the sort and the cells' ranges are the state's): the grid's spec, the
+// positions, velocities and ids gathered in cell order and each id's slot; grown as needed.
 struct TopologicalBuffers {
-  DeviceBuffer<uint32_t> sid;
-  DeviceBuffer<core::Vec4> spos;
+  DeviceBuffer<uint32_t> sid, inv;
+  DeviceBuffer<core::Vec4> spos, svel;
   DeviceBuffer<core::GridSpec> grid;
+  DeviceBuffer<float> hint;  // by id: the K-th distance of the previous step (the first radius)
 };
 
-// The force stage of a step over topological neighbours: the new velocities into velNew (the
-// state's order), timed as the label, sort, bounds, reorder and force stages.
-void topologicalForces(DeviceState& s, TopologicalBuffers& b, core::Vec4* velNew);
+// A step over topological neighbours: the new velocities into velNew (the state's order) and the
+// positions integrated in place (as DeviceState::integrateBoids, in the force kernel), timed as
+// the label, sort, bounds, reorder and force stages. The caller makes velNew current.
+void topologicalStep(DeviceState& s, TopologicalBuffers& b, core::Vec4* velNew);
 
 // Every body's K nearest, indexed by id (ids 0..N-1), each list in order (d^2, id): the tests'
 // view of the sets the step sums over.

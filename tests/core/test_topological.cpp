@@ -92,6 +92,64 @@ TEST(Topological, TheKNearestEqualBruteForceInEveryWorld) {
   EXPECT_EQ(checked, 2 * 4 * 4 * 3 * 2);
 }
 
+// The CUDA engine's search (core::searchSpheres over core::topologicalSphereGrid's rows) from any
+// first radius, run here on the CPU: tiny (many passes), the mean density's, and beyond the grid
+// (one pass over everything); the sets equal brute force.
+TEST(Topological, TheSphereSearchFindsTheKNearestFromAnyFirstRadius) {
+  int checked = 0;
+  for (int dims : {2, 3})
+    for (Boundary k : {Boundary::Wrap, Boundary::Reflect})
+      for (int K : {1, 7, 64}) {
+        const float h = dims == 2 ? 12.0f : 6.0f;
+        const std::vector<std::pair<std::string, Bodies>> states = {
+            {"random", flat(murmur::test::randomBodies(500, h, 0.1f, 3 + K), dims)},
+            {"clustered", flat(murmur::test::sparseClumps(500, h, dims, 7 + K), dims)},
+            {"lattice", murmur::test::lattice(dims == 2 ? 576 : 512, dims, h)},
+        };
+        for (const auto& [name, b] : states)
+          for (float cutoff : {0.0f, 1.7f}) {
+            SimParams p = topoParams("vicsek", dims, h, k, K);
+            p.topologicalRadius = cutoff;
+            const std::vector<std::vector<uint32_t>> want = bruteForceNearest(p, b);
+            float maxReach = 0;
+            const GridSpec g = topologicalSphereGrid(p, b.size(), &maxReach);
+            // The bodies sorted by cell (x fastest), and each cell's first slot.
+            std::vector<uint32_t> order(b.size());
+            for (size_t i = 0; i < b.size(); ++i) order[i] = uint32_t(i);
+            std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) {
+              return cellKeyOf(g, xyz(b.pos[a])) < cellKeyOf(g, xyz(b.pos[c]));
+            });
+            std::vector<uint32_t> cellFirst(g.numCells + 1, uint32_t(b.size()));
+            for (size_t q = b.size(); q-- > 0;) cellFirst[cellKeyOf(g, xyz(b.pos[order[q]]))] = uint32_t(q);
+            for (size_t c = g.numCells; c-- > 0;) cellFirst[c] = std::min(cellFirst[c], cellFirst[c + 1]);
+            const float mean = float(topologicalMeanReach(p, b.size(), K));
+            for (float r0 : {1e-3f * g.cellWidth, mean, 2.0f * maxReach}) {
+              int bad = 0;
+              for (size_t q = 0; q < b.size(); ++q) {
+                const Vec3 pi = xyz(b.pos[order[q]]);
+                KNearest<kMaxTopological> best(K);
+                searchSpheres(g, pi, r0, cutoff, maxReach, best, [&](uint32_t first, uint32_t last, float lo2, float hi2) {
+                  for (uint32_t r = cellFirst[first]; r < cellFirst[last + 1]; ++r) {
+                    const float d2 = distance2(xyz(b.pos[order[r]]) - pi);
+                    if (d2 < lo2 || !(d2 < hi2) || r == q) continue;
+                    best.offer(d2, b.id[order[r]], r);
+                  }
+                });
+                std::vector<uint32_t> got;
+                for (int m = 0; m < kMaxTopological; ++m)
+                  if (best.found(m)) got.push_back(best.id[m]);
+                if (got != want[b.id[order[q]]] && bad++ < 3)
+                  ADD_FAILURE() << name << " " << dims << "D " << toString(k) << " K=" << K << " cutoff " << cutoff
+                                << " r0 " << r0 << ": body " << b.id[order[q]];
+              }
+              EXPECT_EQ(bad, 0);
+              ++checked;
+            }
+          }
+      }
+  EXPECT_EQ(checked, 2 * 2 * 3 * 3 * 2 * 3);
+}
+
 // A step sums each rule over exactly the K nearest: the CPU engine's velocities equal the rule
 // applied by hand to the brute-force lists (with the rule's topological setup), for Vicsek (the
 // boid itself included), the CIS 565 boids (every sum over the K, whatever the radii) and Couzin

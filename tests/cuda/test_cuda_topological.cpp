@@ -68,6 +68,29 @@ TEST_F(CudaEngineTest, TopologicalNeighboursEqualTheCpusInEveryWorld) {
         }
 }
 
+// After steps the search starts from each body's K-th distance of the step before (a radius that
+// may now be too small or too large): the sets still equal the CPU engine's on the same state.
+TEST_F(CudaEngineTest, TopologicalNeighboursAfterStepsEqualTheCpus) {
+  for (int dims : {2, 3})
+    for (Boundary k : {Boundary::Wrap, Boundary::Reflect, Boundary::Open})
+      for (int K : {1, 7, 16}) {
+        SimParams p = topoWorld("cis565", dims, dims == 2 ? 16.0f : 7.0f, k, K);
+        cuda::CudaEngine gpu(p);
+        gpu.reset(test::sparseClumps(1000, p.halfSize, dims, 5 + K));
+        for (int step = 0; step < 4; ++step) {
+          gpu.step();
+          const Bodies now = gpu.readBodies();
+          core::CpuEngine cpu(gpu.params());
+          cpu.reset(now);
+          const auto want = cpu.topologicalNeighbours(), got = gpu.topologicalNeighbours();
+          ASSERT_EQ(got.size(), want.size());
+          size_t bad = 0;
+          for (size_t id = 0; id < want.size(); ++id) bad += got[id] != want[id];
+          EXPECT_EQ(bad, 0u) << dims << "D " << core::toString(k) << " K=" << K << " after step " << step + 1;
+        }
+      }
+}
+
 TEST_F(CudaEngineTest, TopologicalStepsAgreeWithTheCpu) {
   for (const char* rule : {"vicsek", "cis565", "couzin"})
     for (int dims : {2, 3})
