@@ -38,7 +38,13 @@ def shortest(value: float) -> float:
 
 
 def from_native(key: str, value: Any) -> Any:
-    if isinstance(value, float) and PARAMS[key]["type"] == "float":
+    """A parameter's value as Python shows it: a name, an int, or a float32 as its shortest decimal."""
+    kind = PARAMS[key]["type"]
+    if kind == "enum" and not isinstance(value, str):
+        return PARAMS[key]["names"][int(value)]
+    if kind in ("int", "count") and not isinstance(value, str):
+        return int(value)
+    if isinstance(value, float):
         return shortest(value)
     return value
 

@@ -13,7 +13,7 @@ attribute, the value and what is allowed:
     >>> rule.noise = 9
     Traceback (most recent call last):
     ...
-    ValueError: rule.noise=9.0 is invalid: vicsek noise eta must be a finite number >= 0 and at most 6.2832
+    ValueError: rule.noise=9 is invalid: vicsek noise eta must be a finite number >= 0 and at most 6.2832
 
 A rule given to a `murmuration.Simulation` is the simulation's own copy (``sim.rule``): setting an
 attribute there changes the running simulation from its next step.
@@ -49,6 +49,10 @@ class Rule:
     def __init__(self, **values: Any):
         object.__setattr__(self, "_values", {})
         object.__setattr__(self, "_sim", None)
+        unknown = [a for a in values if a not in type(self)._fields]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got an unexpected parameter {unknown[0]!r}; its parameters: "
+                            f"{', '.join(type(self)._fields)}")
         for attr, value in values.items():
             setattr(self, attr, value)
 

@@ -815,22 +815,42 @@ class Simulation:
     @property
     def positions(self) -> np.ndarray:
         """float32 (n, 3), row i is body i (id order): a new copy at every read (``snapshot()``
-        reads every array at once)."""
+        reads every array at once).
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(500, engine="cpu").positions.shape
+        (500, 3)
+        """
         return self._s.positions()
 
     @property
     def velocities(self) -> np.ndarray:
-        """float32 (n, 3) in id order: a new copy at every read."""
+        """float32 (n, 3) in id order: a new copy at every read.
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(500, engine="cpu").velocities.dtype
+        dtype('float32')
+        """
         return self._s.velocities()
 
     @property
     def masses(self) -> np.ndarray:
-        """float32 (n,) in id order: a new copy at every read."""
+        """float32 (n,) in id order: a new copy at every read.
+
+        >>> import murmuration as mm
+        >>> float(mm.Simulation(500, engine="cpu").masses[0])
+        1.0
+        """
         return self._s.masses()
 
     @property
     def species(self) -> np.ndarray:
-        """uint8 (n,) in id order, each body's species (0 unless set): a new copy at every read."""
+        """uint8 (n,) in id order, each body's species (0 unless set): a new copy at every read.
+
+        >>> import murmuration as mm
+        >>> int(mm.Simulation(500, engine="cpu").species.max())
+        0
+        """
         return self._s.species()
 
     def set_state(self, positions: Any = None, velocities: Any = None, masses: Any = None,
@@ -1145,37 +1165,72 @@ class Simulation:
     # --- what it is -------------------------------------------------------------------------------------
     @property
     def n(self) -> int:
-        """The number of bodies."""
+        """The number of bodies.
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(500, engine="cpu").n
+        500
+        """
         return self._s.n
 
     @property
     def step_count(self) -> int:
-        """Steps simulated so far (a loaded state continues its count)."""
+        """Steps simulated so far (a loaded state continues its count).
+
+        >>> import murmuration as mm
+        >>> sim = mm.Simulation(500, engine="cpu"); sim.step(4); sim.step_count
+        4
+        """
         return self._s.step_count
 
     @property
     def engine(self) -> str:
-        """"cpu" or "cuda"."""
+        """"cpu" or "cuda".
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(500, engine="cpu").engine
+        'cpu'
+        """
         return self._s.engine
 
     @property
     def device(self) -> str:
-        """The GPU's name, or the CPU engine's description."""
+        """The GPU's name, or the CPU engine's description.
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(500, engine="cpu").device.startswith("CPU")
+        True
+        """
         return self._s.device
 
     @property
     def force(self) -> str:
-        """The force a step runs: "boids" (every local rule) or "gravity"."""
+        """The force a step runs: "boids" (every local rule) or "gravity".
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(rule=mm.rules.Gravity(), scenario=mm.Scenario.plummer(300), engine="cpu").force
+        'gravity'
+        """
         return self._s.force
 
     @property
     def scenario(self) -> str:
-        """The scenario's name ("file:PATH" for a file's bodies)."""
+        """The scenario's name ("file:PATH" for a file's bodies).
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(500, half_size=30, engine="cpu").scenario
+        'uniform'
+        """
         return self._s.scenario
 
     @property
     def seed(self) -> int:
-        """The seed of the scenario and of the rule's random draws."""
+        """The seed of the scenario and of the rule's random draws.
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(500, engine="cpu", seed=7).seed
+        7
+        """
         return self._seed
 
     def __repr__(self) -> str:

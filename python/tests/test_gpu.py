@@ -10,7 +10,7 @@ import pytest
 
 import murmuration as mm
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 def cuda_sim(**kw):
