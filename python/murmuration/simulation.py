@@ -11,7 +11,6 @@ import numbers
 import os
 import struct
 import sys
-import threading
 import time
 import warnings
 import zlib
@@ -585,7 +584,6 @@ class Simulation:
                  force: Optional[str] = None, params: Optional[Dict[str, Any]] = None,
                  neighbours: Optional[float] = None, select: Optional[str] = None,
                  scale: Optional[Sequence[float]] = None):
-        self._lock = threading.Lock()
         self._writers: List[TrajectoryWriter] = []
         values: List[Tuple[str, float]] = []
         # The old keyword forms, translated (and warned about): params below everything else.
@@ -1457,7 +1455,9 @@ def bench(rule: Union[str, Sequence[str], None] = None, n: Union[int, Iterable[i
                            st, wu, rp, ms, preset or "", dm)
     records = [{c: _cell(v) for c, v in row} for row in rows]
     columns = [c for c, _ in rows[0]] if rows else []
-    if status != 0 and not records:
+    if status >= 128:  # a signal stopped the sweep between two configurations (app::StopSignal)
+        sys.stderr.write(f"bench: interrupted; returning the {len(records)} rows measured so far\n")
+    elif status != 0 and not records:
         raise RuntimeError("bench: every configuration was skipped (the lines above say why)")
     if csv_path is not None:
         _deprecated("bench(csv_path=...)", "the returned table's to_csv (pandas) or numpy.savetxt")

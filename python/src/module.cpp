@@ -169,6 +169,19 @@ HostArray<T> hostArray(std::vector<T> values, size_t n, size_t cols) {
   return HostArray<T>(owned->data(), 2, shape, owner);
 }
 
+// A NumPy array that takes ownership of `values` (n or n x cols elements).
+template <typename T>
+HostArray<T> ownedArray(std::unique_ptr<T[]> values, size_t n, size_t cols) {
+  T* data = values.release();
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  if (cols == 0) {
+    const size_t shape[1] = {n};
+    return HostArray<T>(data, 1, shape, owner);
+  }
+  const size_t shape[2] = {n, cols};
+  return HostArray<T>(data, 2, shape, owner);
+}
+
 // The host arrays set_state takes: C-contiguous float32, species uint8 (the package converts and
 // checks shapes and the species' range).
 using HostIn = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
@@ -401,9 +414,11 @@ class Simulation {
     applyDeviceWrites(false);
     const size_t n = engine_->numBodies();
     const uint64_t step = engine_->stepCount();
-    std::vector<float> pos(n * 3), vel(n * 3), mass(n);
-    std::vector<core::Species> species(n);
-    std::vector<uint32_t> ids(n);
+    // Left uninitialised: the unpack below writes every element, and its threads touch the pages
+    // first (no zeroing pass, the page faults spread over the threads).
+    std::unique_ptr<float[]> pos(new float[n * 3]), vel(new float[n * 3]), mass(new float[n]);
+    std::unique_ptr<core::Species[]> species(new core::Species[n]);
+    std::unique_ptr<uint32_t[]> ids(new uint32_t[n]);
     const auto unpack = [&](const core::Vec4* p4, const core::Vec4* v4, const core::Species* s) {
 #pragma omp parallel for schedule(static)
       for (long long i = 0; i < static_cast<long long>(n); ++i) {
@@ -437,9 +452,9 @@ class Simulation {
       nb::gil_scoped_release release;
       unpack(b.pos.data(), b.vel.data(), b.species.empty() ? nullptr : b.species.data());
     }
-    return nb::make_tuple(hostArray(std::move(pos), n, 3), hostArray(std::move(vel), n, 3),
-                          hostArray(std::move(mass), n, 0), hostArray(std::move(species), n, 0),
-                          hostArray(std::move(ids), n, 0), nb::int_(step));
+    return nb::make_tuple(ownedArray(std::move(pos), n, 3), ownedArray(std::move(vel), n, 3),
+                          ownedArray(std::move(mass), n, 0), ownedArray(std::move(species), n, 0),
+                          ownedArray(std::move(ids), n, 0), nb::int_(step));
   }
 
   // The state as a trajectory frame takes it (id order), for the writer below.
