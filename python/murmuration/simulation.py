@@ -238,7 +238,12 @@ class Scenario:
 
     @property
     def select(self) -> str:
-        """from_file: the bodies kept, as 0-based inclusive ranges ("0-16383,32768-40959"; "" = all)."""
+        """from_file: the bodies kept, as 0-based inclusive ranges ("0-16383,32768-40959"; "" = all).
+
+        >>> import murmuration as mm
+        >>> mm.Scenario.from_file("bodies.txt", select=[range(0, 100), 200]).select
+        '0-99,200'
+        """
         return self._select
 
     def __repr__(self) -> str:
@@ -346,7 +351,12 @@ class Frame:
         self.step = step  #: the step it shows
 
     def png(self) -> bytes:
-        """The frame as PNG bytes (``open("f.png", "wb").write(frame.png())``)."""
+        """The frame as PNG bytes (``open("f.png", "wb").write(frame.png())``).
+
+        >>> import murmuration as mm, numpy as np
+        >>> len(mm.Frame(np.zeros((16, 16, 3), np.uint8)).png()) > 50
+        True
+        """
         return _png(self.array)
 
     def _repr_png_(self) -> bytes:
@@ -499,16 +509,35 @@ class TrajectoryWriter:
 
     @property
     def frames(self) -> int:
-        """Frames written so far."""
+        """Frames written so far.
+
+        >>> import murmuration as mm, tempfile, os
+        >>> sim = mm.Simulation(500, engine="cpu")
+        >>> w = sim.write_trajectory(os.path.join(tempfile.mkdtemp(), "run.h5"), every=2); sim.step(4); w.frames
+        3
+        """
         return self._native.frames if self._native is not None else self._frames
 
     @property
     def xdmf_path(self) -> str:
-        """The XDMF file beside the HDF5 file (ParaView and VisIt open it as a time series)."""
+        """The XDMF file beside the HDF5 file (ParaView and VisIt open it as a time series).
+
+        >>> import murmuration as mm, tempfile, os
+        >>> w = mm.Simulation(500, engine="cpu").write_trajectory(os.path.join(tempfile.mkdtemp(), "run.h5"))
+        >>> os.path.basename(w.xdmf_path), os.path.exists(w.xdmf_path)
+        ('run.xdmf', True)
+        """
         return os.path.splitext(self.path)[0] + ".xdmf"
 
     def close(self) -> None:
-        """Stops writing and closes the file (the frames written stay)."""
+        """Stops writing and closes the file (the frames written stay); later steps write nothing.
+
+        >>> import murmuration as mm, tempfile, os
+        >>> sim = mm.Simulation(500, engine="cpu")
+        >>> w = sim.write_trajectory(os.path.join(tempfile.mkdtemp(), "run.h5"), every=1)
+        >>> w.close(); sim.step(3); w.frames
+        1
+        """
         if self._native is not None:
             self._frames = self._native.frames
             self._native.close()
@@ -1425,8 +1454,9 @@ def bench(rule: Union[str, Sequence[str], None] = None, n: Union[int, Iterable[i
     rows as a table like ``Simulation.run``'s: a pandas DataFrame when pandas is installed
     (``as_frame=False``: a NumPy structured array). Empty cells are NaN (numbers) or None (text).
 
-    rule: "boids" or "gravity" (a force, or a list of them). n, pipeline, block_size, cell_width:
-    one value or a list. engine: "cpu" or "cuda". steps, warmup, repeats, max_seconds: per
+    rule: a rule of the rule table ("cis565", "vicsek", ..., "gravity"), or a force ("boids",
+    "gravity"), or a list of them (one local rule per sweep; a local rule brings its boundary, as
+    ``--rule`` does). n, pipeline, block_size, cell_width: one value or a list. engine: "cpu" or "cuda". steps, warmup, repeats, max_seconds: per
     configuration. preset: a named sweep of ``murmur bench --preset``. dims: 3 or 2. Progress goes
     to stderr, one line per configuration; Ctrl-C stops between two and returns the rows so far.
 
@@ -1438,7 +1468,17 @@ def bench(rule: Union[str, Sequence[str], None] = None, n: Union[int, Iterable[i
     if force is not None:
         _deprecated("bench(force=...)", "bench(rule=...)")
         rule = force if rule is None else rule
-    forces = _listed("rule", rule, str)
+    names = _listed("rule", rule, str)
+    local = [r for r, row in _n.RULES.items() if row["kind"] == "local"]
+    picked = [r for r in names if r in local]
+    if len(set(picked)) > 1:
+        raise ValueError(f"bench: rule={names!r}: one local rule per sweep (its parameters are the sweep's); "
+                         f"give {picked[0]!r} or {picked[1]!r}")
+    forces = []
+    for r in names:
+        f = _n.RULES[r]["force"] if r in _n.RULES else r
+        if f not in forces:
+            forces.append(f)
     pipelines = _listed("pipeline", pipeline, str)
     counts = _listed("n", n, int)
     blocks = _listed("block_size", block_size, int)
@@ -1452,7 +1492,7 @@ def bench(rule: Union[str, Sequence[str], None] = None, n: Union[int, Iterable[i
     ms = 0.0 if max_seconds is None else _n.number("bench: max_seconds", max_seconds, 0, 1e9)
     dm = 0 if dims is None else _n.count("bench: dims", dims, 2, 3)
     rows, status = _n.call(_native.bench, forces, pipelines, counts, blocks, widths, engine or "", scenario or "",
-                           st, wu, rp, ms, preset or "", dm)
+                           st, wu, rp, ms, preset or "", dm, picked[0] if picked else "")
     records = [{c: _cell(v) for c, v in row} for row in rows]
     columns = [c for c, _ in rows[0]] if rows else []
     if status >= 128:  # a signal stopped the sweep between two configurations (app::StopSignal)

@@ -804,9 +804,18 @@ std::vector<EnumT> namesTo(const char* what, const std::vector<std::string>& nam
 nb::tuple bench(const std::vector<std::string>& forces, const std::vector<std::string>& pipelines,
                 const std::vector<uint64_t>& counts, const std::vector<int>& blockSizes,
                 const std::vector<int>& cellWidths, const std::string& engine, const std::string& scenario,
-                int steps, int warmup, int repeats, double maxSeconds, const std::string& preset, int dims) {
+                int steps, int warmup, int repeats, double maxSeconds, const std::string& preset, int dims,
+                const std::string& localRule) {
   app::Options o;
   o.mode = app::Mode::Bench;
+  // A local rule of the rule table for the boids configurations, with its boundary (as --rule).
+  if (!localRule.empty()) {
+    const core::RuleInfo* r = core::findRule(localRule);
+    if (!r || r->kind != core::RuleKind::Local)
+      throw core::UsageError("bench: rule='" + localRule + "' is not a local rule of the rule table");
+    core::selectRule(o.params, *r);
+    o.params.boundary = r->boundary;
+  }
   o.bench.forces = namesTo<core::ForceMode>("force", forces);
   o.bench.pipelines = namesTo<core::Pipeline>("pipeline", pipelines);
   o.bench.counts = counts;
@@ -1036,7 +1045,7 @@ NB_MODULE(_murmuration, m) {
 #endif
 
   m.def("bench", &bench, "forces"_a, "pipelines"_a, "counts"_a, "block_sizes"_a, "cell_widths"_a, "engine"_a,
-        "scenario"_a, "steps"_a, "warmup"_a, "repeats"_a, "max_seconds"_a, "preset"_a, "dims"_a);
+        "scenario"_a, "steps"_a, "warmup"_a, "repeats"_a, "max_seconds"_a, "preset"_a, "dims"_a, "local_rule"_a);
   m.def("param_value", &paramValue, "key"_a, "value"_a, "what"_a);
   m.def("max_bodies", [] { return core::kMaxBodies; });
   m.def("observable_table", [] {

@@ -377,6 +377,11 @@ def test_bench_runs_in_this_process(tmp_path, monkeypatch):
     assert table["pipeline"].tolist() == ["coherent", "rows"] and (table["sim_ms_median"] > 0).all()
     assert table.dtype["n"] == np.int64 and np.isnan(table["block_size"]).all()
     assert os.listdir(tmp_path) == []  # no CSV, no sidecar
+    vic = mm.bench(rule="vicsek", n=1200, pipeline="rows", engine="cpu", dims=2, steps=2, warmup=1, repeats=1,
+                   as_frame=False)
+    assert vic["rule"].tolist() == ["vicsek"] and vic["force"].tolist() == ["boids"]
+    with pytest.raises(ValueError, match="one local rule per sweep"):
+        mm.bench(rule=["vicsek", "couzin"], engine="cpu")
     with pytest.raises(ValueError, match="bench: pipeline='fast' is invalid: one of: naive"):
         mm.bench(pipeline="fast", engine="cpu")
     with pytest.raises(TypeError, match="bench: n must be an int"):
@@ -548,6 +553,12 @@ def test_every_public_name_has_an_example():
     names = [getattr(mm, n) for n in mm.__all__ if n != "rules"]
     names += [getattr(mm.Simulation, n) for n in dir(mm.Simulation) if not n.startswith("_")]
     names += [getattr(mm.rules, n) for n in mm.rules.__all__]
+    for cls in [getattr(mm, n) for n in mm.__all__ if isinstance(getattr(mm, n), type)]:
+        for name, x in vars(cls).items():
+            if not name.startswith("_") and (callable(x) or isinstance(x, (property, classmethod, staticmethod))):
+                names.append(x.__func__ if isinstance(x, (classmethod, staticmethod)) else x)
+    names += [mm.rules.Rule.fields.__func__, mm.rules.Rule.describe.__func__, mm.rules.Rule.copy,
+              mm.rules.Rule.as_dict]
     missing = [getattr(x.fget if isinstance(x, property) else x, "__name__", repr(x)) for x in names
                if ">>>" not in (x.__doc__ or "")]
     assert not missing
