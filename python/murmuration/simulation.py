@@ -841,14 +841,14 @@ class Simulation:
 
     @property
     def positions(self) -> np.ndarray:
-        """float32 (n, 3), row i is body i (id order): a new copy at every read (``snapshot()``
-        reads every array at once).
+        """float32 (n, 3), row i is body i (id order): a new copy at every read, through the same one
+        read as ``snapshot()`` (which gives every array at once).
 
         >>> import murmuration as mm
         >>> mm.Simulation(500, engine="cpu").positions.shape
         (500, 3)
         """
-        return self._s.positions()
+        return self.snapshot().positions
 
     @property
     def velocities(self) -> np.ndarray:
@@ -858,7 +858,7 @@ class Simulation:
         >>> mm.Simulation(500, engine="cpu").velocities.dtype
         dtype('float32')
         """
-        return self._s.velocities()
+        return self.snapshot().velocities
 
     @property
     def masses(self) -> np.ndarray:
@@ -868,7 +868,7 @@ class Simulation:
         >>> float(mm.Simulation(500, engine="cpu").masses[0])
         1.0
         """
-        return self._s.masses()
+        return self.snapshot().masses
 
     @property
     def species(self) -> np.ndarray:
@@ -878,7 +878,7 @@ class Simulation:
         >>> int(mm.Simulation(500, engine="cpu").species.max())
         0
         """
-        return self._s.species()
+        return self.snapshot().species
 
     def set_state(self, positions: Any = None, velocities: Any = None, masses: Any = None,
                   species: Any = None) -> None:
