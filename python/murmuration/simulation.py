@@ -964,7 +964,7 @@ class Simulation:
 
     @neighbourhood.setter
     def neighbourhood(self, value: Neighbourhood) -> None:
-        self._set_values(_neighbourhood_values(value, self.rule))
+        self._set_values(_neighbourhood_values(value, self.rule, live=True))
 
     def _world(attr: str, doc: str) -> property:  # type: ignore[misc]
         key = _WORLD[attr]
@@ -1267,13 +1267,16 @@ class Simulation:
                 f"engine={self.engine!r}, step_count={self.step_count})")
 
 
-def _neighbourhood_values(value: Any, rule: Optional[_rules.Rule]) -> List[Tuple[str, float]]:
+def _neighbourhood_values(value: Any, rule: Optional[_rules.Rule], live: bool = False) -> List[Tuple[str, float]]:
+    """The parameters of a neighbourhood. Metric neighbours are the default: at construction
+    Radius() gives no parameter (a topological count given would leave the default world's
+    pipeline, as --topological does); on a running simulation it sets the count back to 0."""
     if isinstance(value, Topological):
         out = [_n.checked("topological", value.k, "Topological(k)")]
         out.append(_n.checked("topologicalRadius", value.radius or 0.0, "Topological(radius)"))
         return out
     if isinstance(value, Radius):
-        out = [_n.checked("topological", 0, "Radius()")]
+        out = [_n.checked("topological", 0, "Radius()")] if live else []
         if value.radius is not None:
             key = _n.RULES[rule.name]["radius_key"] if rule is not None else None
             if key is None:

@@ -156,8 +156,13 @@ def test_rules_scenarios_and_neighbourhoods_equal_the_command_line(make, cli, mu
 
 
 def test_neighbourhoods_and_scenarios_as_objects():
+    # Radius() is the default: the default world keeps its pipeline.
+    assert mm.Simulation(500, neighbourhood=mm.Radius(), engine="cpu").pipeline == mm.Simulation(500, engine="cpu").pipeline
     sim = mm.Simulation(500, rule=mm.rules.Vicsek(), neighbourhood=mm.Radius(1.5), dims=2, engine="cpu")
-    assert sim.rule.radius == 1.5 and sim.neighbourhood == mm.Radius()
+    assert sim.rule.radius == 1.5 and sim.neighbourhood == mm.Radius() and sim.pipeline == "verlet"
+    with pytest.raises(ValueError, match=r"Topological\(k\)=5 runs on the rows pipeline .*, not pipeline verlet"):
+        sim.neighbourhood = mm.Topological(5)
+    sim.pipeline = "rows"
     sim.neighbourhood = mm.Topological(5, radius=2.0)
     assert sim.neighbourhood == mm.Topological(5, radius=2.0) and sim.params["topological"] == 5
     sim.step(2)
