@@ -51,6 +51,8 @@ def from_native(key: str, value: Any) -> Any:
 
 def shown(value: Any) -> str:
     """A value as a message shows it: its repr, cut when long (a 400-digit int)."""
+    if isinstance(value, np.generic):  # np.float64(nan) reads as nan
+        value = value.item()
     text = repr(value)
     return text if len(text) <= 40 else text[:24] + f"... ({len(text)} characters)"
 

@@ -25,6 +25,17 @@ _native = _n.native
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _path(what: str, path: Any) -> str:
+    """A path argument as str; TypeError naming `what` for anything else (bytes included)."""
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        text = None
+    if not isinstance(text, str):
+        raise TypeError(f"{what}: path must be a str or os.PathLike, not {type(path).__name__}")
+    return text
+
+
 def _deprecated(old: str, new: str) -> None:
     warnings.warn(f"{old} is deprecated and goes in the next release; use {new}", DeprecationWarning, stacklevel=3)
 
@@ -197,9 +208,7 @@ class Scenario:
         >>> mm.Simulation(scenario=mm.Scenario.from_file(p, select=[range(0, 32)], n=16), engine="cpu").n
         16
         """
-        text = os.fspath(path)
-        if not isinstance(text, str):
-            raise TypeError(f"Scenario.from_file: path must be a str or os.PathLike, not {type(path).__name__}")
+        text = _path("Scenario.from_file", path)
         if frame is not None:
             if frame == "last":
                 text += "@last"
@@ -395,10 +404,11 @@ class Animation:
         >>> len(mm.Animation([mm.Frame(np.zeros((16, 16, 3), np.uint8))]).save(tempfile.mkdtemp()))
         1
         """
+        folder = _path("Animation.save", folder)
         os.makedirs(folder, exist_ok=True)
         paths = []
         for i, f in enumerate(self.frames):
-            p = os.path.join(os.fspath(folder), f"frame_{i:05d}.png")
+            p = os.path.join(folder, f"frame_{i:05d}.png")
             with open(p, "wb") as out:
                 out.write(f.png())
             paths.append(p)
@@ -718,7 +728,7 @@ class Simulation:
             raise TypeError(f"step: k must be an int, not {type(k).__name__}")
         if k < 0:
             raise ValueError(f"step: k={k} is invalid: the number of steps must be >= 0")
-        k = int(k)
+        k = _n.count("step: k", k, 0, 2**62)
         if not self._writers:
             self._s.step(k)
             return
@@ -1165,7 +1175,7 @@ class Simulation:
         >>> import murmuration as mm, tempfile, os
         >>> mm.Simulation(500, engine="cpu").save(os.path.join(tempfile.mkdtemp(), "s.txt"))
         """
-        _n.call(self._s.save, os.fspath(path))
+        _n.call(self._s.save, _path("save", path))
 
     def write_trajectory(self, path: PathLike, every: int = 10) -> TrajectoryWriter:
         """Writes the state now and every `every` steps from here on to an HDF5 trajectory with an
@@ -1180,9 +1190,7 @@ class Simulation:
         3
         """
         every = _n.count("write_trajectory: every", every, 1, 2**62)
-        text = os.fspath(path)
-        if not isinstance(text, str):
-            raise TypeError(f"write_trajectory: path must be a str or os.PathLike, not {type(path).__name__}")
+        text = _path("write_trajectory", path)
         if not _native.trajectory_available():
             raise RuntimeError("write_trajectory: this build has no HDF5 (install libhdf5-dev and rebuild)")
         writer = TrajectoryWriter(self, text, every)

@@ -498,6 +498,30 @@ def test_bad_arguments_name_themselves(kwargs, exc, words):
     assert words in str(e.value) and "\n" not in str(e.value) and "--params" not in str(e.value)
 
 
+def test_huge_counts_and_odd_types_are_one_line_errors():
+    sim = vicsek(n=300)
+    for call, exc, words in [
+        (lambda: sim.step(2**70), ValueError, "step: k=1180591620717411303424 is invalid"),
+        (lambda: sim.step(np.int64(-3)), ValueError, "step: k=-3 is invalid"),
+        (lambda: sim.run(2**70), ValueError, "run: steps=1180591620717411303424 is invalid"),
+        (lambda: sim.observe(flocks=1), TypeError, "observe: flocks must be a bool"),
+        (lambda: sim.observe(milling_min_size=0), ValueError, "milling_min_size=0 is invalid"),
+        (lambda: sim.render(2**40, 64), ValueError, "render: width=1099511627776 is invalid"),
+        (lambda: sim.write_trajectory(3), TypeError, "write_trajectory: path must be a str"),
+        (lambda: mm.Scenario.from_file("x.h5", frame=2**60), ValueError, "frame=1152921504606846976 is invalid"),
+        (lambda: mm.Simulation(500, engine="cpu", seed=2**64), ValueError, "seed=18446744073709551616 is invalid"),
+        (lambda: setattr(sim.rule, "noise", np.float64("nan")), ValueError, "rule.noise=nan is invalid"),
+        (lambda: setattr(sim.rule, "noise", np.float32(7)), ValueError, "rule.noise=7.0 is invalid"),
+    ]:
+        with pytest.raises(exc) as e:
+            call()
+        assert words in str(e.value) and "\n" not in str(e.value)
+    sim.rule.noise = np.float32(0.25)  # NumPy scalars are numbers
+    assert sim.rule.noise == 0.25 and sim.step_count == 0
+    sim.step(np.int64(2))
+    assert sim.step_count == 2
+
+
 def test_two_threads_on_one_simulation_and_on_two():
     sim = vicsek(n=400)
     errors = []
