@@ -156,19 +156,6 @@ class PinnedBytes {
 template <typename T>
 using HostArray = nb::ndarray<nb::numpy, T>;
 
-// A NumPy array that owns a copy of `values` of shape (n) or (n, cols).
-template <typename T>
-HostArray<T> hostArray(std::vector<T> values, size_t n, size_t cols) {
-  auto* owned = new std::vector<T>(std::move(values));
-  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  if (cols == 0) {
-    const size_t shape[1] = {n};
-    return HostArray<T>(owned->data(), 1, shape, owner);
-  }
-  const size_t shape[2] = {n, cols};
-  return HostArray<T>(owned->data(), 2, shape, owner);
-}
-
 // A NumPy array that takes ownership of `values` (n or n x cols elements).
 template <typename T>
 HostArray<T> ownedArray(std::unique_ptr<T[]> values, size_t n, size_t cols) {
@@ -325,31 +312,6 @@ class Simulation {
     notBusy("synchronize");
     nb::gil_scoped_release release;
     engine_->synchronize();
-  }
-
-  HostArray<float> positions() {
-    const core::Bodies b = read();
-    std::vector<float> v(b.size() * 3);
-    for (size_t i = 0; i < b.size(); ++i) std::memcpy(&v[i * 3], &b.pos[i].x, 3 * sizeof(float));
-    return hostArray(std::move(v), b.size(), 3);
-  }
-  HostArray<float> velocities() {
-    const core::Bodies b = read();
-    std::vector<float> v(b.size() * 3);
-    for (size_t i = 0; i < b.size(); ++i) std::memcpy(&v[i * 3], &b.vel[i].x, 3 * sizeof(float));
-    return hostArray(std::move(v), b.size(), 3);
-  }
-  HostArray<float> masses() {
-    const core::Bodies b = read();
-    std::vector<float> v(b.size());
-    for (size_t i = 0; i < b.size(); ++i) v[i] = b.pos[i].w;
-    return hostArray(std::move(v), b.size(), 0);
-  }
-  HostArray<core::Species> species() {
-    core::Bodies b = read();
-    core::withDefaults(b);  // none read back: species 0 throughout
-    const size_t n = b.size();
-    return hostArray(std::move(b.species), n, 0);
   }
 
   std::string paramsJson() const { return app::paramsToJson(engine_->params(), -1); }
@@ -988,10 +950,6 @@ NB_MODULE(_murmuration, m) {
           "values"_a)
       .def("step", &Simulation::step, "k"_a)
       .def("synchronize", &Simulation::synchronize)
-      .def("positions", &Simulation::positions)
-      .def("velocities", &Simulation::velocities)
-      .def("masses", &Simulation::masses)
-      .def("species", &Simulation::species)
       .def("snapshot", &Simulation::snapshot)
       .def("observe", &Simulation::observe, "flocks"_a, "milling_min_size"_a)
       .def("reset_observe_baseline", &Simulation::resetObserveBaseline)
