@@ -898,7 +898,9 @@ class Simulation:
         or float64 (rounded to float32); species (n,), integers 0 to 255. Values must be finite and
         masses >= 0; under a boundary with a box (wrap, periodic, reflect) every position must lie
         in [-half_size, half_size] (the engine would move it, so it is refused). On the CUDA engine
-        the arrays may instead all be GPU arrays (CuPy, PyTorch, DeviceArray), copied on the device.
+        the arrays may instead all be GPU arrays (CuPy, PyTorch, DeviceArray), copied on the device
+        and checked there for finite values and masses (not against the box: that would need them
+        on the host).
 
         What it resets: the engine restarts from these values as from a new state (the body order
         becomes id order again, and what a step carries to the next is rebuilt: verlet lists, cell
