@@ -1094,8 +1094,8 @@ class Simulation:
         """CUDA engine: the velocities on the GPU in id order, a view (see device_positions).
 
         >>> import murmuration as mm
-        >>> mm.cuda_available() or True
-        True
+        >>> sim = mm.Simulation(1000, engine="cuda") if mm.cuda_available() else None
+        >>> v = sim.device_velocities("cupy") if sim else None   # a CuPy (1000, 3) view where CuPy is installed
         """
         return self._device("velocities", framework)
 
@@ -1103,8 +1103,8 @@ class Simulation:
         """CUDA engine: the species on the GPU in id order, uint8 (n,), a view (see device_positions).
 
         >>> import murmuration as mm
-        >>> mm.cuda_available() or True
-        True
+        >>> sim = mm.Simulation(1000, engine="cuda") if mm.cuda_available() else None
+        >>> s = sim.device_species() if sim else None   # a DeviceArray of shape (1000,), uint8
         """
         return self._device("species", framework)
 

@@ -28,8 +28,6 @@
 #include <vector>
 
 #include "app/bench.h"
-#include "app/bench_output.h"
-#include "app/observe_output.h"
 #include "app/engine_factory.h"
 #include "app/options.h"
 #include "app/params_json.h"
@@ -37,10 +35,10 @@
 #include "core/body_io.h"
 #include "core/engine.h"
 #include "core/errors.h"
+#include "core/observables.h"
 #include "core/param_table.h"
 #include "core/pipeline_table.h"
 #include "core/rule_table.h"
-#include "core/observables.h"
 #include "core/scenarios.h"
 #include "core/trajectory.h"
 #if defined(MURMUR_HAVE_RENDER)
@@ -72,7 +70,6 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& p, const 
     throw FitError(e.what());
   }
 }
-
 
 // A parameter value the package hands over, checked against its row of the parameter table as
 // the command line checks a typed value (core::allowed): a number (float), or for a row of names
@@ -316,14 +313,6 @@ class Simulation {
 
   std::string paramsJson() const { return app::paramsToJson(engine_->params(), -1); }
 
-  // The old dict form: the parameters as --params JSON text, read by the JSON reader of state
-  // headers and --params files.
-  void setParamsJson(const std::string& json) {
-    core::SimParams p = engine_->params();
-    app::loadParamsText("params", json, p);
-    commitParams(p);
-  }
-
   // Checked values (paramValue's) by table key, all or none: the whole set is validated as the
   // command line validates it, then taken by the engine at the next step.
   void setParamValues(const std::vector<std::pair<std::string, double>>& values) {
@@ -362,7 +351,8 @@ class Simulation {
     nb::list out;
     out.append(nb::make_tuple("step", nb::int_(step)));
     out.append(nb::make_tuple("time", time));
-    for (core::Obs c : core::observedColumns(p.force, flocks)) out.append(nb::make_tuple(core::observableDesc(c).column, v[c]));
+    for (core::Obs c : core::observedColumns(p.force, flocks))
+      out.append(nb::make_tuple(core::observableDesc(c).column, v[c]));
     return out;
   }
   void resetObserveBaseline() { series_ = core::ObservablesSeries(); }
@@ -954,7 +944,6 @@ NB_MODULE(_murmuration, m) {
       .def("observe", &Simulation::observe, "flocks"_a, "milling_min_size"_a)
       .def("reset_observe_baseline", &Simulation::resetObserveBaseline)
       .def("params_json", &Simulation::paramsJson)
-      .def("set_params_json", &Simulation::setParamsJson, "json"_a)
       .def("set_param_values", &Simulation::setParamValues, "values"_a)
       .def("param", &Simulation::paramValueOf, "key"_a)
       .def("set_state_host", &Simulation::setStateHost, "positions"_a.none(), "velocities"_a.none(),
