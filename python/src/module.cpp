@@ -386,6 +386,9 @@ class Simulation {
 #if defined(MURMUR_HAVE_CUDA)
     if (core::DeviceAccess* dev = engine_->deviceAccess(); dev && n > 0) {
       ensureIdBuffers(*dev);  // one gather kernel (none when the id buffers are current)
+      // The staging memory is this simulation's: other threads' calls wait their turn (refused)
+      // while the unpack below runs without the GIL.
+      Busy busy(busy_);
       const size_t vecBytes = n * sizeof(core::Vec4);
       staging_.reserve(2 * vecBytes + n);
       unsigned char* h = staging_.get();
@@ -631,14 +634,17 @@ class Simulation {
 #endif
   }
 
-  // step() releases the GIL: a call from another thread meanwhile is refused, not raced.
+  // step(), observe() and snapshot() release the GIL: a call from another thread meanwhile is
+  // refused, not raced.
   struct Busy {
     explicit Busy(bool& flag) : f(flag) { f = true; }
     ~Busy() { f = false; }
     bool& f;
   };
   void notBusy(const char* what) const {
-    if (busy_) throw std::runtime_error(std::string(what) + ": the simulation is stepping in another thread");
+    if (busy_)
+      throw std::runtime_error(std::string(what) +
+                               ": the simulation is busy in another thread (stepping, observing or taking a snapshot)");
   }
 
   core::Bodies read() {

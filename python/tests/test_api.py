@@ -533,7 +533,7 @@ def test_two_threads_on_one_simulation_and_on_two():
                 sim.snapshot()
                 sim.rule.noise = 0.2
             except RuntimeError as e:
-                if "stepping in another thread" not in str(e):
+                if "busy in another thread" not in str(e):
                     errors.append(e)
 
     worker = threading.Thread(target=sim.step, args=(5000,))

@@ -491,7 +491,7 @@ def test_the_gil_is_released_and_other_threads_calls_are_refused_meanwhile():
         try:
             sim.positions
         except RuntimeError as e:
-            assert "stepping in another thread" in str(e)
+            assert "busy in another thread" in str(e)
             refused += 1
             break
     worker.join()
