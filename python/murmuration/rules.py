@@ -173,13 +173,13 @@ def _make(rule_name: str, class_name: str) -> type:
                "couzin": "zone_attraction=10.0", "gravity": "softening=0.02"}.get(rule_name, "")
     first = example.split(",")[0].split("=")[0]
     lines += ["", ">>> import murmuration as mm", f">>> rule = mm.rules.{class_name}({example})",
-              f">>> rule.{first}", f"{getattr_default(example)}"]
+              f">>> rule.{first}", f"{_example_value(example)}"]
     cls = type(class_name, (Rule,), {"name": rule_name, "summary": row["summary"], "_fields": fields,
                                      "_section": section, "__doc__": "\n".join(lines), "__module__": __name__})
     return cls
 
 
-def getattr_default(example: str) -> str:
+def _example_value(example: str) -> str:
     value = example.split(",")[0].split("=")[1]
     return repr(float(value))
 
