@@ -458,6 +458,7 @@ class _Progress:
     def __init__(self, total: int, enabled: Optional[bool]):
         self.total, self.done, self.start = total, 0, time.monotonic()
         self.enabled = enabled is not False and total > 0
+        self.at_once = enabled is True
         self.bar: Any = None
         self.shown = False
         self.last = 0.0
@@ -475,7 +476,7 @@ class _Progress:
             self.bar.update(done - self.done)
         else:
             now = time.monotonic()
-            if now - self.start >= 1.0 and now - self.last >= 0.5:
+            if (self.at_once or now - self.start >= 1.0) and (now - self.last >= 0.5 or done == self.total):
                 rate = done / max(now - self.start, 1e-9)
                 sys.stderr.write(f"\rrun: step {done}/{self.total} ({rate:.0f} steps/s)")
                 sys.stderr.flush()

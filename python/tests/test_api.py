@@ -9,6 +9,7 @@ import math
 import os
 import signal
 import subprocess
+import sys
 import threading
 import warnings
 
@@ -272,6 +273,17 @@ def test_run_rows_callback_pandas_and_progress(capsys):
     assert isinstance(frame, pd.DataFrame) and list(frame["step"]) == [50, 55]
     sim.run(3, progress=True)  # shown at once: tqdm's bar or the one line, on stderr
     assert sim.step_count == 58
+
+
+def test_progress_without_tqdm_is_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    sim = vicsek(n=300)
+    sim.run(10, progress=True)
+    err = capsys.readouterr().err
+    assert "run: step 10/10" in err and err.endswith(" s\n") and err.count("\n") == 1
+    sim.run(10)  # a short run shows nothing
+    assert capsys.readouterr().err == ""
 
 
 def test_ctrl_c_in_run_keeps_the_samples():
