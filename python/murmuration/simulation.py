@@ -36,8 +36,11 @@ def _path(what: str, path: Any) -> str:
     return text
 
 
-def _deprecated(old: str, new: str) -> None:
-    warnings.warn(f"{old} is deprecated and goes in the next release; use {new}", DeprecationWarning, stacklevel=3)
+def _deprecated(old: str, new: str, depth: int = 0) -> None:
+    """Warns at the caller's line (`depth` more frames up from the public function that calls this),
+    where Python's default filters show a DeprecationWarning in a script."""
+    warnings.warn(f"{old} is deprecated and goes in the next release; use {new}", DeprecationWarning,
+                  stacklevel=3 + depth)
 
 
 # --- neighbourhoods --------------------------------------------------------------------------------
@@ -1262,6 +1265,17 @@ class Simulation:
         return self._s.scenario
 
     @property
+    def scenario_note(self) -> str:
+        """What was taken from a file when not every body as it is (the selection, the subset, the
+        scales), or a gravity scenario's projection onto the plane; "" otherwise.
+
+        >>> import murmuration as mm
+        >>> mm.Simulation(rule=mm.rules.Gravity(), scenario=mm.Scenario.plummer(300), dims=2, engine="cpu").scenario_note != ""
+        True
+        """
+        return self._s.note
+
+    @property
     def seed(self) -> int:
         """The seed of the scenario and of the rule's random draws.
 
@@ -1303,7 +1317,7 @@ def _old_select(select: Any) -> Optional[List[Tuple[int, int]]]:
         return None
     if not isinstance(select, str):
         raise TypeError(f"select must be a str such as '0-999,2000-2999', not {type(select).__name__}")
-    _deprecated("select='A-B,...'", "mm.Scenario.from_file(path, select=[range(A, B + 1), ...])")
+    _deprecated("select='A-B,...'", "mm.Scenario.from_file(path, select=[range(A, B + 1), ...])", depth=1)
     out = []
     for item in select.split(","):
         a, _, b = item.partition("-")

@@ -439,6 +439,13 @@ def test_old_forms_work_and_warn(call):
         call()
 
 
+def test_old_forms_warn_at_the_callers_line(tmp_path):
+    np.savetxt(tmp_path / "b.txt", np.ones((4, 7)))
+    with pytest.warns(DeprecationWarning) as record:
+        mm.Simulation(scenario=f"file:{tmp_path / 'b.txt'}", select="0-1", engine="cpu")
+    assert {os.path.basename(w.filename) for w in record} == {"test_api.py"}
+
+
 def test_the_new_api_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
