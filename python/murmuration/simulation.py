@@ -791,6 +791,7 @@ class Simulation:
         if observe_first and observe_every is not None:
             go = sample()
         bar = _Progress(steps, progress)
+        start = self.step_count
         done = 0
         chunk = observe_every if observe_every is not None else max(1, min(steps, 64))
         try:
@@ -803,6 +804,15 @@ class Simulation:
                     go = sample()
         except KeyboardInterrupt:
             bar.close()
+            # The signal may land after the steps of a sample were done but before it was taken:
+            # the state at a sampling step is still sampled (a second Ctrl-C skips it).
+            ran = self.step_count - start
+            if observe_every is not None and ran > 0 and ran % observe_every == 0 and \
+                    (not rows or rows[-1]["step"] != self.step_count):
+                try:
+                    rows.append(dict(self.observe(flocks=flocks)))
+                except KeyboardInterrupt:
+                    pass
             sys.stderr.write(f"run: interrupted at step {self.step_count}; returning the {len(rows)} samples so far\n")
             return _table(rows, columns, as_frame)
         bar.close()
