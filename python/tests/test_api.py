@@ -423,6 +423,26 @@ def test_show_and_animate_give_frames():
         sim.render(64, 64, draw="voxels")
 
 
+def test_show_displays_inline_under_ipython(monkeypatch):
+    import types
+    shown = []
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: object()  # a running shell
+    display = types.ModuleType("IPython.display")
+    display.display = shown.append
+    ipython.display = display
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", display)
+    sim = vicsek(n=300)
+    try:
+        assert sim.show(width=32, height=32, draw="points") is None
+    except RuntimeError as e:
+        if "no offscreen" in str(e) or "no renderer" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert len(shown) == 1 and isinstance(shown[0], mm.Frame) and shown[0].array.shape == (32, 32, 3)
+
+
 # --- old forms ---------------------------------------------------------------------------------------------
 
 
