@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import _support as _n
 
-__all__ = ["Rule", "Cis565", "Reynolds", "Vicsek", "Couzin", "Gravity", "by_name"]
+__all__ = ["Rule", "Cis565", "Boids", "Reynolds", "Vicsek", "Couzin", "Gravity", "by_name"]
 
 
 class Rule:
@@ -189,6 +189,14 @@ Reynolds = _make("reynolds", "Reynolds")
 Vicsek = _make("vicsek", "Vicsek")
 Couzin = _make("couzin", "Couzin")
 Gravity = _make("gravity", "Gravity")
+
+Boids = Cis565
+"""The boids of the default world: another name of `Cis565`.
+
+>>> import murmuration as mm
+>>> mm.rules.Boids is mm.rules.Cis565
+True
+"""
 
 _BY_NAME = {cls.name: cls for cls in (Cis565, Reynolds, Vicsek, Couzin, Gravity)}
 if set(_BY_NAME) != set(_n.RULES):  # a rule added to the table needs its class here
