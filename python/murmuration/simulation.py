@@ -644,6 +644,10 @@ class Simulation:
                 n = None
             else:
                 scenario = Scenario.named(scenario)
+                if select is not None or scale is not None:
+                    what = "select" if select is not None else "scale"
+                    raise ValueError(f"{what} applies to a file's bodies only (the scenario is {scenario.name}): "
+                                     "mm.Scenario.from_file(path, select=..., scale=...)")
                 if neighbours is not None:
                     if scenario.name != "dense":
                         raise ValueError(f"neighbours={neighbours!r} applies to Scenario.dense only "
@@ -653,8 +657,8 @@ class Simulation:
             what = "neighbours" if neighbours is not None else "select" if select is not None else "scale"
             if what != "neighbours" and select is not None and not isinstance(select, str):
                 raise TypeError(f"select must be a str such as '0-999,2000-2999', not {type(select).__name__}")
-            raise ValueError(f"{what} applies with a scenario only: use mm.Scenario."
-                             f"{'dense(n, neighbours=...)' if what == 'neighbours' else 'from_file(path, ...)'}")
+            where = "dense(n, neighbours=...)" if what == "neighbours" else f"from_file(path, {what}=...)"
+            raise ValueError(f"{what} is an argument of mm.Scenario.{where}, not of Simulation")
         if scenario is not None and not isinstance(scenario, Scenario):
             raise TypeError(f"scenario must be a Scenario (mm.Scenario.dense(n), ...), not {type(scenario).__name__}")
         if force is not None:
