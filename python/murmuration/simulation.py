@@ -702,7 +702,7 @@ class Simulation:
         sc = scenario
         self._s = _n.call(_native.Simulation, engine or "", n or 0, "" if sc is None else sc.name,
                           sc.path if sc is not None and sc.path else "", sc.select if sc is not None else "",
-                          sc is not None and sc.name == "file" and sc.n is not None,
+                          sc is not None and sc.name == "file" and n is not None,
                           list(sc.scale) if sc is not None else [1.0, 1.0, 1.0],
                           float(sc.neighbours) if sc is not None and sc.neighbours is not None else 0.0,
                           seed_value, values)

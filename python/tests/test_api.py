@@ -209,6 +209,8 @@ def test_files_selections_and_scales_as_objects(tmp_path):
         with pytest.raises(exc) as e:
             mm.Scenario.from_file(tmp_path / "b.txt", **kwargs)
         assert words in str(e.value) and "\n" not in str(e.value)
+    # n on the simulation is the file's subset as well (as --n with a file)
+    assert mm.Simulation(20, scenario=mm.Scenario.from_file(tmp_path / "b.txt"), engine="cpu").n == 20
     with pytest.raises(ValueError, match="n=40 is more than the 32 bodies select keeps"):
         mm.Simulation(scenario=mm.Scenario.from_file(tmp_path / "b.txt", select=[range(0, 16), range(24, 40)], n=40),
                       engine="cpu")
