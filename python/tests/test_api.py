@@ -270,11 +270,21 @@ def test_run_rows_callback_pandas_and_progress(capsys):
         sim.run(10, observe_every=0)
     empty = sim.run(5, as_frame=False)
     assert len(empty) == 0 and "polarization" in empty.dtype.names
+    sim.run(3, progress=True)  # shown at once: tqdm's bar or the one line, on stderr
+    assert sim.step_count == 48
+
+
+def test_run_gives_a_data_frame_with_pandas_and_numpy_without(monkeypatch):
+    sim = vicsek(n=500)
     pd = pytest.importorskip("pandas")
     frame = sim.run(10, observe_every=5)
-    assert isinstance(frame, pd.DataFrame) and list(frame["step"]) == [50, 55]
-    sim.run(3, progress=True)  # shown at once: tqdm's bar or the one line, on stderr
-    assert sim.step_count == 58
+    assert isinstance(frame, pd.DataFrame) and list(frame["step"]) == [5, 10]
+    assert frame["polarization"].dtype == np.float64 and list(frame.columns)[:3] == ["step", "time", "polarization"]
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed
+    table = sim.run(10, observe_every=5)
+    assert isinstance(table, np.ndarray) and table["step"].tolist() == [15, 20]
+    with pytest.raises(ImportError, match="as_frame=True needs pandas"):
+        sim.run(5, observe_every=5, as_frame=True)
 
 
 def test_progress_without_tqdm_is_one_line(monkeypatch, capsys):
