@@ -386,17 +386,17 @@ class Simulation {
 #if defined(MURMUR_HAVE_CUDA)
     if (core::DeviceAccess* dev = engine_->deviceAccess(); dev && n > 0) {
       ensureIdBuffers(*dev);  // one gather kernel (none when the id buffers are current)
-      // The staging memory is this simulation's: other threads' calls wait their turn (refused)
-      // while the unpack below runs without the GIL.
-      Busy busy(busy_);
       const size_t vecBytes = n * sizeof(core::Vec4);
       staging_.reserve(2 * vecBytes + n);
       unsigned char* h = staging_.get();
+      // The staging memory is this simulation's: other threads' calls are refused (not raced)
+      // while the copies and the unpack run without the GIL.
+      Busy busy(busy_);
+      nb::gil_scoped_release release;
       MURMUR_CUDA_CHECK(cudaMemcpyAsync(h, posById_.get(), vecBytes, cudaMemcpyDeviceToHost, nullptr));
       MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + vecBytes, velById_.get(), vecBytes, cudaMemcpyDeviceToHost, nullptr));
       MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + 2 * vecBytes, speciesById_.get(), n, cudaMemcpyDeviceToHost, nullptr));
       MURMUR_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-      nb::gil_scoped_release release;
       unpack(reinterpret_cast<const core::Vec4*>(h), reinterpret_cast<const core::Vec4*>(h + vecBytes),
              reinterpret_cast<const core::Species*>(h + 2 * vecBytes));
       done = true;
