@@ -760,7 +760,7 @@ class Simulation:
             as_frame: Optional[bool] = None) -> Any:
         """Steps `steps` steps and samples the observables after every `observe_every` of them (steps
         k, 2k, ..., so ``steps // k`` rows; ``observe_first=True`` adds the state before the first
-        step). Returns the samples as a table with the columns of ``observe()``: a pandas DataFrame
+        step, with or without observe_every). Returns the samples as a table with the columns of ``observe()``: a pandas DataFrame
         when pandas is installed (``as_frame=False``: always a NumPy structured array).
 
         callback(sim, observation) runs after each sample; returning False stops the run there.
@@ -792,15 +792,18 @@ class Simulation:
             return callback is None or callback(self, obs) is not False
 
         go = True
-        if observe_first and observe_every is not None:
+        if observe_first:
             go = sample()
         bar = _Progress(steps, progress)
         start = self.step_count
         done = 0
-        chunk = observe_every if observe_every is not None else max(1, min(steps, 64))
+        # Calls of at most a hundredth of the run, so that the progress moves; each ends at a sample.
+        cap = max(1, steps // 100)
         try:
             while go and done < steps:
-                k = min(chunk - (done % chunk), steps - done)
+                k = min(steps - done, cap)
+                if observe_every is not None:
+                    k = min(k, observe_every - done % observe_every)
                 self.step(k)
                 done += k
                 bar.update(done)

@@ -270,8 +270,10 @@ def test_run_rows_callback_pandas_and_progress(capsys):
         sim.run(10, observe_every=0)
     empty = sim.run(5, as_frame=False)
     assert len(empty) == 0 and "polarization" in empty.dtype.names
+    first = sim.run(5, observe_first=True, as_frame=False)
+    assert first["step"].tolist() == [45] and sim.step_count == 50
     sim.run(3, progress=True)  # shown at once: tqdm's bar or the one line, on stderr
-    assert sim.step_count == 48
+    assert sim.step_count == 53
 
 
 def test_run_gives_a_data_frame_with_pandas_and_numpy_without(monkeypatch):
