@@ -1,18 +1,24 @@
 // The murmuration Python module's native part (_murmuration): a simulation over the engine
-// interface, built from the same parsing, validation and scenario code as the command line, and
-// the tables (pipelines, rules, scenarios, parameters) the command line reads. The Python package
-// (python/murmuration/__init__.py) wraps it with the documented API; docs/python.md describes it.
+// interface, built from the tables the command line reads (parameters, rules, pipelines,
+// scenarios) and checked by the same validation code (core::allowed, core::validateParams,
+// app::checkFits), without any command-line text: the package (python/murmuration/__init__.py)
+// hands over parameter keys and values, and the scenario as a ScenarioSpec's fields. The same
+// choices as the command line give the same bodies and the same steps, to the bit.
 //
-// Errors: core::UsageError (the command line's one-line messages) and std::invalid_argument
-// become ValueError, a size that does not fit MemoryError, cuda::CudaError (file, line and
-// expression in its message) RuntimeError.
+// Errors: core::UsageError and std::invalid_argument become ValueError, a size that does not fit
+// MemoryError, cuda::CudaError (file, line and expression in its message) RuntimeError. The
+// package rewrites the option names that core's messages carry into its own names.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -29,10 +35,12 @@
 #include "core/body_io.h"
 #include "core/engine.h"
 #include "core/errors.h"
+#include "core/observables.h"
 #include "core/param_table.h"
 #include "core/pipeline_table.h"
 #include "core/rule_table.h"
 #include "core/scenarios.h"
+#include "core/trajectory.h"
 #if defined(MURMUR_HAVE_RENDER)
 #include "app/offscreen.h"
 #endif
@@ -55,19 +63,6 @@ class FitError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses a command line ("murmur" plus args) as the program does; throws UsageError.
-app::Options parseArgs(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"murmur"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> ptrs;
-  for (std::string& a : argv) ptrs.push_back(a.data());
-  ptrs.push_back(nullptr);
-  app::Options o;
-  if (!app::parseOptions(static_cast<int>(argv.size()), ptrs.data(), o))
-    throw core::UsageError("help is not available here");
-  return o;
-}
-
 void checkFits(core::EngineKind kind, size_t n, const core::SimParams& p, const core::ScenarioSpec* spec) {
   try {
     app::checkFits(kind, n, p, spec);
@@ -76,26 +71,99 @@ void checkFits(core::EngineKind kind, size_t n, const core::SimParams& p, const 
   }
 }
 
-bool hasArg(const std::vector<std::string>& args, const char* name) {
-  for (const std::string& a : args)
-    if (a == name) return true;
-  return false;
+// A parameter value the package hands over, checked against its row of the parameter table as
+// the command line checks a typed value (core::allowed): a number (float), or for a row of names
+// (pipeline, boundary, ...) one of them (str). `what` is the package's name for it
+// ("rule.noise", "half_size"), which the one-line message names with the value and what is
+// allowed.
+double paramValue(const std::string& key, nb::handle value, const std::string& what) {
+  const core::ParamDesc* d = core::findParam(key);
+  if (!d) throw core::UsageError(what + ": no such parameter (" + key + ")");
+  const std::string text = nb::cast<std::string>(nb::repr(value));
+  const std::string allowed = core::allowedText(d->spec);
+  if (d->spec.type == core::ValueType::Enum) {
+    if (!nb::isinstance<nb::str>(value))
+      throw nb::type_error((what + "=" + text + ": must be a str, " + allowed).c_str());
+    double v = 0;
+    if (!core::parseValue(d->spec, nb::cast<std::string>(value), v))
+      throw core::UsageError(what + "=" + text + " is invalid: " + d->label + " must be " + allowed);
+    return v;
+  }
+  if (!nb::isinstance<nb::float_>(value))
+    throw nb::type_error((what + "=" + text + ": must be a number, " + allowed).c_str());
+  const double v = nb::cast<double>(value);
+  if (!core::allowed(d->spec, v)) {
+    const bool tiny = d->spec.type == core::ValueType::Float && v != 0 && std::fabs(v) < double(FLT_MIN);
+    throw core::UsageError(what + "=" + text + " is invalid: " + d->label + " must be " + allowed +
+                           (tiny ? " (and not below 1.2e-38, the smallest normal float)" : ""));
+  }
+  return v;
 }
+
+// Sets checked values (paramValue's) into p.
+void applyValues(core::SimParams& p, const std::vector<std::pair<std::string, double>>& values) {
+  for (const auto& [key, v] : values) {
+    const core::ParamDesc* d = core::findParam(key);
+    if (!d) throw core::UsageError("no such parameter: " + key);
+    if (!core::allowed(d->spec, v))
+      throw core::UsageError(key + " = " + core::formatValue(*d, v) + " is invalid: " + d->label + " must be " +
+                             core::allowedText(d->spec));
+    d->set(p, v);
+  }
+}
+
+// A parameter's value as Python takes it: a name for a row of names, an int for a whole-number
+// row, else a float.
+nb::object paramObject(const core::ParamDesc& d, double v) {
+  if (d.spec.type == core::ValueType::Enum) return nb::str(core::formatValue(d, v).c_str());
+  if (d.spec.type != core::ValueType::Float) return nb::int_(static_cast<long long>(v));
+  return nb::float_(v);
+}
+
+#if defined(MURMUR_HAVE_CUDA)
+// Page-locked host memory that a device-to-host copy fills at full speed; kept between snapshots
+// (allocated once per size, never per call).
+class PinnedBytes {
+ public:
+  PinnedBytes() = default;
+  ~PinnedBytes() { release(); }
+  PinnedBytes(const PinnedBytes&) = delete;
+  PinnedBytes& operator=(const PinnedBytes&) = delete;
+  void reserve(size_t bytes) {
+    if (bytes <= bytes_) return;
+    release();
+    void* p = nullptr;
+    MURMUR_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    ptr_ = static_cast<unsigned char*>(p);
+    bytes_ = bytes;
+  }
+  unsigned char* get() const { return ptr_; }
+
+ private:
+  void release() noexcept {
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  unsigned char* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+#endif
 
 template <typename T>
 using HostArray = nb::ndarray<nb::numpy, T>;
 
-// A NumPy array that owns a copy of `values` of shape (n) or (n, cols).
+// A NumPy array that takes ownership of `values` (n or n x cols elements).
 template <typename T>
-HostArray<T> hostArray(std::vector<T> values, size_t n, size_t cols) {
-  auto* owned = new std::vector<T>(std::move(values));
-  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+HostArray<T> ownedArray(std::unique_ptr<T[]> values, size_t n, size_t cols) {
+  T* data = values.release();
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
   if (cols == 0) {
     const size_t shape[1] = {n};
-    return HostArray<T>(owned->data(), 1, shape, owner);
+    return HostArray<T>(data, 1, shape, owner);
   }
   const size_t shape[2] = {n, cols};
-  return HostArray<T>(owned->data(), 2, shape, owner);
+  return HostArray<T>(data, 2, shape, owner);
 }
 
 // The host arrays set_state takes: C-contiguous float32, species uint8 (the package converts and
@@ -127,51 +195,86 @@ void checkFinite(const char* what, const float* v, size_t count) {
 
 class Simulation {
  public:
-  // args: command-line options of a headless run (--n, --force, --scenario, ...); paramsJson: the
-  // parameters as --params JSON text, applied over the defaults below the options.
-  Simulation(const std::vector<std::string>& args, const std::optional<std::string>& paramsJson, bool pipelineGiven) {
-    std::vector<std::string> full = {"--headless", "--no-render"};
-    full.insert(full.end(), args.begin(), args.end());
-    o_ = parseArgs(full);
-    if (paramsJson) {
-      const core::ForceMode force = o_.params.force;
-      const core::Pipeline pipeline = o_.params.pipeline;
-      std::set<std::string> keys;
-      // Topological neighbours run on rows: the parameters are read over it unless --pipeline
-      // chose one, and the default world's choice comes back below only without them.
-      if (!hasArg(args, "--pipeline")) o_.params.pipeline = core::Pipeline::Rows;
-      app::loadParamsText("params", *paramsJson, o_.params, &keys);
-      if (!hasArg(args, "--pipeline") && !keys.count("pipeline")) {
-        if (o_.params.topological > 0)
-          o_.defaultWorld = false;
-        else
-          o_.params.pipeline = pipeline;
-      }
-      // The options beat the parameters, as they beat a --params file.
-      if (hasArg(args, "--force")) o_.params.force = force;
-      else if (keys.count("force")) o_.forceSet = true;
-      // A world size asked for keeps the uniform cube of that size, as --half-size does (the
-      // default world would size itself from N).
-      if (keys.count("halfSize") && !hasArg(args, "--scenario") && o_.scenario.name == "dense") {
-        o_.scenario.name = "uniform";
-        o_.defaultWorld = false;
-        if (!hasArg(args, "--pipeline") && !keys.count("pipeline")) o_.params.pipeline = core::defaultParams().pipeline;
-      }
-      if (hasArg(args, "--pipeline")) o_.params.pipeline = pipeline;
+  // The simulation the package describes: engine ("" = cuda when a device is present, else cpu),
+  // n (0 = the command line's default for the engine), the scenario ("" = the default world,
+  // "file" = the bodies of `path`, else a scenario's name) with its dense neighbours (<= 0: the
+  // scenario's default), selection, even subset and scales, the seed, and the parameters given
+  // (table keys and checked values, over the defaults and a file's header). The defaults that
+  // depend on what was given are the command line's (app/option_precedence.cpp, resolveDefaults):
+  // a rule brings its boundary; no scenario is the dense world of 4 neighbours on the default
+  // world's pipeline for N (the galaxies for gravity; the uniform cube when a half-size is given);
+  // no force is the scenario's, or the one a saved state records.
+  Simulation(const std::string& engine, uint64_t n, const std::string& scenario, const std::string& path,
+             const std::string& select, bool fileSubset, const std::vector<double>& scale, double neighbours,
+             uint64_t seed, const std::vector<std::pair<std::string, double>>& values) {
+    core::SimParams p = core::defaultParams();
+    core::ScenarioSpec spec;
+    uint64_t startStep = 0;
+    std::string fileForce;
+    std::set<std::string> given;
+    for (const auto& kv : values) given.insert(kv.first);
+    const bool file = scenario == "file";
+    if (file) {
+      if (path.empty()) throw core::UsageError("Scenario.from_file: the path is empty");
+      const core::StateHeader h = core::readStateHeader(path);
+      if (!h.paramsJson.empty()) app::loadParamsText(path + ": params", h.paramsJson, p);
+      if (h.halfSize > 0) p.halfSize = h.halfSize;
+      fileForce = h.force;
+      startStep = h.step;
     }
-    if (pipelineGiven) o_.defaultWorld = false;
-    app::resolveDefaults(o_);
-    const std::string err = core::validateParams(o_.params);
+    applyValues(p, values);
+    // A rule chosen brings its boundary unless one is given.
+    if (given.count("boids.rules") && !given.count("boundary")) p.boundary = core::activeRule(p).boundary;
+    bool defaultWorld = false;
+    if (file) {
+      spec.name = "file:" + path;
+      spec.select = select;
+      spec.fileSubset = fileSubset;
+    } else if (!scenario.empty()) {
+      const std::vector<std::string>& names = core::scenarioNames();
+      if (std::find(names.begin(), names.end(), scenario) == names.end())
+        throw core::UsageError("scenario " + scenario + " is unknown");
+      spec.name = scenario;
+    } else if (!given.count("halfSize") && given.count("force") && p.force == core::ForceMode::Gravity) {
+      spec.name = "galaxies";
+      if (!given.count("pipeline")) p.pipeline = core::gravityWorldPipeline();
+    } else if (!given.count("halfSize")) {
+      spec.name = "dense";
+      spec.denseNeighbours = app::kDefaultWorldNeighbours;
+      if (!given.count("pipeline") && !given.count("topological")) {
+        p.pipeline = core::defaultWorldPipeline(0);
+        defaultWorld = !given.count("listSteps");
+      }
+    }
+    if (neighbours > 0) spec.denseNeighbours = neighbours;
+    if (scale.size() == 3) spec.scaleLength = scale[0], spec.scaleVelocity = scale[1], spec.scaleMass = scale[2];
+    spec.seed = seed;
+    p.seed = seed;  // one seed for the bodies and for every random draw of a rule
+    core::EngineKind kind = app::defaultEngineKind();
+    if (!engine.empty() && !core::parse(engine, kind))
+      throw core::UsageError("engine='" + engine + "' is invalid: one of: cpu, cuda");
+    if (kind == core::EngineKind::Cuda) {
+      std::string why;
+      if (!app::cudaAvailable(&why)) throw core::UsageError("engine='cuda' is not available: " + why);
+    }
+    spec.n = n > 0 ? n : (kind == core::EngineKind::Cuda ? 100000 : 10000);
+    if (defaultWorld) p.pipeline = core::defaultWorldPipeline(spec.n);
+    if (!given.count("force") && (fileForce.empty() || !core::parse(fileForce, p.force)))
+      p.force = core::naturalForce(spec.name);
+    if (core::runsLocalRule(p) && !core::serves(p.pipeline, p.force))
+      throw core::UsageError(std::string("pipeline ") + core::toString(p.pipeline) + ": " +
+                             core::gravityOnlyMessage());
+    const std::string err = core::validateParams(p);
     if (!err.empty()) throw core::UsageError(err);
-    core::SimParams params = o_.params;
-    const bool fromFile = o_.scenario.name.rfind("file:", 0) == 0;
-    if (!fromFile) checkFits(o_.engine, o_.scenario.n, params, &o_.scenario);
-    core::Scenario scenario = core::makeScenario(o_.scenario, params);
-    params.halfSize = scenario.halfSize;
-    if (fromFile) checkFits(o_.engine, scenario.bodies.size(), params, &o_.scenario);
-    engine_ = app::makeEngine(o_.engine, params);
-    engine_->reset(scenario.bodies);
-    engine_->setStepCount(o_.startStep);
+    if (!file) checkFits(kind, spec.n, p, &spec);
+    core::Scenario made = core::makeScenario(spec, p);
+    p.halfSize = made.halfSize;
+    if (file) checkFits(kind, made.bodies.size(), p, &spec);
+    engine_ = app::makeEngine(kind, p);
+    engine_->reset(made.bodies);
+    engine_->setStepCount(startStep);
+    scenario_ = file ? "file:" + path : spec.name;
+    note_ = made.note;
   }
 
   // Steps with the GIL released; Ctrl-C (a pending signal) stops between steps and raises. The
@@ -208,47 +311,111 @@ class Simulation {
     engine_->synchronize();
   }
 
-  HostArray<float> positions() {
-    const core::Bodies b = read();
-    std::vector<float> v(b.size() * 3);
-    for (size_t i = 0; i < b.size(); ++i) std::memcpy(&v[i * 3], &b.pos[i].x, 3 * sizeof(float));
-    return hostArray(std::move(v), b.size(), 3);
-  }
-  HostArray<float> velocities() {
-    const core::Bodies b = read();
-    std::vector<float> v(b.size() * 3);
-    for (size_t i = 0; i < b.size(); ++i) std::memcpy(&v[i * 3], &b.vel[i].x, 3 * sizeof(float));
-    return hostArray(std::move(v), b.size(), 3);
-  }
-  HostArray<float> masses() {
-    const core::Bodies b = read();
-    std::vector<float> v(b.size());
-    for (size_t i = 0; i < b.size(); ++i) v[i] = b.pos[i].w;
-    return hostArray(std::move(v), b.size(), 0);
-  }
-  HostArray<core::Species> species() {
-    core::Bodies b = read();
-    core::withDefaults(b);  // none read back: species 0 throughout
-    const size_t n = b.size();
-    return hostArray(std::move(b.species), n, 0);
-  }
-
   std::string paramsJson() const { return app::paramsToJson(engine_->params(), -1); }
 
-  void setParams(const std::string& json) {
-    notBusy("set_params");
+  // Checked values (paramValue's) by table key, all or none: the whole set is validated as the
+  // command line validates it, then taken by the engine at the next step.
+  void setParamValues(const std::vector<std::pair<std::string, double>>& values) {
     core::SimParams p = engine_->params();
-    app::loadParamsText("params", json, p);
-    const std::string err = core::validateParams(p);
-    if (!err.empty()) throw core::UsageError(err);
-    // A larger world or a finer grid may not fit: refused before the engine allocates it.
-    checkFits(engine_->kind(), engine_->numBodies(), p, nullptr);
-    applyDeviceWrites(false);
-    engine_->setParams(p);
-#if defined(MURMUR_HAVE_CUDA)
-    idFresh_ = false;
-#endif
+    applyValues(p, values);
+    commitParams(p);
   }
+
+  nb::object paramValueOf(const std::string& key) const {
+    const core::ParamDesc* d = core::findParam(key);
+    if (!d) throw core::UsageError("no such parameter: " + key);
+    return paramObject(*d, d->get(engine_->params()));
+  }
+
+  // Observables of the current state, computed where the state lives (Engine::observe): the
+  // --observables CSV's columns for this force (the flock columns with `flocks`), in its order,
+  // after step and time. The derived columns (drifts) take the first sample since construction,
+  // set_state or reset_observe_baseline as their baseline, as a headless run takes its first.
+  nb::list observe(bool flocks, uint32_t millingMinSize) {
+    notBusy("observe");
+    applyDeviceWrites(false);
+    core::ObserveRequest r;
+    r.flocks = flocks;
+    r.millingMinSize = millingMinSize;
+    const core::SimParams& p = engine_->params();
+    const uint64_t step = engine_->stepCount();
+    const double time = double(step) * double(core::activeDt(p));
+    core::Observables v;
+    {
+      Busy busy(busy_);
+      nb::gil_scoped_release release;
+      v = engine_->observe(r);
+    }
+    if (seriesForce_ != p.force) series_ = core::ObservablesSeries(), seriesForce_ = p.force;
+    v = series_.add(v, time);
+    nb::list out;
+    out.append(nb::make_tuple("step", nb::int_(step)));
+    out.append(nb::make_tuple("time", time));
+    for (core::Obs c : core::observedColumns(p.force, flocks))
+      out.append(nb::make_tuple(core::observableDesc(c).column, v[c]));
+    return out;
+  }
+  void resetObserveBaseline() { series_ = core::ObservablesSeries(); }
+
+  // The state in id order as new NumPy arrays the caller owns, one read: positions and
+  // velocities (n, 3) float32, masses (n,) float32, species (n,) uint8, ids (n,) uint32 (0..n-1),
+  // and the step. On the CUDA engine one gather by id on the device, three copies into
+  // page-locked staging (kept between calls) and a parallel unpack into the arrays.
+  nb::tuple snapshot() {
+    notBusy("snapshot");
+    applyDeviceWrites(false);
+    const size_t n = engine_->numBodies();
+    const uint64_t step = engine_->stepCount();
+    // Left uninitialised: the unpack below writes every element, and its threads touch the pages
+    // first (no zeroing pass, the page faults spread over the threads).
+    std::unique_ptr<float[]> pos(new float[n * 3]), vel(new float[n * 3]), mass(new float[n]);
+    std::unique_ptr<core::Species[]> species(new core::Species[n]);
+    std::unique_ptr<uint32_t[]> ids(new uint32_t[n]);
+    const auto unpack = [&](const core::Vec4* p4, const core::Vec4* v4, const core::Species* s) {
+#pragma omp parallel for schedule(static)
+      for (long long i = 0; i < static_cast<long long>(n); ++i) {
+        const core::Vec4& a = p4[i];
+        const core::Vec4& b = v4[i];
+        pos[3 * i] = a.x, pos[3 * i + 1] = a.y, pos[3 * i + 2] = a.z, mass[i] = a.w;
+        vel[3 * i] = b.x, vel[3 * i + 1] = b.y, vel[3 * i + 2] = b.z;
+        species[i] = s ? s[i] : core::Species{0};
+        ids[i] = static_cast<uint32_t>(i);
+      }
+    };
+    bool done = false;
+#if defined(MURMUR_HAVE_CUDA)
+    if (core::DeviceAccess* dev = engine_->deviceAccess(); dev && n > 0) {
+      ensureIdBuffers(*dev);  // one gather kernel (none when the id buffers are current)
+      const size_t vecBytes = n * sizeof(core::Vec4);
+      staging_.reserve(2 * vecBytes + n);
+      unsigned char* h = staging_.get();
+      // The staging memory is this simulation's: other threads' calls are refused (not raced)
+      // while the copies and the unpack run without the GIL.
+      Busy busy(busy_);
+      nb::gil_scoped_release release;
+      MURMUR_CUDA_CHECK(cudaMemcpyAsync(h, posById_.get(), vecBytes, cudaMemcpyDeviceToHost, nullptr));
+      MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + vecBytes, velById_.get(), vecBytes, cudaMemcpyDeviceToHost, nullptr));
+      MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + 2 * vecBytes, speciesById_.get(), n, cudaMemcpyDeviceToHost, nullptr));
+      MURMUR_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+      unpack(reinterpret_cast<const core::Vec4*>(h), reinterpret_cast<const core::Vec4*>(h + vecBytes),
+             reinterpret_cast<const core::Species*>(h + 2 * vecBytes));
+      done = true;
+    }
+#endif
+    if (!done) {
+      const core::Bodies b = engine_->readBodies();
+      nb::gil_scoped_release release;
+      unpack(b.pos.data(), b.vel.data(), b.species.empty() ? nullptr : b.species.data());
+    }
+    return nb::make_tuple(ownedArray(std::move(pos), n, 3), ownedArray(std::move(vel), n, 3),
+                          ownedArray(std::move(mass), n, 0), ownedArray(std::move(species), n, 0),
+                          ownedArray(std::move(ids), n, 0), nb::int_(step));
+  }
+
+  // The state as a trajectory frame takes it (id order), for the writer below.
+  core::Bodies readForFrame() { return read(); }
+  const core::Engine& engine() const { return *engine_; }
+  std::string paramsJsonCompact() const { return app::paramsToJson(engine_->params(), -1); }
 
   // Host arrays (C-contiguous float32 and uint8, checked by the package for shape): the state
   // replaced through a reset that keeps the ids. What is not given keeps its values.
@@ -257,6 +424,7 @@ class Simulation {
     notBusy("set_state");
     const size_t n = engine_->numBodies();
     if (pos) checkFinite("positions", pos->data(), n * 3);
+    if (pos) checkInBox(pos->data(), n);
     if (vel) checkFinite("velocities", vel->data(), n * 3);
     if (mass) {
       checkFinite("masses", mass->data(), n);
@@ -275,6 +443,7 @@ class Simulation {
     const uint64_t steps = engine_->stepCount();
     engine_->reset(b);
     engine_->setStepCount(steps);  // new values of the same bodies: the count goes on
+    series_ = core::ObservablesSeries();  // a new state: the drifts measure from its first sample
 #if defined(MURMUR_HAVE_CUDA)
     idFresh_ = handedOut_ = false;
 #endif
@@ -369,27 +538,44 @@ class Simulation {
 
 #if defined(MURMUR_HAVE_RENDER)
   nb::ndarray<nb::numpy, uint8_t> render(int width, int height, const std::string& draw, const std::string& colour) {
-    std::vector<std::string> args = {"--headless", "--width", std::to_string(width), "--height", std::to_string(height)};
-    if (!draw.empty()) args.insert(args.end(), {"--draw", draw});
-    if (!colour.empty()) args.insert(args.end(), {"--colour", colour});
-    const app::Options r = parseArgs(args);
+    // The command line's frame sizes and names (app/cli_definition.cpp), checked here by name.
+    for (const auto& [name, v] : {std::pair<const char*, int>{"width", width}, {"height", height}})
+      if (v < 16 || v > 8192)
+        throw core::UsageError(std::string("render: ") + name + "=" + std::to_string(v) +
+                               " is invalid: a whole number from 16 to 8192");
+    static const char* const kDraws[] = {"boids", "points", "sprites", "splat"};
+    static const char* const kColours[] = {"velocity", "speed", "id"};
+    const auto known = [](const std::string& s, const char* const* names, int count) {
+      if (s.empty()) return true;
+      for (int i = 0; i < count; ++i)
+        if (s == names[i]) return true;
+      return false;
+    };
+    if (!known(draw, kDraws, 4))
+      throw core::UsageError("render: draw='" + draw + "' is invalid: one of: boids, points, sprites, splat");
+    if (!known(colour, kColours, 3))
+      throw core::UsageError("render: colour='" + colour + "' is invalid: one of: velocity, speed, id");
     notBusy("render");
     applyDeviceWrites(false);
-    if (!view_ || viewW_ != r.width || viewH_ != r.height || viewDraw_ != draw || viewColour_ != colour) {
+    if (!view_ || viewW_ != width || viewH_ != height || viewDraw_ != draw || viewColour_ != colour) {
       view_.reset();
-      app::Options o = o_;
-      o.width = r.width;
-      o.height = r.height;
-      o.drawMode = r.drawMode;
-      o.colourMode = r.colourMode;
+      app::Options o;
+      o.mode = app::Mode::Headless;
+      o.engine = engine_->kind();
+      o.params = engine_->params();
+      o.scenario.n = engine_->numBodies();
+      o.width = width;
+      o.height = height;
+      o.drawMode = draw;
+      o.colourMode = colour;
       std::string why;
       view_ = app::createOffscreenView(o, *engine_, &why);
       if (!view_) throw std::runtime_error("render: no offscreen OpenGL context (" + why + ")");
-      viewW_ = r.width, viewH_ = r.height, viewDraw_ = draw, viewColour_ = colour;
+      viewW_ = width, viewH_ = height, viewDraw_ = draw, viewColour_ = colour;
     }
     view_->renderFrame(*engine_);
     const std::vector<uint8_t> rgba = view_->pixels();
-    const size_t w = static_cast<size_t>(r.width), h = static_cast<size_t>(r.height);
+    const size_t w = static_cast<size_t>(width), h = static_cast<size_t>(height);
     auto* rgb = new std::vector<uint8_t>(w * h * 3);
     for (size_t i = 0; i < w * h; ++i) std::memcpy(&(*rgb)[i * 3], &rgba[i * 4], 3);
     nb::capsule owner(rgb, [](void* p) noexcept { delete static_cast<std::vector<uint8_t>*>(p); });
@@ -410,13 +596,31 @@ class Simulation {
 
   size_t n() const { return engine_->numBodies(); }
   uint64_t stepCount() const { return engine_->stepCount(); }
-  std::string engine() const { return core::toString(engine_->kind()); }
+  std::string engineName() const { return core::toString(engine_->kind()); }
   std::string device() const { return engine_->deviceName(); }
   std::string pipeline() const { return core::toString(engine_->params().pipeline); }
   std::string force() const { return core::toString(engine_->params().force); }
-  std::string scenario() const { return o_.scenario.name; }
+  std::string scenario() const { return scenario_; }
+  std::string note() const { return note_; }
 
  private:
+  // Local rules in a box (every boundary but open) keep their bodies in [-h, h) per axis; a
+  // reset would wrap a position outside it onto another place without a word, so it is refused.
+  void checkInBox(const float* pos, size_t n) const {
+    const core::SimParams& p = engine_->params();
+    if (!core::runsLocalRule(p) || p.boundary == core::Boundary::Open) return;
+    const float h = p.halfSize;
+    for (size_t i = 0; i < 3 * n; ++i)
+      if (pos[i] < -h || pos[i] > h) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", double(pos[i]));
+        throw core::UsageError("set_state: positions[" + std::to_string(i / 3) + ", " + std::to_string(i % 3) +
+                               "] = " + buf + " lies outside the world [-" + core::formatValue(*core::findParam("halfSize"), h) +
+                               ", " + core::formatValue(*core::findParam("halfSize"), h) + "] of the " +
+                               core::toString(p.boundary) + " boundary (it would be moved, not kept)");
+      }
+  }
+
   // What was written through the device arrays reaches the engine before it is read or stepped.
   // A step ends the hand-out: the arrays are gathered again when next asked for.
   void applyDeviceWrites(bool stepping) {
@@ -430,14 +634,17 @@ class Simulation {
 #endif
   }
 
-  // step() releases the GIL: a call from another thread meanwhile is refused, not raced.
+  // step(), observe() and snapshot() release the GIL: a call from another thread meanwhile is
+  // refused, not raced.
   struct Busy {
     explicit Busy(bool& flag) : f(flag) { f = true; }
     ~Busy() { f = false; }
     bool& f;
   };
   void notBusy(const char* what) const {
-    if (busy_) throw std::runtime_error(std::string(what) + ": the simulation is stepping in another thread");
+    if (busy_)
+      throw std::runtime_error(std::string(what) +
+                               ": the simulation is busy in another thread (stepping, observing or taking a snapshot)");
   }
 
   core::Bodies read() {
@@ -498,14 +705,32 @@ class Simulation {
   }
 #endif
 
-  app::Options o_;
+  // Validated as a whole (validateParams), checked to fit, then taken by the engine; on an error
+  // nothing changes.
+  void commitParams(const core::SimParams& p) {
+    notBusy("set_params");
+    const std::string err = core::validateParams(p);
+    if (!err.empty()) throw core::UsageError(err);
+    // A larger world or a finer grid may not fit: refused before the engine allocates it.
+    checkFits(engine_->kind(), engine_->numBodies(), p, nullptr);
+    applyDeviceWrites(false);
+    engine_->setParams(p);
+#if defined(MURMUR_HAVE_CUDA)
+    idFresh_ = false;
+#endif
+  }
+
+  std::string scenario_, note_;
   std::unique_ptr<core::Engine> engine_;
+  core::ObservablesSeries series_;
+  core::ForceMode seriesForce_ = core::ForceMode::Boids;
   bool busy_ = false;  // step() is running with the GIL released
 #if defined(MURMUR_HAVE_CUDA)
   cuda::DeviceBuffer<core::Vec4> posById_, velById_;
   cuda::DeviceBuffer<core::Species> speciesById_;
   bool idFresh_ = false;    // the buffers hold the current state (or writes not yet applied)
   bool handedOut_ = false;  // arrays over them were handed out since the last step
+  PinnedBytes staging_;     // snapshot(): the id-ordered buffers' copy on the host
 #endif
 #if defined(MURMUR_HAVE_RENDER)
   std::unique_ptr<app::OffscreenView> view_;  // after engine_: released first
@@ -514,15 +739,121 @@ class Simulation {
 #endif
 };
 
-// murmur bench with these options (the CSV path among them); the exit status.
-int runBench(const std::vector<std::string>& args) {
-  std::vector<std::string> full = {"bench"};
-  full.insert(full.end(), args.begin(), args.end());
-  app::Options o = parseArgs(full);
-  app::resolveDefaults(o);
-  nb::gil_scoped_release release;
-  return app::runBench(o);
+// `murmur bench` in this process: the sweep's lists and settings as BenchOptions (empty lists take
+// the preset's or the defaults, as on the command line), measured by app::runBench with its rows
+// handed back instead of written to a CSV. Each row: (column, cell text) for every bench CSV
+// column, empty where it does not apply. Ctrl-C stops between two configurations (the rows so far
+// come back, with interrupted = True).
+template <typename EnumT>
+std::vector<EnumT> namesTo(const char* what, const std::vector<std::string>& names) {
+  std::vector<EnumT> out;
+  for (const std::string& s : names) {
+    EnumT v{};
+    if (!core::parse(s, v)) {
+      std::string allowed;
+      for (int i = 0; i < core::enumCount<EnumT>(); ++i) allowed += (i ? ", " : "") + std::string(core::EnumNames<EnumT>::names[i]);
+      throw core::UsageError(std::string("bench: ") + what + "='" + s + "' is invalid: one of: " + allowed);
+    }
+    out.push_back(v);
+  }
+  return out;
 }
+
+nb::tuple bench(const std::vector<std::string>& forces, const std::vector<std::string>& pipelines,
+                const std::vector<uint64_t>& counts, const std::vector<int>& blockSizes,
+                const std::vector<int>& cellWidths, const std::string& engine, const std::string& scenario,
+                int steps, int warmup, int repeats, double maxSeconds, const std::string& preset, int dims,
+                const std::string& localRule) {
+  app::Options o;
+  o.mode = app::Mode::Bench;
+  // A local rule of the rule table for the boids configurations, with its boundary (as --rule).
+  if (!localRule.empty()) {
+    const core::RuleInfo* r = core::findRule(localRule);
+    if (!r || r->kind != core::RuleKind::Local)
+      throw core::UsageError("bench: rule='" + localRule + "' is not a local rule of the rule table");
+    core::selectRule(o.params, *r);
+    o.params.boundary = r->boundary;
+  }
+  o.bench.forces = namesTo<core::ForceMode>("force", forces);
+  o.bench.pipelines = namesTo<core::Pipeline>("pipeline", pipelines);
+  o.bench.counts = counts;
+  o.bench.blockSizes = blockSizes;
+  o.bench.cellWidths = cellWidths;
+  o.nSet = !counts.empty();
+  if (!engine.empty()) {
+    if (!core::parse(engine, o.engine)) throw core::UsageError("bench: engine='" + engine + "' is invalid: one of: cpu, cuda");
+    o.engineSet = true;
+  }
+  if (!scenario.empty()) {
+    const std::vector<std::string>& names = core::scenarioNames();
+    if (std::find(names.begin(), names.end(), scenario) == names.end())
+      throw core::UsageError("bench: scenario='" + scenario + "' is invalid: one of the scenario names");
+    o.bench.scenario = o.scenario.name = scenario;
+  }
+  if (steps > 0) o.bench.steps = steps;
+  if (warmup >= 0) o.bench.warmup = warmup;
+  if (repeats > 0) o.bench.repeats = repeats;
+  if (maxSeconds > 0) o.bench.maxSeconds = maxSeconds;
+  if (dims > 0) o.params.dims = dims;
+  for (core::Pipeline p : o.bench.pipelines)
+    if (!core::serves(p, core::localRuleForce()) &&
+        std::find(o.bench.forces.begin(), o.bench.forces.end(), core::ForceMode::Gravity) == o.bench.forces.end())
+      throw core::UsageError(std::string("bench: pipeline='") + core::toString(p) + "': " + core::gravityOnlyMessage() +
+                             "; add force='gravity'");
+  if (!preset.empty()) {
+    o.bench.preset = preset;
+    const app::BenchPreset& pr = app::findBenchPreset(preset);
+    if (pr.applyParams) pr.applyParams(o.params);
+    app::fillFromPreset(pr, o.bench);
+    o.bench.reference = o.bench.reference || pr.reference;
+  }
+  const std::string err = core::validateParams(o.params);
+  if (!err.empty()) throw core::UsageError(err);
+  app::resolveDefaults(o);
+  std::vector<core::CsvRow> rows;
+  int status = 0;
+  {
+    nb::gil_scoped_release release;
+    status = app::runBench(o, [&](const core::CsvRow& r) { rows.push_back(r); });
+  }
+  nb::list out;
+  for (const core::CsvRow& r : rows) {
+    nb::list row;
+    for (const std::string& c : core::benchCsvColumns()) row.append(nb::make_tuple(c, r.get(c)));
+    out.append(row);
+  }
+  return nb::make_tuple(out, status);
+}
+
+// A trajectory (core/trajectory.h) written from Python: the writer the command line's
+// --trajectory uses, frames and observables rows appended by the package.
+class Trajectory {
+ public:
+  Trajectory(Simulation& sim, const std::string& path) {
+    core::trajectory::checkTrajectoryPath("write_trajectory", path);
+    core::trajectory::Meta meta;
+    const core::SimParams& p = sim.engine().params();
+    meta.force = core::toString(p.force);
+    meta.halfSize = p.halfSize;
+    meta.paramsJson = sim.paramsJsonCompact();
+    writer_ = std::make_unique<core::trajectory::Writer>("write_trajectory", path, meta);
+  }
+  void frame(Simulation& sim) {
+    if (!writer_) throw core::UsageError("write_trajectory: the trajectory is closed");
+    const core::Bodies b = sim.readForFrame();
+    const uint64_t step = sim.engine().stepCount();
+    writer_->frame(b, step, double(step) * double(core::activeDt(sim.engine().params())));
+  }
+  void observables(const std::vector<std::string>& columns, const std::vector<double>& row) {
+    if (!writer_) throw core::UsageError("write_trajectory: the trajectory is closed");
+    writer_->observables(columns, row);
+  }
+  uint64_t frames() const { return writer_ ? writer_->frames() : 0; }
+  void close() { writer_.reset(); }
+
+ private:
+  std::unique_ptr<core::trajectory::Writer> writer_;
+};
 
 nb::list pipelines() {
   nb::list out;
@@ -558,6 +889,12 @@ nb::list rules() {
     d["force"] = core::toString(r.force);
     d["section"] = r.section;
     d["summary"] = r.summary;
+    d["radius_key"] = r.radiusKey ? nb::object(nb::str(r.radiusKey)) : nb::none();
+    d["speed_key"] = r.speedKey ? nb::object(nb::str(r.speedKey)) : nb::none();
+    d["noise_key"] = r.noiseKey ? nb::object(nb::str(r.noiseKey)) : nb::none();
+    d["dt_key"] = r.dtKey ? nb::object(nb::str(r.dtKey)) : nb::none();
+    d["boundary"] = core::toString(r.boundary);
+    d["constant_speed"] = r.constantSpeed;
     out.append(d);
   }
   return out;
@@ -575,6 +912,12 @@ nb::list paramTable() {
     d["help"] = p.help;
     d["default"] = core::formatValue(p, p.get(defaults));
     d["allowed"] = core::allowedText(p.spec);
+    static const char* const kTypes[] = {"float", "int", "count", "enum"};
+    d["type"] = kTypes[static_cast<int>(p.spec.type)];
+    nb::list names;
+    for (int i = 0; i < p.spec.numNames; ++i) names.append(p.spec.names[i]);
+    d["names"] = names;
+    d["default_value"] = paramObject(p, p.get(defaults));
     out.append(d);
   }
   return out;
@@ -597,26 +940,35 @@ NB_MODULE(_murmuration, m) {
   });
 
   nb::class_<Simulation> sim(m, "Simulation");
-  sim.def(nb::init<const std::vector<std::string>&, const std::optional<std::string>&, bool>(), "args"_a,
-          "params_json"_a.none(), "pipeline_given"_a)
+  sim.def(nb::init<const std::string&, uint64_t, const std::string&, const std::string&, const std::string&, bool,
+                   const std::vector<double>&, double, uint64_t, const std::vector<std::pair<std::string, double>>&>(),
+          "engine"_a, "n"_a, "scenario"_a, "path"_a, "select"_a, "file_subset"_a, "scale"_a, "neighbours"_a, "seed"_a,
+          "values"_a)
       .def("step", &Simulation::step, "k"_a)
       .def("synchronize", &Simulation::synchronize)
-      .def("positions", &Simulation::positions)
-      .def("velocities", &Simulation::velocities)
-      .def("masses", &Simulation::masses)
-      .def("species", &Simulation::species)
+      .def("snapshot", &Simulation::snapshot)
+      .def("observe", &Simulation::observe, "flocks"_a, "milling_min_size"_a)
+      .def("reset_observe_baseline", &Simulation::resetObserveBaseline)
       .def("params_json", &Simulation::paramsJson)
-      .def("set_params", &Simulation::setParams, "json"_a)
+      .def("set_param_values", &Simulation::setParamValues, "values"_a)
+      .def("param", &Simulation::paramValueOf, "key"_a)
       .def("set_state_host", &Simulation::setStateHost, "positions"_a.none(), "velocities"_a.none(),
            "masses"_a.none(), "species"_a.none())
       .def("save", &Simulation::save, "path"_a)
       .def_prop_ro("n", &Simulation::n)
       .def_prop_ro("step_count", &Simulation::stepCount)
-      .def_prop_ro("engine", &Simulation::engine)
+      .def_prop_ro("engine", &Simulation::engineName)
       .def_prop_ro("device", &Simulation::device)
       .def_prop_ro("pipeline", &Simulation::pipeline)
       .def_prop_ro("force", &Simulation::force)
-      .def_prop_ro("scenario", &Simulation::scenario);
+      .def_prop_ro("scenario", &Simulation::scenario)
+      .def_prop_ro("note", &Simulation::note);
+  nb::class_<Trajectory>(m, "Trajectory")
+      .def(nb::init<Simulation&, const std::string&>(), "sim"_a, "path"_a)
+      .def("frame", &Trajectory::frame, "sim"_a)
+      .def("observables", &Trajectory::observables, "columns"_a, "row"_a)
+      .def_prop_ro("frames", &Trajectory::frames)
+      .def("close", &Trajectory::close);
 #if defined(MURMUR_HAVE_CUDA)
   sim.def("set_state_device", &Simulation::setStateDevice, "positions"_a.none(), "velocities"_a.none(),
           "masses"_a.none(), "species"_a.none())
@@ -645,7 +997,24 @@ NB_MODULE(_murmuration, m) {
   m.attr("has_render") = false;
 #endif
 
-  m.def("run_bench", &runBench, "args"_a);
+  m.def("bench", &bench, "forces"_a, "pipelines"_a, "counts"_a, "block_sizes"_a, "cell_widths"_a, "engine"_a,
+        "scenario"_a, "steps"_a, "warmup"_a, "repeats"_a, "max_seconds"_a, "preset"_a, "dims"_a, "local_rule"_a);
+  m.def("param_value", &paramValue, "key"_a, "value"_a, "what"_a);
+  m.def("max_bodies", [] { return core::kMaxBodies; });
+  m.def("observable_table", [] {
+    nb::list out;
+    for (const core::ObservableDesc& d : core::observableTable()) {
+      nb::dict r;
+      r["column"] = d.column;
+      r["force"] = core::toString(d.force);
+      r["flocks"] = d.flocks;
+      r["derived"] = d.derived;
+      r["meaning"] = d.meaning;
+      out.append(r);
+    }
+    return out;
+  });
+  m.def("trajectory_available", [] { return core::trajectory::available(); });
   m.def("pipelines", &pipelines);
   m.def("scenarios", [] { return core::scenarioNames(); });
   m.def("param_table", &paramTable);

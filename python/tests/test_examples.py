@@ -1,4 +1,5 @@
-"""The examples run as a researcher would start them, on the CPU engine with a small N."""
+"""The examples run as a researcher would start them, on the CPU engine with a small N, with the old
+keyword forms' DeprecationWarning as an error: they use the current API only."""
 import os
 import subprocess
 import sys
@@ -17,8 +18,9 @@ EXAMPLES = os.path.join(ROOT, "examples")
 def test_example_runs(script, out, tmp_path):
     pytest.importorskip("matplotlib")
     target = tmp_path / out
-    subprocess.run([sys.executable, os.path.join(EXAMPLES, script), "--n", "600", "--steps", "20", "--engine", "cpu",
-                    "--out", str(target)], check=True, cwd=tmp_path, timeout=300)
+    # Warnings are errors: the examples use only the current API (the old forms warn).
+    subprocess.run([sys.executable, "-W", "error::DeprecationWarning", os.path.join(EXAMPLES, script), "--n", "600",
+                    "--steps", "20", "--engine", "cpu", "--out", str(target)], check=True, cwd=tmp_path, timeout=300)
     assert target.exists()
     if target.is_dir():
         assert len(os.listdir(target)) > 0

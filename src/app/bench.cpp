@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -482,18 +483,27 @@ void addMeasured(json& entry, const Measurement& m, const StepStats& st) {
 
 }  // namespace
 
-int runBench(const Options& o) {
+int runBench(const Options& o) { return runBench(o, nullptr); }
+
+int runBench(const Options& o, const BenchRowSink& sink) {
   const std::vector<BenchConfig> plan = planBench(o);
-  // Before anything is printed or measured: a CSV that cannot be written fails in one line.
-  core::checkWritable("--csv", o.bench.csv);
-  core::checkWritable("--csv (sidecar)", o.bench.csv + ".json");
-  if (o.bench.append) core::checkAppendable("--csv", o.bench.csv);
+  // Before anything is printed or measured: a CSV that cannot be written fails in one line. With
+  // a sink the rows go to it instead, and no file is written.
+  if (!sink) {
+    core::checkWritable("--csv", o.bench.csv);
+    core::checkWritable("--csv (sidecar)", o.bench.csv + ".json");
+    if (o.bench.append) core::checkAppendable("--csv", o.bench.csv);
+  }
   const auto sweepStart = Clock::now();
   std::map<SlotKey, EngineSlot> slots = openSlots(o, plan);
-  core::CsvWriter csv(o.bench.csv, o.bench.append);
-  Sidecar sidecar(o.bench.csv + ".json", o.bench.append);
-  sidecar.beginRun(runJson(o, slots));
-  sidecar.save();
+  std::optional<core::CsvWriter> csv;
+  std::optional<Sidecar> sidecar;
+  if (!sink) {
+    csv.emplace(o.bench.csv, o.bench.append);
+    sidecar.emplace(o.bench.csv + ".json", o.bench.append);
+    sidecar->beginRun(runJson(o, slots));
+    sidecar->save();
+  }
 
   ScenarioCache cache;
   SweepEstimate eta(o.bench, o.params.gravity.gridDim);
@@ -519,7 +529,9 @@ int runBench(const Options& o) {
     } else {
       ++measured;
       const StepStats st = stepStats(m.stepMs);
-      csv.write(makeRow(c, slot.deviceName, slot.info, m, st));
+      const core::CsvRow row = makeRow(c, slot.deviceName, slot.info, m, st);
+      if (sink) sink(row);
+      else csv->write(row);
       // The wall time of a step as the sweep spends it: the step and its wait, and its frame.
       const size_t stepsRun = static_cast<size_t>(m.warmup) + m.stepMs.size() + m.sampledStepMs.size();
       eta.add(c, m.n, seconds, static_cast<long>(stepsRun), st.median + (m.rendered ? m.renderMs : 0.0));
@@ -540,18 +552,22 @@ int runBench(const Options& o) {
       std::fprintf(stderr, "  [%s elapsed, ~%s left]\n", clockText(msBetween(sweepStart, Clock::now()) / 1000).c_str(),
                    left < 0 ? "?" : clockText(left).c_str());
     }
-    sidecar.run()["configurations"].push_back(entry);
-    sidecar.save();
+    if (sidecar) {
+      sidecar->run()["configurations"].push_back(entry);
+      sidecar->save();
+    }
   }
-  sidecar.run()["finished_utc"] = core::isoUtcNow();
-  if (StopSignal::received()) {
-    sidecar.run()["interrupted"] = StopSignal::name();
-    sidecar.run()["configurations_not_run"] = plan.size() - static_cast<size_t>(measured + skipped);
+  if (sidecar) {
+    sidecar->run()["finished_utc"] = core::isoUtcNow();
+    if (StopSignal::received()) {
+      sidecar->run()["interrupted"] = StopSignal::name();
+      sidecar->run()["configurations_not_run"] = plan.size() - static_cast<size_t>(measured + skipped);
+    }
+    sidecar->save();
+    std::printf("bench: %d measured, %d skipped in %s; rows in %s, parameters in %s\n", measured, skipped,
+                clockText(msBetween(sweepStart, Clock::now()) / 1000).c_str(), csv->path().c_str(),
+                sidecar->path().c_str());
   }
-  sidecar.save();
-  std::printf("bench: %d measured, %d skipped in %s; rows in %s, parameters in %s\n", measured, skipped,
-              clockText(msBetween(sweepStart, Clock::now()) / 1000).c_str(), csv.path().c_str(),
-              sidecar.path().c_str());
   if (StopSignal::received()) {
     std::fprintf(stderr, "bench: stopped by %s after %d of %zu configurations\n", StopSignal::name(),
                  measured + skipped, plan.size());

@@ -18,6 +18,7 @@
 #include "app/bench.h"
 #include "app/bench_output.h"
 #include "app/options.h"
+#include "app/run.h"
 #include "app/summary.h"
 #include "core/csv.h"
 #include "core/errors.h"
@@ -372,6 +373,26 @@ TEST(BenchRun, TinySweepWritesOneRowPerConfiguration) {
     EXPECT_GT(c["candidates_mean"].get<double>(), 0);
     EXPECT_TRUE(c.contains("neighbours_mean"));
   }
+}
+
+// The sweep in the calling process (the Python module's bench): every measured row goes to the
+// sink, in plan order, and neither the CSV nor its sidecar is written.
+TEST(BenchRun, RowsGoToASinkWithoutFiles) {
+  const std::string csv = tempPath("sink.csv");
+  const app::Options o = parsed({"bench", "--engine", "cpu", "--pipeline", "coherent,rows", "--n", "800", "--steps",
+                                 "2", "--warmup", "1", "--repeats", "1", "--csv", csv});
+  std::vector<core::CsvRow> rows;
+  EXPECT_EQ(app::runBench(o, [&](const core::CsvRow& r) { rows.push_back(r); }), 0);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].get("pipeline"), "coherent");
+  EXPECT_EQ(rows[1].get("pipeline"), "rows");
+  for (const core::CsvRow& r : rows) {
+    EXPECT_EQ(r.get("n"), "800");
+    EXPECT_EQ(r.get("engine"), "cpu");
+    EXPECT_FALSE(r.get("sim_ms_median").empty());
+  }
+  EXPECT_FALSE(std::filesystem::exists(csv));
+  EXPECT_FALSE(std::filesystem::exists(csv + ".json"));
 }
 
 TEST(BenchRun, AWarmUpOrRunCutByMaxSecondsSaysSo) {
