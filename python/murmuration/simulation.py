@@ -1151,6 +1151,9 @@ class Simulation:
                                ("colour", colour, ("velocity", "speed", "id"))):
             if v is not None and not isinstance(v, str):
                 raise TypeError(f"render: {what} must be a str, one of: {', '.join(names)}")
+        for what, v in (("width", w), ("height", h)):  # bad sizes are refused in any build
+            if not 16 <= v <= 8192:
+                raise ValueError(f"render: {what}={v} is invalid: a whole number from 16 to 8192")
         if not getattr(_native, "has_render", False):
             raise RuntimeError("render: this build has no renderer")
         return _n.call(self._s.render, int(w), int(h), draw or "", colour or "")

@@ -19,6 +19,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -26,6 +27,10 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "app/bench.h"
 #include "app/engine_factory.h"
@@ -148,16 +153,57 @@ class PinnedBytes {
   unsigned char* ptr_ = nullptr;
   size_t bytes_ = 0;
 };
+
+// A snapshot's copies go in at most kSnapshotPieces pieces, one event each.
+constexpr size_t kSnapshotPieces = 16;
+class SnapshotEvents {
+ public:
+  explicit SnapshotEvents(size_t count) : events_(count, nullptr) {}
+  // Separate from the constructor, so that the destructor frees what was made if a creation fails.
+  void create() {
+    for (cudaEvent_t& e : events_) MURMUR_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  }
+  ~SnapshotEvents() {
+    for (cudaEvent_t e : events_)
+      if (e) cudaEventDestroy(e);
+  }
+  SnapshotEvents(const SnapshotEvents&) = delete;
+  SnapshotEvents& operator=(const SnapshotEvents&) = delete;
+  cudaEvent_t at(size_t i) const { return events_.at(i); }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
 #endif
 
 template <typename T>
 using HostArray = nb::ndarray<nb::numpy, T>;
 
-// A NumPy array that takes ownership of `values` (n or n x cols elements).
+// Host memory for a large array that a copy fills at once: aligned to 2 MiB and, on Linux, marked
+// for transparent huge pages before its first touch, so that a snapshot of 1M bodies takes a few
+// dozen page faults instead of thousands. Freed with std::free (HostBlock's owner).
+struct HostBlock {
+  static void* allocate(size_t bytes) {
+    constexpr size_t kHuge = size_t(2) << 20;
+    if (bytes < 2 * kHuge) {
+      void* p = std::malloc(bytes > 0 ? bytes : 1);
+      if (!p) throw std::bad_alloc();
+      return p;
+    }
+    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    void* p = std::aligned_alloc(kHuge, rounded);
+    if (!p) throw std::bad_alloc();
+#if defined(__linux__)
+    madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without huge pages the memory is as before
+#endif
+    return p;
+  }
+};
+
+// A NumPy array over memory from HostBlock::allocate (n or n x cols elements), which it frees.
 template <typename T>
-HostArray<T> ownedArray(std::unique_ptr<T[]> values, size_t n, size_t cols) {
-  T* data = values.release();
-  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+HostArray<T> ownedBlockArray(T* data, size_t n, size_t cols) {
+  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
   if (cols == 0) {
     const size_t shape[1] = {n};
     return HostArray<T>(data, 1, shape, owner);
@@ -368,17 +414,38 @@ class Simulation {
     const uint64_t step = engine_->stepCount();
     // Left uninitialised: the unpack below writes every element, and its threads touch the pages
     // first (no zeroing pass, the page faults spread over the threads).
-    std::unique_ptr<float[]> pos(new float[n * 3]), vel(new float[n * 3]), mass(new float[n]);
-    std::unique_ptr<core::Species[]> species(new core::Species[n]);
-    std::unique_ptr<uint32_t[]> ids(new uint32_t[n]);
-    const auto unpack = [&](const core::Vec4* p4, const core::Vec4* v4, const core::Species* s) {
+    struct Arrays {
+      float* pos = nullptr;
+      float* vel = nullptr;
+      float* mass = nullptr;
+      core::Species* species = nullptr;
+      uint32_t* ids = nullptr;
+      ~Arrays() {
+        for (void* p : {static_cast<void*>(pos), static_cast<void*>(vel), static_cast<void*>(mass),
+                        static_cast<void*>(species), static_cast<void*>(ids)})
+          std::free(p);
+      }
+    } a;
+    a.pos = static_cast<float*>(HostBlock::allocate(n * 3 * sizeof(float)));
+    a.vel = static_cast<float*>(HostBlock::allocate(n * 3 * sizeof(float)));
+    a.mass = static_cast<float*>(HostBlock::allocate(n * sizeof(float)));
+    a.species = static_cast<core::Species*>(HostBlock::allocate(n * sizeof(core::Species)));
+    a.ids = static_cast<uint32_t*>(HostBlock::allocate(n * sizeof(uint32_t)));
+    // Bodies [from, to) of the id-ordered records into the arrays.
+    const auto unpack = [&](const core::Vec4* p4, const core::Vec4* v4, const core::Species* sp, size_t from,
+                            size_t to) {
+      float* pos = a.pos;
+      float* vel = a.vel;
+      float* mass = a.mass;
+      core::Species* species = a.species;
+      uint32_t* ids = a.ids;
 #pragma omp parallel for schedule(static)
-      for (long long i = 0; i < static_cast<long long>(n); ++i) {
-        const core::Vec4& a = p4[i];
-        const core::Vec4& b = v4[i];
-        pos[3 * i] = a.x, pos[3 * i + 1] = a.y, pos[3 * i + 2] = a.z, mass[i] = a.w;
-        vel[3 * i] = b.x, vel[3 * i + 1] = b.y, vel[3 * i + 2] = b.z;
-        species[i] = s ? s[i] : core::Species{0};
+      for (long long i = static_cast<long long>(from); i < static_cast<long long>(to); ++i) {
+        const core::Vec4& p = p4[i];
+        const core::Vec4& v = v4[i];
+        pos[3 * i] = p.x, pos[3 * i + 1] = p.y, pos[3 * i + 2] = p.z, mass[i] = p.w;
+        vel[3 * i] = v.x, vel[3 * i + 1] = v.y, vel[3 * i + 2] = v.z;
+        species[i] = sp ? sp[i] : core::Species{0};
         ids[i] = static_cast<uint32_t>(i);
       }
     };
@@ -389,27 +456,52 @@ class Simulation {
       const size_t vecBytes = n * sizeof(core::Vec4);
       staging_.reserve(2 * vecBytes + n);
       unsigned char* h = staging_.get();
+      const auto* p4 = reinterpret_cast<const core::Vec4*>(h);
+      const auto* v4 = reinterpret_cast<const core::Vec4*>(h + vecBytes);
+      const auto* s1 = reinterpret_cast<const core::Species*>(h + 2 * vecBytes);
       // The staging memory is this simulation's: other threads' calls are refused (not raced)
       // while the copies and the unpack run without the GIL.
       Busy busy(busy_);
       nb::gil_scoped_release release;
-      MURMUR_CUDA_CHECK(cudaMemcpyAsync(h, posById_.get(), vecBytes, cudaMemcpyDeviceToHost, nullptr));
-      MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + vecBytes, velById_.get(), vecBytes, cudaMemcpyDeviceToHost, nullptr));
-      MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + 2 * vecBytes, speciesById_.get(), n, cudaMemcpyDeviceToHost, nullptr));
-      MURMUR_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-      unpack(reinterpret_cast<const core::Vec4*>(h), reinterpret_cast<const core::Vec4*>(h + vecBytes),
-             reinterpret_cast<const core::Species*>(h + 2 * vecBytes));
+      // In pieces: the host unpacks one piece while the copy engine brings the next.
+      const size_t piece = std::max<size_t>(size_t(1) << 17, (n + kSnapshotPieces - 1) / kSnapshotPieces);
+      const size_t pieces = (n + piece - 1) / piece;
+      SnapshotEvents events(pieces);
+      events.create();
+      for (size_t c = 0; c < pieces; ++c) {
+        const size_t from = c * piece, count = std::min(n, from + piece) - from;
+        MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + from * sizeof(core::Vec4), posById_.get() + from,
+                                          count * sizeof(core::Vec4), cudaMemcpyDeviceToHost, nullptr));
+        MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + vecBytes + from * sizeof(core::Vec4), velById_.get() + from,
+                                          count * sizeof(core::Vec4), cudaMemcpyDeviceToHost, nullptr));
+        MURMUR_CUDA_CHECK(cudaMemcpyAsync(h + 2 * vecBytes + from, speciesById_.get() + from, count,
+                                          cudaMemcpyDeviceToHost, nullptr));
+        MURMUR_CUDA_CHECK(cudaEventRecord(events.at(c), nullptr));
+      }
+      for (size_t c = 0; c < pieces; ++c) {
+        MURMUR_CUDA_CHECK(cudaEventSynchronize(events.at(c)));
+        unpack(p4, v4, s1, c * piece, std::min(n, (c + 1) * piece));
+      }
       done = true;
     }
 #endif
     if (!done) {
       const core::Bodies b = engine_->readBodies();
       nb::gil_scoped_release release;
-      unpack(b.pos.data(), b.vel.data(), b.species.empty() ? nullptr : b.species.data());
+      unpack(b.pos.data(), b.vel.data(), b.species.empty() ? nullptr : b.species.data(), 0, n);
     }
-    return nb::make_tuple(ownedArray(std::move(pos), n, 3), ownedArray(std::move(vel), n, 3),
-                          ownedArray(std::move(mass), n, 0), ownedArray(std::move(species), n, 0),
-                          ownedArray(std::move(ids), n, 0), nb::int_(step));
+    // Each block passes to its array before the array is made (never freed twice).
+    const auto take = [](auto*& p) {
+      auto* q = p;
+      p = nullptr;
+      return q;
+    };
+    nb::object pos = nb::cast(ownedBlockArray(take(a.pos), n, 3));
+    nb::object vel = nb::cast(ownedBlockArray(take(a.vel), n, 3));
+    nb::object mass = nb::cast(ownedBlockArray(take(a.mass), n, 0));
+    nb::object species = nb::cast(ownedBlockArray(take(a.species), n, 0));
+    nb::object ids = nb::cast(ownedBlockArray(take(a.ids), n, 0));
+    return nb::make_tuple(pos, vel, mass, species, ids, nb::int_(step));
   }
 
   // The state as a trajectory frame takes it (id order), for the writer below.
