@@ -16,6 +16,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -154,8 +155,7 @@ class PinnedBytes {
   size_t bytes_ = 0;
 };
 
-// A snapshot's copies go in at most kSnapshotPieces pieces, one event each.
-constexpr size_t kSnapshotPieces = 16;
+// The events of a snapshot's pieces (kSnapshotPieces), one each.
 class SnapshotEvents {
  public:
   explicit SnapshotEvents(size_t count) : events_(count, nullptr) {}
@@ -178,6 +178,10 @@ class SnapshotEvents {
 
 template <typename T>
 using HostArray = nb::ndarray<nb::numpy, T>;
+
+// A snapshot is unpacked in at most this many pieces (the threads take them in turn); on the CUDA
+// engine each is copied and waited for on its own.
+constexpr size_t kSnapshotPieces = 64;
 
 // Host memory for a large array that a copy fills at once: aligned to 2 MiB and, on Linux, marked
 // for transparent huge pages before its first touch, so that a snapshot of 1M bodies takes a few
@@ -431,22 +435,32 @@ class Simulation {
     a.mass = static_cast<float*>(HostBlock::allocate(n * sizeof(float)));
     a.species = static_cast<core::Species*>(HostBlock::allocate(n * sizeof(core::Species)));
     a.ids = static_cast<uint32_t*>(HostBlock::allocate(n * sizeof(uint32_t)));
-    // Bodies [from, to) of the id-ordered records into the arrays.
-    const auto unpack = [&](const core::Vec4* p4, const core::Vec4* v4, const core::Species* sp, size_t from,
-                            size_t to) {
+    // Bodies [from, to) of the id-ordered records into the arrays, on the calling thread.
+    const auto unpackRange = [&](const core::Vec4* p4, const core::Vec4* v4, const core::Species* sp, size_t from,
+                                 size_t to) {
       float* pos = a.pos;
       float* vel = a.vel;
       float* mass = a.mass;
       core::Species* species = a.species;
       uint32_t* ids = a.ids;
-#pragma omp parallel for schedule(static)
-      for (long long i = static_cast<long long>(from); i < static_cast<long long>(to); ++i) {
+      for (size_t i = from; i < to; ++i) {
         const core::Vec4& p = p4[i];
         const core::Vec4& v = v4[i];
         pos[3 * i] = p.x, pos[3 * i + 1] = p.y, pos[3 * i + 2] = p.z, mass[i] = p.w;
         vel[3 * i] = v.x, vel[3 * i + 1] = v.y, vel[3 * i + 2] = v.z;
         species[i] = sp ? sp[i] : core::Species{0};
         ids[i] = static_cast<uint32_t>(i);
+      }
+    };
+    // The same over every body, in pieces shared by the threads of one parallel region; ready(c),
+    // when given, waits until piece c has arrived.
+    const auto unpack = [&](const core::Vec4* p4, const core::Vec4* v4, const core::Species* sp, size_t piece,
+                            const auto& ready) {
+      const long long pieces = static_cast<long long>((n + piece - 1) / piece);
+#pragma omp parallel for schedule(static, 1)
+      for (long long c = 0; c < pieces; ++c) {
+        ready(static_cast<size_t>(c));
+        unpackRange(p4, v4, sp, static_cast<size_t>(c) * piece, std::min(n, static_cast<size_t>(c + 1) * piece));
       }
     };
     bool done = false;
@@ -463,8 +477,9 @@ class Simulation {
       // while the copies and the unpack run without the GIL.
       Busy busy(busy_);
       nb::gil_scoped_release release;
-      // In pieces: the host unpacks one piece while the copy engine brings the next.
-      const size_t piece = std::max<size_t>(size_t(1) << 17, (n + kSnapshotPieces - 1) / kSnapshotPieces);
+      // In pieces: the copy engine brings them in order while the threads of one parallel region
+      // unpack those that have arrived (a thread waits on its piece's event).
+      const size_t piece = std::max<size_t>(size_t(1) << 15, (n + kSnapshotPieces - 1) / kSnapshotPieces);
       const size_t pieces = (n + piece - 1) / piece;
       SnapshotEvents events(pieces);
       events.create();
@@ -478,17 +493,20 @@ class Simulation {
                                           cudaMemcpyDeviceToHost, nullptr));
         MURMUR_CUDA_CHECK(cudaEventRecord(events.at(c), nullptr));
       }
-      for (size_t c = 0; c < pieces; ++c) {
-        MURMUR_CUDA_CHECK(cudaEventSynchronize(events.at(c)));
-        unpack(p4, v4, s1, c * piece, std::min(n, (c + 1) * piece));
-      }
+      // Errors cannot leave a parallel region: a failed wait is kept and reported after it.
+      std::atomic<int> failed{0};
+      unpack(p4, v4, s1, piece, [&](size_t c) {
+        if (cudaEventSynchronize(events.at(c)) != cudaSuccess) failed.store(1);
+      });
+      if (failed.load()) MURMUR_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // reports the error
       done = true;
     }
 #endif
     if (!done) {
       const core::Bodies b = engine_->readBodies();
       nb::gil_scoped_release release;
-      unpack(b.pos.data(), b.vel.data(), b.species.empty() ? nullptr : b.species.data(), 0, n);
+      unpack(b.pos.data(), b.vel.data(), b.species.empty() ? nullptr : b.species.data(),
+             std::max<size_t>(size_t(1) << 15, (n + kSnapshotPieces - 1) / kSnapshotPieces), [](size_t) {});
     }
     // Each block passes to its array before the array is made (never freed twice).
     const auto take = [](auto*& p) {
