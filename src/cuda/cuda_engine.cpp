@@ -75,9 +75,7 @@ struct CudaEngine::Impl {
   // A boids step: over topological neighbours, or the pipeline's.
   void boidsStep() {
     if (s.params.topological == 0) return stepper->boidsStep(s);
-    Vec4* velNew = s.vel[1 - s.velCur].get();
-    topologicalStep(s, topological, velNew);
-    s.velCur = 1 - s.velCur;
+    topologicalStep(s, topological);
   }
 
   // The parameters the engine runs: its grids over them, its pipelines planned for them.

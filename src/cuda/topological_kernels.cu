@@ -142,7 +142,7 @@ __device__ __forceinline__ void nearestOf(const Grid& t, const GridSpec& g, uint
 template <typename Rule, int KMax>
 __global__ void __launch_bounds__(256, KMax <= 16 ? 4 : 1)
     topologicalKernel(Grid t, const uint32_t* __restrict__ index, uint32_t n, int k, typename Rule::Params b,
-                      core::DrawKeys keys, Vec4* __restrict__ velNew, Vec4* __restrict__ pos, float dt,
+                      core::DrawKeys keys, Vec4* __restrict__ velNew, Vec4* __restrict__ posOut, float dt,
                       core::Boundary boundary) {
   const uint32_t q = globalThreadIndex();
   if (q >= n) return;
@@ -165,11 +165,18 @@ __global__ void __launch_bounds__(256, KMax <= 16 ? 4 : 1)
     Rule::add(acc, image ? core::imageOf(pi, d, pj) : pj, d, core::distance2(d), [&] { return ldg4(t.svel + r); },
               su);
   }
-  const uint32_t i = __ldg(index + q);
+  const uint32_t i = index ? __ldg(index + q) : q;
   Vec3 v = Rule::velocity(acc, pi, vi, b, core::drawsOf<Rule>(keys, i));
-  // The integration of DeviceState::integrateBoids, from the same position (spos holds its copy).
-  pos[i] = core::boidIntegrate(pi, v, dt, t.halfSize, boundary);
+  // The integration of DeviceState::integrateBoids, from the same position.
+  posOut[i] = core::boidIntegrate(pi, v, dt, t.halfSize, boundary);
   velNew[i] = core::make4(v, 0.0f);
+}
+
+// Each id's slot in a state sorted by cell.
+__global__ void __launch_bounds__(1024) slotsOfIdsKernel(const uint32_t* __restrict__ id, uint32_t n,
+                                                         uint32_t* __restrict__ inv) {
+  const uint32_t q = globalThreadIndex();
+  if (q < n) inv[__ldg(id + q)] = q;
 }
 
 // The lists of the tests: the ids of every body's K nearest into out[i * k ...], the count into
@@ -238,10 +245,42 @@ Grid buildGrid(DeviceState& s, TopologicalBuffers& b, const uint32_t** index) {
 
 }  // namespace
 
-void topologicalStep(DeviceState& s, TopologicalBuffers& b, Vec4* velNew) {
+void topologicalStep(DeviceState& s, TopologicalBuffers& b) {
+  const LaunchConfig lc{256, s.stream};
+  const bool periodic = s.params.boundary == core::Boundary::Periodic;
   const uint32_t* index = nullptr;
-  Grid t = buildGrid(s, b, &index);
-  if (!t.periodic) {
+  Grid t{};
+  if (periodic) {
+    t = buildGrid(s, b, &index);
+  } else {
+    // The state itself sorted by the rows grid's sort (the counting sort where cells are not
+    // crowded), as the rows pipeline sorts it: the kernel reads the state in place and writes the
+    // other buffers.
+    float maxReach = 0.0f;
+    const GridSpec g = core::topologicalSphereGrid(s.params, s.n, &maxReach);
+    s.ensureGrid(g.numCells, true, core::ForceMode::Boids);
+    if (b.grid.size() == 0) b.grid.allocate(1);
+    if (b.inv.size() < s.n) b.inv.allocate(s.n);
+    launchStoreGrid(b.grid.get(), g, s.launch());
+    s.rowSort.sort(s, b.grid.get(), g.numCells, s.launch());
+    s.timer.stage(core::Stage::Reorder, [&] {
+      const LaunchConfig wide = s.launch();
+      slotsOfIdsKernel<<<wide.blocksFor(s.n), wide.block, 0, wide.stream>>>(s.id[s.idCur].get(), s.n, b.inv.get());
+      MURMUR_CUDA_LAUNCH_CHECK();
+    });
+    const float r = s.params.topologicalRadius;
+    t.grid = b.grid.get();
+    t.cellFirst = s.cellFirst.get();
+    t.spos = s.pos[s.cur].get();
+    t.svel = s.vel[s.velCur].get();
+    t.sid = s.id[s.idCur].get();
+    t.inv = b.inv.get();
+    t.periodic = false;
+    t.halfSize = s.params.halfSize;
+    t.cut2 = r > 0.0f ? r * r : 0.0f;
+    t.cutoff = r;
+    t.maxReach = maxReach;
+    t.r0 = static_cast<float>(core::topologicalMeanReach(s.params, s.n, s.params.topological));
     // The previous step's K-th distances by id (only the first radius of the search depends on them).
     if (b.hint.size() != s.n) {
       b.hint.allocate(s.n);
@@ -249,14 +288,17 @@ void topologicalStep(DeviceState& s, TopologicalBuffers& b, Vec4* velNew) {
     }
     t.hint = b.hint.get();
   }
-  const LaunchConfig lc{256, s.stream};
+  // Periodic: positions integrated in place (the search read the gathered copies); otherwise into
+  // the other buffer, which becomes current.
+  Vec4* velNew = s.vel[1 - s.velCur].get();
+  Vec4* posOut = periodic ? s.pos[s.cur].get() : s.pos[1 - s.cur].get();
   const int k = s.params.topological;
   core::withLocalRule(s.params, [&](auto rule) {
     using Rule = decltype(rule);
     const auto launch = [&](auto kmax) {
       topologicalKernel<Rule, decltype(kmax)::value><<<lc.blocksFor(s.n), lc.block, 0, lc.stream>>>(
-          t, index, s.n, k, Rule::params(s.params), s.drawKeys(), velNew, s.pos[s.cur].get(),
-          core::localDt(s.params), s.params.boundary);
+          t, index, s.n, k, Rule::params(s.params), s.drawKeys(), velNew, posOut, core::localDt(s.params),
+          s.params.boundary);
       MURMUR_CUDA_LAUNCH_CHECK();
     };
     s.timer.stage(core::Stage::Force, [&] {
@@ -268,6 +310,8 @@ void topologicalStep(DeviceState& s, TopologicalBuffers& b, Vec4* velNew) {
         launch(std::integral_constant<int, core::kMaxTopological>{});
     });
   });
+  if (!periodic) s.cur = 1 - s.cur;  // the ids stay where they are: the kernel kept the order
+  s.velCur = 1 - s.velCur;
 }
 
 std::vector<std::vector<uint32_t>> topologicalNeighbours(DeviceState& s, TopologicalBuffers& b) {

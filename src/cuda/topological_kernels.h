@@ -27,10 +27,11 @@ struct TopologicalBuffers {
   DeviceBuffer<float> hint;  // by id: the K-th distance of the previous step (the first radius)
 };
 
-// A step over topological neighbours: the new velocities into velNew (the state's order) and the
-// positions integrated in place (as DeviceState::integrateBoids, in the force kernel), timed as
-// the label, sort, bounds, reorder and force stages. The caller makes velNew current.
-void topologicalStep(DeviceState& s, TopologicalBuffers& b, core::Vec4* velNew);
+// A step over topological neighbours: the new velocities and the positions integrated as
+// DeviceState::integrateBoids does (in the force kernel), timed as the label, sort, bounds,
+// reorder and force stages. Outside the periodic boundary the state is sorted by cell first (the
+// rows pipeline's sort), so the bodies' order changes, as on the rows pipeline.
+void topologicalStep(DeviceState& s, TopologicalBuffers& b);
 
 // Every body's K nearest, indexed by id (ids 0..N-1), each list in order (d^2, id): the tests'
 // view of the sets the step sums over.
