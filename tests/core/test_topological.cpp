@@ -57,6 +57,15 @@ Bodies flat(Bodies b, int dims) {
   return b;
 }
 
+// The states the sets are checked on: random, clustered and a lattice (where ties are many).
+std::vector<std::pair<std::string, Bodies>> testStates(int dims, float h, int K) {
+  return {
+      {"random", flat(murmur::test::randomBodies(500, h, 0.1f, 3 + K), dims)},
+      {"clustered", flat(murmur::test::sparseClumps(500, h, dims, 7 + K), dims)},
+      {"lattice", murmur::test::lattice(dims == 2 ? 576 : 512, dims, h)},
+  };
+}
+
 }  // namespace
 
 TEST(Topological, TheKNearestEqualBruteForceInEveryWorld) {
@@ -65,12 +74,7 @@ TEST(Topological, TheKNearestEqualBruteForceInEveryWorld) {
     for (Boundary k : {Boundary::Wrap, Boundary::Periodic, Boundary::Reflect, Boundary::Open})
       for (int K : {1, 7, 16, 64}) {
         const float h = dims == 2 ? 12.0f : 6.0f;
-        const std::vector<std::pair<std::string, Bodies>> states = {
-            {"random", flat(murmur::test::randomBodies(500, h, 0.1f, 3 + K), dims)},
-            {"clustered", flat(murmur::test::sparseClumps(500, h, dims, 7 + K), dims)},
-            {"lattice", murmur::test::lattice(dims == 2 ? 576 : 512, dims, h)},
-        };
-        for (const auto& [name, b] : states)
+        for (const auto& [name, b] : testStates(dims, h, K))
           for (float cutoff : {0.0f, 1.7f}) {
             SimParams p = topoParams("vicsek", dims, h, k, K);
             p.topologicalRadius = cutoff;
@@ -101,12 +105,7 @@ TEST(Topological, TheSphereSearchFindsTheKNearestFromAnyFirstRadius) {
     for (Boundary k : {Boundary::Wrap, Boundary::Reflect})
       for (int K : {1, 7, 64}) {
         const float h = dims == 2 ? 12.0f : 6.0f;
-        const std::vector<std::pair<std::string, Bodies>> states = {
-            {"random", flat(murmur::test::randomBodies(500, h, 0.1f, 3 + K), dims)},
-            {"clustered", flat(murmur::test::sparseClumps(500, h, dims, 7 + K), dims)},
-            {"lattice", murmur::test::lattice(dims == 2 ? 576 : 512, dims, h)},
-        };
-        for (const auto& [name, b] : states)
+        for (const auto& [name, b] : testStates(dims, h, K))
           for (float cutoff : {0.0f, 1.7f}) {
             SimParams p = topoParams("vicsek", dims, h, k, K);
             p.topologicalRadius = cutoff;
