@@ -105,8 +105,9 @@ TEST(Topological, TheSphereSearchFindsTheKNearestFromAnyFirstRadius) {
     for (Boundary k : {Boundary::Wrap, Boundary::Reflect})
       for (int K : {1, 7, 64}) {
         const float h = dims == 2 ? 12.0f : 6.0f;
-        for (const auto& [name, b] : testStates(dims, h, K))
+        for (const auto& [name, state] : testStates(dims, h, K))
           for (float cutoff : {0.0f, 1.7f}) {
+            const Bodies& b = state;  // a lambda below captures it (not a structured binding)
             SimParams p = topoParams("vicsek", dims, h, k, K);
             p.topologicalRadius = cutoff;
             const std::vector<std::vector<uint32_t>> want = bruteForceNearest(p, b);
