@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+import svg_figure  # the SVG axes, bars and markers shared with the other model figures
+
 PAPER = ["--rule", "couzin", "--boundary", "open", "--n", "100", "--zone-repulsion", "1", "--zone-attraction", "14",
          "--field-of-view", "270", "--turn-rate", "40", "--couzin-dt", "0.1", "--speed", "3", "--noise", "0.05"]
 
@@ -57,15 +59,7 @@ def svg(summary, widths, path):
         x0 = left + panel * (pw + gap)
         px = lambda x: x0 + pw * x / xmax
         py = lambda y: h - bottom - (h - top - bottom) * y
-        out.append(f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(xmax)}" y2="{py(0)}" stroke="black"/>')
-        out.append(f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(0)}" y2="{py(1)}" stroke="black"/>')
-        for k in range(0, int(xmax) + 1, 2):
-            out.append(f'<line x1="{px(k)}" y1="{py(0)}" x2="{px(k)}" y2="{py(0) + 5}" stroke="black"/>')
-            out.append(f'<text x="{px(k)}" y="{py(0) + 20}" text-anchor="middle">{k}</text>')
-        for k in range(6):
-            y = k * 0.2
-            out.append(f'<line x1="{px(0) - 5}" y1="{py(y)}" x2="{px(0)}" y2="{py(y)}" stroke="black"/>')
-            out.append(f'<text x="{px(0) - 9}" y="{py(y) + 4}" text-anchor="end">{y:.1f}</text>')
+        out += svg_figure.axes(px, py, xmax, range(0, int(xmax) + 1, 2))
         out.append(f'<text x="{x0 + pw / 2}" y="{h - 15}" text-anchor="middle">\u0394r_o (zone of orientation)</text>')
         out.append(f'<text x="{x0 + pw / 2}" y="{top - 8}" text-anchor="middle">{label}</text>')
         for d in ("up", "down"):
@@ -74,14 +68,8 @@ def svg(summary, widths, path):
             out.append('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>' %
                        (c, " ".join(f"{px(x):.1f},{py(m):.1f}" for x, m, _ in pts)))
             for x, m, sd in pts:
-                out.append(f'<line x1="{px(x):.1f}" y1="{py(max(0, m - sd)):.1f}" x2="{px(x):.1f}" '
-                           f'y2="{py(min(1, m + sd)):.1f}" stroke="{c}"/>')
-                if d == "up":
-                    out.append(f'<circle cx="{px(x):.1f}" cy="{py(m):.1f}" r="3.5" fill="none" stroke="{c}" '
-                               f'stroke-width="1.5"/>')
-                else:
-                    out.append(f'<rect x="{px(x) - 3.5:.1f}" y="{py(m) - 3.5:.1f}" width="7" height="7" fill="none" '
-                               f'stroke="{c}" stroke-width="1.5"/>')
+                out.append(svg_figure.error_bar(px, py, x, m, sd, c))
+                out.append(svg_figure.marker("circle" if d == "up" else "square", px(x), py(m), c))
         if panel == 1:
             for k, (d, text) in enumerate([("up", "\u0394r_o increasing (from a swarm)"),
                                            ("down", "\u0394r_o decreasing (from parallel)")]):

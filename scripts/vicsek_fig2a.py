@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import svg_figure  # the SVG axes, bars and markers shared with the other model figures
+
 
 def run_one(murmur, engine, n, eta, seed, steps, every, extra=()):
     half = 0.5 * math.sqrt(n / 4.0)
@@ -48,17 +50,8 @@ def svg(summary, ns, path, label=lambda n: f"N = {n}", title=TITLE):
     colours = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"]
     marks = ["circle", "square", "diamond", "triangle", "cross"]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="13">',
-           f'<rect width="{w}" height="{h}" fill="white"/>',
-           f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(xmax)}" y2="{py(0)}" stroke="black"/>',
-           f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(0)}" y2="{py(ymax)}" stroke="black"/>']
-    for k in range(6):
-        x = k * 1.0
-        out.append(f'<line x1="{px(x)}" y1="{py(0)}" x2="{px(x)}" y2="{py(0) + 5}" stroke="black"/>')
-        out.append(f'<text x="{px(x)}" y="{py(0) + 20}" text-anchor="middle">{x:g}</text>')
-    for k in range(6):
-        y = k * 0.2
-        out.append(f'<line x1="{px(0) - 5}" y1="{py(y)}" x2="{px(0)}" y2="{py(y)}" stroke="black"/>')
-        out.append(f'<text x="{px(0) - 9}" y="{py(y) + 4}" text-anchor="end">{y:.1f}</text>')
+           f'<rect width="{w}" height="{h}" fill="white"/>']
+    out += svg_figure.axes(px, py, xmax, [k * 1.0 for k in range(6)], lambda x: f"{x:g}")
     out.append(f'<text x="{(left + w - right) / 2}" y="{h - 18}" text-anchor="middle">noise \u03b7</text>')
     out.append(f'<text x="18" y="{(top + h - bottom) / 2}" text-anchor="middle" '
                f'transform="rotate(-90 18 {(top + h - bottom) / 2})">v_a (polarization)</text>')
@@ -69,20 +62,8 @@ def svg(summary, ns, path, label=lambda n: f"N = {n}", title=TITLE):
         out.append('<polyline fill="none" stroke="%s" stroke-width="1.2" points="%s"/>' %
                    (c, " ".join(f"{px(e):.1f},{py(m):.1f}" for e, m, _ in pts)))
         for e, m, sd in pts:
-            out.append(f'<line x1="{px(e):.1f}" y1="{py(max(0, m - sd)):.1f}" x2="{px(e):.1f}" '
-                       f'y2="{py(min(1, m + sd)):.1f}" stroke="{c}"/>')
-            x, y = px(e), py(m)
-            kind = marks[s % len(marks)]
-            if kind == "circle":
-                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="none" stroke="{c}" stroke-width="1.5"/>')
-            elif kind == "square":
-                out.append(f'<rect x="{x - 3.5:.1f}" y="{y - 3.5:.1f}" width="7" height="7" fill="none" stroke="{c}" stroke-width="1.5"/>')
-            elif kind == "diamond":
-                out.append(f'<polygon points="{x:.1f},{y - 4.5:.1f} {x + 4.5:.1f},{y:.1f} {x:.1f},{y + 4.5:.1f} {x - 4.5:.1f},{y:.1f}" fill="none" stroke="{c}" stroke-width="1.5"/>')
-            elif kind == "triangle":
-                out.append(f'<polygon points="{x:.1f},{y - 4.5:.1f} {x + 4:.1f},{y + 3.5:.1f} {x - 4:.1f},{y + 3.5:.1f}" fill="none" stroke="{c}" stroke-width="1.5"/>')
-            else:
-                out.append(f'<path d="M{x - 4:.1f},{y - 4:.1f} L{x + 4:.1f},{y + 4:.1f} M{x - 4:.1f},{y + 4:.1f} L{x + 4:.1f},{y - 4:.1f}" stroke="{c}" stroke-width="1.5"/>')
+            out.append(svg_figure.error_bar(px, py, e, m, sd, c))
+            out.append(svg_figure.marker(marks[s % len(marks)], px(e), py(m), c))
         ly = top + 20 + 20 * s
         out.append(f'<line x1="{w - 150}" y1="{ly}" x2="{w - 125}" y2="{ly}" stroke="{c}" stroke-width="2"/>')
         out.append(f'<text x="{w - 118}" y="{ly + 4}">{label(n)}</text>')
