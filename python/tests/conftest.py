@@ -1,4 +1,5 @@
-"""Shared fixtures: the murmur executable (MURMUR_EXE, set by scripts/test.sh) and the GPU marker."""
+"""Shared fixtures: the murmur executable (MURMUR_EXE, set by scripts/test.sh), frames drawn where a
+renderer is, and the GPU marker."""
 import os
 
 import pytest
@@ -14,6 +15,19 @@ def murmur_exe():
     if not os.access(exe, os.X_OK):
         pytest.fail(f"MURMUR_EXE={exe} is not an executable")
     return exe
+
+
+@pytest.fixture
+def offscreen():
+    """offscreen(make): make()'s frame; the test is skipped where no offscreen renderer can be made."""
+    def draw(make):
+        try:
+            return make()
+        except RuntimeError as e:
+            if "no offscreen" in str(e) or "no renderer" in str(e):
+                pytest.skip(str(e))
+            raise
+    return draw
 
 
 def pytest_collection_modifyitems(config, items):

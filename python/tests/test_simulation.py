@@ -331,14 +331,9 @@ def test_the_plane():
     assert rows[0]["scenario"] == "dense:4/2d"  # the default world, in the plane
 
 
-def test_render_offscreen():
+def test_render_offscreen(offscreen):
     sim = small(n=2000)
-    try:
-        img = sim.render(width=160, height=120, draw="points")
-    except RuntimeError as e:
-        if "no offscreen" in str(e) or "no renderer" in str(e):
-            pytest.skip(str(e))
-        raise
+    img = offscreen(lambda: sim.render(width=160, height=120, draw="points"))
     assert img.shape == (120, 160, 3) and img.dtype == np.uint8
     assert (img.reshape(-1, 3) != img[0, 0]).any(axis=1).sum() > 50  # bodies were drawn
     sim.step(1)
